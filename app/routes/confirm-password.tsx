@@ -1,0 +1,69 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { redirect } from "@remix-run/cloudflare";
+import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { CsrfInput, Field, FormAlert, useFormValidation } from "~/components/form";
+import { AuthLayout } from "~/components/shell";
+import { titleMeta } from "~/lib/title";
+import { confirmPasswordSchema } from "~/schemas/auth";
+import { formAction, type ActionErrors } from "~/server/actions.server";
+import { confirmPassword } from "~/server/auth.server";
+import { requireUser, safeRedirect } from "~/server/guards.server";
+import { parseInput, readBody } from "~/server/validation.server";
+
+export const meta: MetaFunction = () => titleMeta("Confirm Password");
+
+export function loader({ context, request }: LoaderFunctionArgs) {
+  requireUser(context, request);
+  return null;
+}
+
+export function action({ request, context }: ActionFunctionArgs) {
+  return formAction(async () => {
+    const { user, session } = requireUser(context, request);
+    const body = await readBody(request);
+    await confirmPassword(context.env, user, session, parseInput(confirmPasswordSchema, body));
+    return redirect(safeRedirect(body.redirectTo as string | undefined, "/settings"));
+  });
+}
+
+export default function ConfirmPasswordPage() {
+  const actionData = useActionData<ActionErrors>();
+  const [params] = useSearchParams();
+  const navigation = useNavigation();
+  const form = useFormValidation(confirmPasswordSchema, actionData?.errors);
+  return (
+    <AuthLayout>
+      <h1>Confirm your password</h1>
+      <p className="lead">This is a secure area. Please confirm your password before continuing.</p>
+      <Form
+        method="post"
+        className="form"
+        noValidate
+        onChange={form.onChange}
+        onSubmit={form.onSubmit}
+      >
+        <CsrfInput />
+        <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
+        <FormAlert
+          message={actionData && !actionData.errors.password ? actionData.message : null}
+        />
+        <Field
+          name="password"
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          autoFocus
+          error={form.errorFor("password")}
+        />
+        <button
+          type="submit"
+          className="btn btn-primary btn-block"
+          disabled={navigation.state === "submitting"}
+        >
+          Confirm
+        </button>
+      </Form>
+    </AuthLayout>
+  );
+}

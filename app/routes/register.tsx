@@ -1,0 +1,113 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { redirect } from "@remix-run/cloudflare";
+import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { AppLink } from "~/components/link";
+import { CsrfInput, Field, FormAlert, useFormValidation } from "~/components/form";
+import { AuthLayout } from "~/components/shell";
+import { titleMeta } from "~/lib/title";
+import { registerSchema } from "~/schemas/auth";
+import { formAction, type ActionErrors } from "~/server/actions.server";
+import { register } from "~/server/auth.server";
+import { requireGuest } from "~/server/guards.server";
+import { parseInput, readBody } from "~/server/validation.server";
+import { signIn } from "~/server/web-auth.server";
+
+export const meta: MetaFunction = () => titleMeta("Register");
+
+export function loader({ context }: LoaderFunctionArgs) {
+  requireGuest(context);
+  return null;
+}
+
+export function action({ request, context }: ActionFunctionArgs) {
+  return formAction(async () => {
+    const input = parseInput(registerSchema, await readBody(request));
+    const { session } = await register(context.env, input, context.meta);
+    await signIn(context, session.cookie);
+    return redirect("/verify-email");
+  });
+}
+
+/** The latest date of birth that is 18 today, for the date picker's max. */
+function latestAdultBirthday() {
+  const d = new Date();
+  d.setUTCFullYear(d.getUTCFullYear() - 18);
+  return d.toISOString().slice(0, 10);
+}
+
+export default function RegisterPage() {
+  const actionData = useActionData<ActionErrors>();
+  const navigation = useNavigation();
+  const form = useFormValidation(registerSchema, actionData?.errors);
+  const knownFields = ["username", "email", "password", "password_confirmation", "dateOfBirth"];
+  const otherError =
+    actionData && !knownFields.some((f) => actionData.errors[f]) ? actionData.message : null;
+  return (
+    <AuthLayout>
+      <h1>Create your account</h1>
+      <p className="lead">Free to join. Members must be 18 or older.</p>
+      <Form
+        method="post"
+        className="form"
+        noValidate
+        onChange={form.onChange}
+        onSubmit={form.onSubmit}
+      >
+        <CsrfInput />
+        <FormAlert message={otherError} />
+        <Field
+          name="username"
+          label="Username"
+          autoComplete="username"
+          required
+          autoFocus
+          error={form.errorFor("username")}
+          hint="3 to 30 letters, numbers or underscores."
+        />
+        <Field
+          name="email"
+          label="Email"
+          type="email"
+          autoComplete="email"
+          required
+          error={form.errorFor("email")}
+        />
+        <Field
+          name="dateOfBirth"
+          label="Date of birth"
+          type="date"
+          required
+          max={latestAdultBirthday()}
+          error={form.errorFor("dateOfBirth")}
+        />
+        <Field
+          name="password"
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          required
+          error={form.errorFor("password")}
+          hint="At least 8 characters."
+        />
+        <Field
+          name="password_confirmation"
+          label="Confirm password"
+          type="password"
+          autoComplete="new-password"
+          required
+          error={form.errorFor("password_confirmation")}
+        />
+        <button
+          type="submit"
+          className="btn btn-primary btn-block"
+          disabled={navigation.state === "submitting"}
+        >
+          {navigation.state === "submitting" ? "Creating account…" : "Create account"}
+        </button>
+      </Form>
+      <p className="auth-footer">
+        Already a member? <AppLink to="/login">Sign in</AppLink>
+      </p>
+    </AuthLayout>
+  );
+}

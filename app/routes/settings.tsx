@@ -1,0 +1,32 @@
+import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Outlet } from "@remix-run/react";
+import { AppNavLink } from "~/components/link";
+import { AppShell } from "~/components/shell";
+import { requireUser } from "~/server/guards.server";
+
+/** Settings are open to members whose email is not verified yet. */
+export function loader({ context, request }: LoaderFunctionArgs) {
+  requireUser(context, request);
+  return null;
+}
+
+export default function SettingsLayout() {
+  return (
+    <AppShell>
+      <div className="container">
+        <div className="page-head">
+          <h1>Settings</h1>
+        </div>
+        <div className="settings">
+          <nav className="settings-nav" aria-label="Settings">
+            <AppNavLink to="/settings/password">Password</AppNavLink>
+            <AppNavLink to="/settings/appearance">Appearance</AppNavLink>
+          </nav>
+          <div>
+            <Outlet />
+          </div>
+        </div>
+      </div>
+    </AppShell>
+  );
+}

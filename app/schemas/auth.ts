@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
+
+/**
+ * One schema per authentication form, used by the page (client-side messages) and by the server
+ * (422 with a field-to-messages map). Messages of SPEC.md §5 are word for word.
+ */
+
+export const USERNAME_MESSAGES = {
+  min: "Username must be at least 3 characters",
+  max: "Username must be at most 30 characters",
+  chars: "Username can only contain letters, numbers, and underscores",
+} as const;
+
+export const usernameField = z
+  .string({ error: USERNAME_MESSAGES.min })
+  .trim()
+  .min(3, USERNAME_MESSAGES.min)
+  .max(30, USERNAME_MESSAGES.max)
+  .regex(/^[A-Za-z0-9_]+$/, USERNAME_MESSAGES.chars);
+
+export const emailField = z
+  .string({ error: "The email field is required." })
+  .trim()
+  .min(1, "The email field is required.")
+  .max(254, "The email field must not be greater than 254 characters.")
+  .pipe(z.email("The email field must be a valid email address."));
+
+export const PASSWORD_MIN = 8;
+export const passwordField = z
+  .string({ error: "The password field is required." })
+  .min(PASSWORD_MIN, `The password field must be at least ${PASSWORD_MIN} characters.`)
+  .max(128, "The password field must not be greater than 128 characters.");
+
+export const UNDERAGE_MESSAGE = "You must be at least 18 years old";
+export const DOB_REQUIRED_MESSAGE = "Please select your date of birth";
+
+export const dateOfBirthField = z
+  .string({ error: DOB_REQUIRED_MESSAGE })
+  .trim()
+  .refine(isRealDate, DOB_REQUIRED_MESSAGE)
+  .refine((v) => ageOn(v) >= MINIMUM_AGE, UNDERAGE_MESSAGE)
+  .refine((v) => ageOn(v) <= 120, DOB_REQUIRED_MESSAGE);
+
+const confirmed = <T extends { password: string; password_confirmation: string }>(v: T) =>
+  v.password === v.password_confirmation;
+const CONFIRMATION_MESSAGE = "The password field confirmation does not match.";
+
+export const registerSchema = z
+  .object({
+    username: usernameField,
+    email: emailField,
+    password: passwordField,
+    password_confirmation: z.string({ error: CONFIRMATION_MESSAGE }),
+    dateOfBirth: dateOfBirthField,
+  })
+  .refine(confirmed, { path: ["password_confirmation"], message: CONFIRMATION_MESSAGE });
+export type RegisterInput = z.infer<typeof registerSchema>;
+
+const checkbox = z
+  .union([z.boolean(), z.literal("on"), z.literal("true"), z.literal("1"), z.literal("")])
+  .optional()
+  .transform((v) => v === true || v === "on" || v === "true" || v === "1");
+
+export const loginSchema = z.object({
+  email: emailField,
+  password: z
+    .string({ error: "The password field is required." })
+    .min(1, "The password field is required."),
+  remember: checkbox,
+});
+export type LoginInput = z.infer<typeof loginSchema>;
+
+export const forgotPasswordSchema = z.object({ email: emailField });
+
+export const resetPasswordSchema = z
+  .object({
+    token: z
+      .string({ error: "This password reset token is invalid." })
+      .min(1, "This password reset token is invalid."),
+    email: emailField,
+    password: passwordField,
+    password_confirmation: z.string({ error: CONFIRMATION_MESSAGE }),
+  })
+  .refine(confirmed, { path: ["password_confirmation"], message: CONFIRMATION_MESSAGE });
+
+export const confirmPasswordSchema = z.object({
+  password: z
+    .string({ error: "The password field is required." })
+    .min(1, "The password field is required."),
+});
+
+export const updatePasswordSchema = z
+  .object({
+    password: passwordField,
+    password_confirmation: z.string({ error: CONFIRMATION_MESSAGE }),
+  })
+  .refine(confirmed, { path: ["password_confirmation"], message: CONFIRMATION_MESSAGE });

@@ -1,0 +1,345 @@
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import type { z } from "zod";
+import type {
+  confirmPasswordSchema,
+  LoginInput,
+  RegisterInput,
+  resetPasswordSchema,
+  updatePasswordSchema,
+} from "~/schemas/auth";
+import { hmacSign, hmacVerify, newId, randomToken, sha256Hex } from "./crypto.server";
+import { getDb, nowIso, schema } from "./db.server";
+import { passwordChangedEmail, passwordResetEmail, verificationEmail } from "./emails.server";
+import type { Env } from "./env.server";
+import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
+import { sendMail } from "./mail.server";
+import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from "./password.server";
+import * as rateLimit from "./rate-limit.server";
+import {
+  createSession,
+  destroyAllSessions,
+  destroyOtherSessions,
+  markPasswordConfirmed,
+  type ActiveSession,
+  type SessionUser,
+} from "./session.server";
+
+export const CREDENTIALS_MESSAGE = "These credentials do not match our records.";
+export const SUSPENDED_MESSAGE = "This account has been suspended.";
+export const RESET_TOKEN_INVALID = "This password reset token is invalid.";
+export const VERIFICATION_LINK_INVALID = "This verification link is invalid or has expired.";
+export const RESET_LINK_SENT =
+  "If an account exists for that email address, we have emailed a password reset link.";
+export const PASSWORD_RESET_DONE = "Your password has been reset.";
+
+const VERIFICATION_TTL_MS = 60 * 60_000;
+const RESET_TTL_MS = 60 * 60_000;
+
+export interface RequestMeta {
+  ip: string;
+  userAgent: string | null;
+  origin: string;
+}
+
+/** The `user` object of API.md's authentication responses. */
+export function publicUser(
+  user: Pick<SessionUser, "id" | "username" | "email" | "emailVerifiedAt" | "createdAt">,
+) {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    email_verified_at: user.emailVerifiedAt,
+    created_at: user.createdAt,
+  };
+}
+
+async function limited(result: Promise<rateLimit.RateLimitResult>) {
+  const r = await result;
+  if (!r.allowed) throw tooManyRequests(r.retryAfter);
+}
+
+export async function register(env: Env, input: RegisterInput, meta: RequestMeta) {
+  await limited(rateLimit.hit(env, "register_ip", meta.ip));
+  const db = getDb(env.DB);
+  const taken = await db
+    .select({ username: schema.users.username, email: schema.users.email })
+    .from(schema.users)
+    .where(
+      sql`${schema.users.username} = ${input.username} COLLATE NOCASE OR ${schema.users.email} = ${input.email} COLLATE NOCASE`,
+    )
+    .all();
+  const errors: Record<string, string[]> = {};
+  if (taken.some((u) => u.username.toLowerCase() === input.username.toLowerCase()))
+    errors.username = ["This username is already taken."];
+  if (taken.some((u) => u.email.toLowerCase() === input.email.toLowerCase()))
+    errors.email = ["This email address is already registered."];
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+
+  const id = newId();
+  const now = nowIso();
+  try {
+    await db.batch([
+      db.insert(schema.users).values({
+        id,
+        username: input.username,
+        email: input.email,
+        passwordHash: await hashPassword(input.password),
+        createdAt: now,
+        updatedAt: now,
+      }),
+      db.insert(schema.profiles).values({ userId: id, dateOfBirth: input.dateOfBirth }),
+    ]);
+  } catch (error) {
+    // A concurrent registration won the unique index between the check and the insert.
+    if (String(error).includes("UNIQUE")) {
+      throw new ValidationError({ email: ["This email address is already registered."] });
+    }
+    throw error;
+  }
+  const user = {
+    id,
+    username: input.username,
+    email: input.email,
+    emailVerifiedAt: null,
+    createdAt: now,
+  };
+  await sendVerificationEmail(env, user, meta.origin);
+  const session = await createSession(env, id, {
+    remember: false,
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+  });
+  return { user, session };
+}
+
+export async function login(env: Env, input: LoginInput, meta: RequestMeta) {
+  await limited(rateLimit.hit(env, "login_ip", meta.ip));
+  const account = input.email.toLowerCase();
+  // Only failures count against an account, so the member can still sign in once the window ends.
+  await limited(rateLimit.peek(env, "login_account", account));
+
+  const user = await getDb(env.DB)
+    .select()
+    .from(schema.users)
+    .where(sql`${schema.users.email} = ${input.email} COLLATE NOCASE`)
+    .get();
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !ok) {
+    await rateLimit.hit(env, "login_account", account);
+    throw new ValidationError({ email: [CREDENTIALS_MESSAGE] });
+  }
+  if (user.status === "suspended") throw new ValidationError({ email: [SUSPENDED_MESSAGE] });
+  if (needsRehash(user.passwordHash)) {
+    await getDb(env.DB)
+      .update(schema.users)
+      .set({ passwordHash: await hashPassword(input.password) })
+      .where(eq(schema.users.id, user.id));
+  }
+  const session = await createSession(env, user.id, {
+    remember: input.remember,
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+  });
+  return { user, session };
+}
+
+function verificationPayload(userId: string, emailHash: string, expires: number) {
+  return `verify-email:${userId}:${emailHash}:${expires}`;
+}
+
+export async function verificationUrl(
+  env: Env,
+  user: { id: string; email: string },
+  origin: string,
+  now = Date.now(),
+) {
+  const emailHash = await sha256Hex(user.email.toLowerCase());
+  const expires = Math.floor((now + VERIFICATION_TTL_MS) / 1000);
+  const signature = await hmacSign(env.APP_KEY, verificationPayload(user.id, emailHash, expires));
+  const url = new URL(`/verify-email/${user.id}/${emailHash}`, origin);
+  url.searchParams.set("expires", String(expires));
+  url.searchParams.set("signature", signature);
+  return url.toString();
+}
+
+export async function sendVerificationEmail(
+  env: Env,
+  user: { id: string; email: string; username: string },
+  origin: string,
+) {
+  await sendMail(
+    env,
+    verificationEmail(user.email, user.username, await verificationUrl(env, user, origin)),
+  );
+}
+
+export async function resendVerificationEmail(env: Env, user: SessionUser, meta: RequestMeta) {
+  if (user.emailVerifiedAt) return { alreadyVerified: true };
+  await limited(rateLimit.hit(env, "verification_resend_ip", meta.ip));
+  await limited(rateLimit.hit(env, "verification_resend_account", user.id));
+  await sendVerificationEmail(env, user, meta.origin);
+  return { alreadyVerified: false };
+}
+
+/** Checks a signed verification link and marks the email verified. */
+export async function verifyEmail(
+  env: Env,
+  params: { id: string; hash: string; expires: string | null; signature: string | null },
+  now = Date.now(),
+) {
+  const expires = Number(params.expires);
+  if (!params.signature || !Number.isInteger(expires))
+    throw new HttpError(403, VERIFICATION_LINK_INVALID);
+  const valid = await hmacVerify(
+    env.APP_KEY,
+    verificationPayload(params.id, params.hash, expires),
+    params.signature,
+  );
+  if (!valid || expires * 1000 < now) throw new HttpError(403, VERIFICATION_LINK_INVALID);
+  const db = getDb(env.DB);
+  const user = await db.select().from(schema.users).where(eq(schema.users.id, params.id)).get();
+  // The link names the address it was sent to: after an email change, old links stop working.
+  if (!user || (await sha256Hex(user.email.toLowerCase())) !== params.hash) {
+    throw new HttpError(403, VERIFICATION_LINK_INVALID);
+  }
+  if (!user.emailVerifiedAt) {
+    await db
+      .update(schema.users)
+      .set({ emailVerifiedAt: nowIso(now), updatedAt: nowIso(now) })
+      .where(eq(schema.users.id, user.id));
+  }
+  return { userId: user.id };
+}
+
+/** Always answers the same, whether or not the address belongs to a member. */
+export async function requestPasswordReset(env: Env, email: string, meta: RequestMeta) {
+  await limited(rateLimit.hit(env, "forgot_password_ip", meta.ip));
+  const account = await rateLimit.hit(env, "forgot_password_account", email.toLowerCase());
+  if (!account.allowed) throw tooManyRequests(account.retryAfter);
+  const user = await getDb(env.DB)
+    .select()
+    .from(schema.users)
+    .where(sql`${schema.users.email} = ${email} COLLATE NOCASE`)
+    .get();
+  if (!user || user.status !== "active") return { status: RESET_LINK_SENT };
+  const token = randomToken(32);
+  const now = Date.now();
+  await getDb(env.DB)
+    .insert(schema.passwordResetTokens)
+    .values({
+      tokenHash: await sha256Hex(token),
+      userId: user.id,
+      createdAt: nowIso(now),
+      expiresAt: nowIso(now + RESET_TTL_MS),
+    });
+  const url = new URL(`/reset-password/${token}`, meta.origin);
+  url.searchParams.set("email", user.email);
+  await sendMail(env, passwordResetEmail(user.email, user.username, url.toString()));
+  return { status: RESET_LINK_SENT };
+}
+
+/** Uses a reset token once: the password changes, the token is spent and every session ends. */
+export async function resetPassword(
+  env: Env,
+  input: z.infer<typeof resetPasswordSchema>,
+  meta: RequestMeta,
+  now = Date.now(),
+) {
+  await limited(rateLimit.hit(env, "reset_password_ip", meta.ip));
+  const db = getDb(env.DB);
+  const tokenHash = await sha256Hex(input.token);
+  const row = await db
+    .select({ token: schema.passwordResetTokens, user: schema.users })
+    .from(schema.passwordResetTokens)
+    .innerJoin(schema.users, eq(schema.users.id, schema.passwordResetTokens.userId))
+    .where(eq(schema.passwordResetTokens.tokenHash, tokenHash))
+    .get();
+  if (
+    !row ||
+    row.token.usedAt ||
+    Date.parse(row.token.expiresAt) <= now ||
+    row.user.email.toLowerCase() !== input.email.toLowerCase()
+  ) {
+    throw new ValidationError({ email: [RESET_TOKEN_INVALID] });
+  }
+  // Spend the token first, conditionally, so two concurrent uses cannot both succeed.
+  const spent = await db
+    .update(schema.passwordResetTokens)
+    .set({ usedAt: nowIso(now) })
+    .where(
+      and(
+        eq(schema.passwordResetTokens.tokenHash, tokenHash),
+        isNull(schema.passwordResetTokens.usedAt),
+        gt(schema.passwordResetTokens.expiresAt, nowIso(now)),
+      ),
+    )
+    .returning({ tokenHash: schema.passwordResetTokens.tokenHash });
+  if (spent.length === 0) throw new ValidationError({ email: [RESET_TOKEN_INVALID] });
+  await db.batch([
+    db
+      .update(schema.users)
+      .set({
+        passwordHash: await hashPassword(input.password),
+        passwordChangedAt: nowIso(now),
+        updatedAt: nowIso(now),
+        // Following a link from the inbox proves the address.
+        emailVerifiedAt: row.user.emailVerifiedAt ?? nowIso(now),
+      })
+      .where(eq(schema.users.id, row.user.id)),
+    db
+      .update(schema.passwordResetTokens)
+      .set({ usedAt: nowIso(now) })
+      .where(
+        and(
+          eq(schema.passwordResetTokens.userId, row.user.id),
+          isNull(schema.passwordResetTokens.usedAt),
+        ),
+      ),
+  ]);
+  await destroyAllSessions(env, row.user.id);
+  return { status: PASSWORD_RESET_DONE };
+}
+
+export async function confirmPassword(
+  env: Env,
+  user: SessionUser,
+  session: ActiveSession,
+  input: z.infer<typeof confirmPasswordSchema>,
+) {
+  await limited(rateLimit.peek(env, "confirm_password_account", user.id));
+  const row = await getDb(env.DB)
+    .select({ passwordHash: schema.users.passwordHash })
+    .from(schema.users)
+    .where(eq(schema.users.id, user.id))
+    .get();
+  if (!row || !(await verifyPassword(input.password, row.passwordHash))) {
+    await rateLimit.hit(env, "confirm_password_account", user.id);
+    throw new ValidationError({ password: ["The provided password is incorrect."] });
+  }
+  await markPasswordConfirmed(env, session.idHash);
+}
+
+/** Changes the password (behind a recent confirmation) and ends every other session. */
+export async function changePassword(
+  env: Env,
+  user: SessionUser,
+  session: ActiveSession,
+  input: z.infer<typeof updatePasswordSchema>,
+  origin: string,
+) {
+  const now = nowIso();
+  await getDb(env.DB)
+    .update(schema.users)
+    .set({
+      passwordHash: await hashPassword(input.password),
+      passwordChangedAt: now,
+      updatedAt: now,
+    })
+    .where(eq(schema.users.id, user.id));
+  await destroyOtherSessions(env, user.id, session.idHash);
+  await sendMail(
+    env,
+    passwordChangedEmail(user.email, user.username, new URL("/forgot-password", origin).toString()),
+  );
+}

@@ -1,0 +1,38 @@
+import type { Env } from "./env.server";
+import type { ActiveSession, SessionUser } from "./session.server";
+
+/**
+ * What the Worker resolves once per request and hands to both the Hono API and Remix's loaders
+ * and actions (as the Remix load context).
+ */
+export interface RequestContext {
+  env: Env;
+  executionCtx: { waitUntil(promise: Promise<unknown>): void };
+  requestId: string;
+  user: SessionUser | null;
+  session: ActiveSession | null;
+  /** The CSRF token for the page's meta tag and forms. */
+  csrfToken: string;
+  /** The Remix build version, for the client's deploy-skew check. */
+  buildVersion: string;
+  /** Queues a Set-Cookie header onto whatever response this request ends with. */
+  appendCookie(cookie: string): void;
+  /** Replaces the CSRF secret (at sign-in and sign-out) and returns the new token. */
+  rotateCsrf(): Promise<string>;
+  meta: { ip: string; userAgent: string | null; origin: string };
+}
+
+declare module "@remix-run/cloudflare" {
+  interface AppLoadContext extends RequestContext {}
+}
+
+export function requestMeta(request: Request) {
+  return {
+    ip:
+      request.headers.get("CF-Connecting-IP") ??
+      request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ??
+      "127.0.0.1",
+    userAgent: request.headers.get("User-Agent"),
+    origin: new URL(request.url).origin,
+  };
+}

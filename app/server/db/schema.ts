@@ -1,0 +1,141 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** ISO-8601 UTC with milliseconds and a Z, as API.md requires (never SQLite's "YYYY-MM-DD HH:MM:SS"). */
+const isoNow = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    username: text("username").notNull(),
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    emailVerifiedAt: text("email_verified_at"),
+    role: text("role", { enum: ["member", "moderator"] })
+      .notNull()
+      .default("member"),
+    status: text("status", { enum: ["active", "suspended"] })
+      .notNull()
+      .default("active"),
+    hideOnline: integer("hide_online", { mode: "boolean" }).notNull().default(false),
+    lastSeenAt: text("last_seen_at"),
+    passwordChangedAt: text("password_changed_at"),
+    createdAt: text("created_at").notNull().default(isoNow),
+    updatedAt: text("updated_at").notNull().default(isoNow),
+  },
+  (t) => [
+    uniqueIndex("users_username_nocase").on(sql`${t.username} COLLATE NOCASE`),
+    uniqueIndex("users_email_nocase").on(sql`${t.email} COLLATE NOCASE`),
+  ],
+);
+
+export const profiles = sqliteTable(
+  "profiles",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    firstName: text("first_name"),
+    lastName: text("last_name"),
+    dateOfBirth: text("date_of_birth").notNull(),
+    bio: text("bio").notNull().default(""),
+    gender: text("gender"),
+    ethnicity: text("ethnicity"),
+    interests: text("interests", { mode: "json" }).$type<string[]>().notNull().default([]),
+    preferences: text("preferences", { mode: "json" }).$type<string[]>().notNull().default([]),
+    ageMin: integer("age_min").notNull().default(18),
+    ageMax: integer("age_max").notNull().default(100),
+    countryCode: text("country_code"),
+    stateCode: text("state_code"),
+    cityName: text("city_name"),
+    location: text("location", { mode: "json" }).$type<ProfileLocation | null>(),
+    postalCode: text("postal_code"),
+    updatedAt: text("updated_at").notNull().default(isoNow),
+  },
+  (t) => [index("profiles_country_state").on(t.countryCode, t.stateCode)],
+);
+
+export interface ProfileLocation {
+  country: {
+    isoCode: string;
+    name: string;
+    flag?: string;
+    phonecode?: string;
+    currency?: string;
+    latitude?: string;
+    longitude?: string;
+  };
+  state?: { isoCode: string; name: string; countryCode: string } | null;
+  city?: { name: string; countryCode: string; stateCode: string } | null;
+}
+
+export const photos = sqliteTable(
+  "photos",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    r2Key: text("r2_key").notNull(),
+    contentType: text("content_type").notNull(),
+    size: integer("size").notNull(),
+    position: integer("position").notNull(),
+    etag: text("etag").notNull(),
+    createdAt: text("created_at").notNull().default(isoNow),
+  },
+  (t) => [index("photos_user_position").on(t.userId, t.position)],
+);
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    /** SHA-256 of the cookie value: a leaked table does not leak usable sessions. */
+    idHash: text("id_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    remember: integer("remember", { mode: "boolean" }).notNull().default(false),
+    createdAt: text("created_at").notNull(),
+    lastActiveAt: text("last_active_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    passwordConfirmedAt: text("password_confirmed_at"),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+  },
+  (t) => [index("sessions_user").on(t.userId)],
+);
+
+export const passwordResetTokens = sqliteTable(
+  "password_reset_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+  },
+  (t) => [index("password_reset_tokens_user").on(t.userId)],
+);
+
+export const rateLimits = sqliteTable("rate_limits", {
+  key: text("key").primaryKey(),
+  windowStart: integer("window_start").notNull(),
+  count: integer("count").notNull(),
+});
+
+/** Local-development mailbox: where the mail module puts emails when MAIL_TRANSPORT is "mailbox". */
+export const devMailbox = sqliteTable(
+  "dev_mailbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    to: text("to").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html").notNull(),
+    sentAt: text("sent_at").notNull(),
+  },
+  (t) => [index("dev_mailbox_sent").on(t.sentAt)],
+);

@@ -1,0 +1,53 @@
+import type { Email } from "./mail.server";
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function layout(title: string, body: string, action: { label: string; url: string }) {
+  return `<!doctype html><html><body style="margin:0;background:#f6f3f5;font-family:system-ui,sans-serif;color:#1d1720">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:32px 12px">
+<table role="presentation" width="100%" style="max-width:520px;background:#fff;border-radius:16px;padding:32px">
+<tr><td><p style="font-size:20px;font-weight:700;color:#e11d63;margin:0 0 24px">&#9829; Heartline</p>
+<h1 style="font-size:22px;margin:0 0 16px">${escape(title)}</h1>${body}
+<p style="margin:28px 0"><a href="${escape(action.url)}" style="background:#e11d63;color:#fff;padding:12px 22px;border-radius:999px;text-decoration:none;font-weight:600">${escape(action.label)}</a></p>
+<p style="font-size:13px;color:#6b6070">If the button does not work, open this link: <br><a href="${escape(action.url)}" style="color:#e11d63;word-break:break-all">${escape(action.url)}</a></p>
+</td></tr></table></td></tr></table></body></html>`;
+}
+
+export function verificationEmail(to: string, username: string, url: string): Email {
+  return {
+    to,
+    subject: "Verify your email address",
+    text: `Hi ${username},\n\nWelcome to Heartline. Confirm your email address to start meeting people:\n\n${url}\n\nThe link expires in 60 minutes. If you did not create an account, ignore this email.`,
+    html: layout(
+      "Verify your email address",
+      `<p>Hi ${escape(username)}, welcome to Heartline. Confirm your email address to start meeting people. The link expires in 60 minutes.</p>`,
+      { label: "Verify email address", url },
+    ),
+  };
+}
+
+export function passwordResetEmail(to: string, username: string, url: string): Email {
+  return {
+    to,
+    subject: "Reset your password",
+    text: `Hi ${username},\n\nSomeone asked to reset the password of your Heartline account. Choose a new password here:\n\n${url}\n\nThe link works once and expires in 60 minutes. If it was not you, ignore this email: your password stays as it is.`,
+    html: layout(
+      "Reset your password",
+      `<p>Hi ${escape(username)}, someone asked to reset the password of your Heartline account. The link works once and expires in 60 minutes. If it was not you, ignore this email.</p>`,
+      { label: "Choose a new password", url },
+    ),
+  };
+}
+
+export function passwordChangedEmail(to: string, username: string, url: string): Email {
+  return {
+    to,
+    subject: "Your password was changed",
+    text: `Hi ${username},\n\nThe password of your Heartline account was just changed and your other sessions were signed out. If this was not you, reset your password now:\n\n${url}`,
+    html: layout(
+      "Your password was changed",
+      `<p>Hi ${escape(username)}, the password of your Heartline account was just changed and your other sessions were signed out. If this was not you, reset your password now.</p>`,
+      { label: "Reset password", url },
+    ),
+  };
+}

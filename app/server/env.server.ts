@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+/** Bindings and variables the Worker receives (wrangler.toml, secrets, .dev.vars). */
+export interface Env {
+  DB: D1Database;
+  PHOTOS: R2Bucket;
+  ASSETS: Fetcher;
+  APP_ENV: string;
+  APP_NAME: string;
+  APP_KEY: string;
+  MAIL_FROM: string;
+  MAIL_TRANSPORT: string;
+  RESEND_API_KEY?: string;
+  RATE_LIMITS: Record<string, string>;
+}
+
+const limitSpec = z
+  .string()
+  .regex(/^\d+\/\d+$/, "a rate limit is written requests/seconds")
+  .transform((v) => {
+    const [max, seconds] = v.split("/").map(Number) as [number, number];
+    return { max, windowSeconds: seconds };
+  });
+
+export const rateLimitNames = [
+  "login_ip",
+  "login_account",
+  "register_ip",
+  "forgot_password_ip",
+  "forgot_password_account",
+  "verification_resend_ip",
+  "verification_resend_account",
+  "reset_password_ip",
+  "confirm_password_account",
+] as const;
+export type RateLimitName = (typeof rateLimitNames)[number];
+
+const configSchema = z.object({
+  appEnv: z.enum(["development", "test", "production"]),
+  appKey: z.string().min(32, "APP_KEY must be at least 32 characters"),
+  mailTransport: z.enum(["mailbox", "resend"]),
+  mailFrom: z.string().min(3),
+  resendApiKey: z.string().optional(),
+  rateLimits: z.object(
+    Object.fromEntries(rateLimitNames.map((n) => [n, limitSpec])) as Record<
+      RateLimitName,
+      typeof limitSpec
+    >,
+  ),
+});
+
+export type AppConfig = z.infer<typeof configSchema>;
+
+/**
+ * Reads the Worker's configuration. Fails loudly (at the first request) when something is missing,
+ * rather than running with an unsafe default. Parsed per call: nothing per-request is cached at
+ * module level, and the parse is cheap.
+ */
+export function readConfig(env: Env): AppConfig {
+  const config = configSchema.parse({
+    appEnv: env.APP_ENV,
+    appKey: env.APP_KEY,
+    mailTransport: env.MAIL_TRANSPORT,
+    mailFrom: env.MAIL_FROM,
+    resendApiKey: env.RESEND_API_KEY,
+    rateLimits: env.RATE_LIMITS,
+  });
+  if (config.appEnv === "production" && config.mailTransport === "mailbox") {
+    throw new Error("MAIL_TRANSPORT=mailbox is for local development only");
+  }
+  return config;
+}
+
+export const isProduction = (env: Env) => env.APP_ENV === "production";

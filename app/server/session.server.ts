@@ -1,0 +1,149 @@
+import { and, eq, ne } from "drizzle-orm";
+import { cookieName, expireCookie, readCookie, serializeCookie } from "./cookies.server";
+import { randomToken, sha256Hex } from "./crypto.server";
+import { getDb, nowIso, schema } from "./db.server";
+import type { Env } from "./env.server";
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+
+/** Session lifetimes: idle (since last activity) and absolute (since sign-in). */
+export const SESSION_POLICY = {
+  standard: { idleMs: 2 * HOUR, absoluteMs: 12 * HOUR },
+  remember: { idleMs: 30 * DAY, absoluteMs: 90 * DAY },
+  /** last_active_at is written at most this often, to keep reads cheap. */
+  touchEveryMs: 5 * 60_000,
+  /** Sensitive actions need a password confirmation younger than this. */
+  passwordConfirmationMs: 3 * HOUR,
+} as const;
+
+export const sessionCookieName = (env: Env) => cookieName(env, "heartline_session");
+
+export interface SessionUser {
+  id: string;
+  username: string;
+  email: string;
+  emailVerifiedAt: string | null;
+  role: "member" | "moderator";
+  status: "active" | "suspended";
+  hideOnline: boolean;
+  createdAt: string;
+}
+
+export interface ActiveSession {
+  idHash: string;
+  userId: string;
+  remember: boolean;
+  createdAt: string;
+  passwordConfirmedAt: string | null;
+}
+
+export async function createSession(
+  env: Env,
+  userId: string,
+  opts: { remember: boolean; ip?: string | null; userAgent?: string | null },
+  now = Date.now(),
+): Promise<{ token: string; cookie: string }> {
+  const token = randomToken(32);
+  const policy = opts.remember ? SESSION_POLICY.remember : SESSION_POLICY.standard;
+  await getDb(env.DB)
+    .insert(schema.sessions)
+    .values({
+      idHash: await sha256Hex(token),
+      userId,
+      remember: opts.remember,
+      createdAt: nowIso(now),
+      lastActiveAt: nowIso(now),
+      expiresAt: nowIso(now + policy.absoluteMs),
+      passwordConfirmedAt: nowIso(now),
+      ip: opts.ip ?? null,
+      userAgent: opts.userAgent?.slice(0, 300) ?? null,
+    });
+  const cookie = serializeCookie(env, sessionCookieName(env), token, {
+    maxAge: opts.remember ? policy.absoluteMs / 1000 : undefined,
+  });
+  return { token, cookie };
+}
+
+/** The signed-in member of a request, or null. Ends sessions that have idled or expired. */
+export async function readSession(
+  env: Env,
+  request: Request,
+  now = Date.now(),
+): Promise<{ session: ActiveSession; user: SessionUser } | null> {
+  const token = readCookie(request, sessionCookieName(env));
+  if (!token || token.length < 40 || token.length > 64) return null;
+  const idHash = await sha256Hex(token);
+  const db = getDb(env.DB);
+  const row = await db
+    .select({ session: schema.sessions, user: schema.users })
+    .from(schema.sessions)
+    .innerJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
+    .where(eq(schema.sessions.idHash, idHash))
+    .get();
+  if (!row) return null;
+  const { session, user } = row;
+  const policy = session.remember ? SESSION_POLICY.remember : SESSION_POLICY.standard;
+  const lastActive = Date.parse(session.lastActiveAt);
+  if (
+    now >= Date.parse(session.expiresAt) ||
+    now - lastActive >= policy.idleMs ||
+    user.status !== "active"
+  ) {
+    await db.delete(schema.sessions).where(eq(schema.sessions.idHash, idHash));
+    return null;
+  }
+  if (now - lastActive >= SESSION_POLICY.touchEveryMs) {
+    await db
+      .update(schema.sessions)
+      .set({ lastActiveAt: nowIso(now) })
+      .where(eq(schema.sessions.idHash, idHash));
+  }
+  return {
+    session: {
+      idHash,
+      userId: session.userId,
+      remember: session.remember,
+      createdAt: session.createdAt,
+      passwordConfirmedAt: session.passwordConfirmedAt,
+    },
+    user: {
+      id: user.id,
+      username: user.username,
+      email: user.email,
+      emailVerifiedAt: user.emailVerifiedAt,
+      role: user.role,
+      status: user.status,
+      hideOnline: user.hideOnline,
+      createdAt: user.createdAt,
+    },
+  };
+}
+
+export async function destroySession(env: Env, idHash: string): Promise<void> {
+  await getDb(env.DB).delete(schema.sessions).where(eq(schema.sessions.idHash, idHash));
+}
+
+export async function destroyOtherSessions(env: Env, userId: string, keepIdHash: string) {
+  await getDb(env.DB)
+    .delete(schema.sessions)
+    .where(and(eq(schema.sessions.userId, userId), ne(schema.sessions.idHash, keepIdHash)));
+}
+
+export async function destroyAllSessions(env: Env, userId: string) {
+  await getDb(env.DB).delete(schema.sessions).where(eq(schema.sessions.userId, userId));
+}
+
+export async function markPasswordConfirmed(env: Env, idHash: string, now = Date.now()) {
+  await getDb(env.DB)
+    .update(schema.sessions)
+    .set({ passwordConfirmedAt: nowIso(now) })
+    .where(eq(schema.sessions.idHash, idHash));
+}
+
+export function isPasswordRecentlyConfirmed(session: ActiveSession, now = Date.now()): boolean {
+  if (!session.passwordConfirmedAt) return false;
+  return now - Date.parse(session.passwordConfirmedAt) < SESSION_POLICY.passwordConfirmationMs;
+}
+
+export const clearSessionCookie = (env: Env) => expireCookie(env, sessionCookieName(env));

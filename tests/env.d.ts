@@ -1,0 +1,10 @@
+import type { D1Migration } from "cloudflare:test";
+import type { Env as AppEnv } from "~/server/env.server";
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends AppEnv {
+      TEST_MIGRATIONS: D1Migration[];
+    }
+  }
+}

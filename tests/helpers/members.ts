@@ -1,0 +1,58 @@
+import { env } from "cloudflare:test";
+import { TestClient } from "./client";
+
+let counter = 0;
+
+export function adultBirthday(years = 25) {
+  const d = new Date();
+  d.setUTCFullYear(d.getUTCFullYear() - years);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
+export function uniqueMember(prefix = "member") {
+  counter += 1;
+  const tag = `${prefix}${counter}${Math.random().toString(36).slice(2, 6)}`;
+  return {
+    username: tag.slice(0, 30),
+    email: `${tag}@example.test`,
+    password: "correct horse battery",
+    password_confirmation: "correct horse battery",
+    dateOfBirth: adultBirthday(),
+  };
+}
+
+/** Registers a member through the API; signed in afterwards. */
+export async function registerMember(overrides: Partial<ReturnType<typeof uniqueMember>> = {}) {
+  const client = new TestClient();
+  const details = { ...uniqueMember(), ...overrides };
+  const res = await client.json<{ user: { id: string } }>("POST", "/register", details);
+  if (res.status !== 201)
+    throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { client, details, id: res.body.user.id };
+}
+
+/** The newest email sent to an address, from the local mailbox. */
+export async function latestEmailTo(address: string) {
+  return env.DB.prepare(
+    "SELECT * FROM dev_mailbox WHERE lower(`to`) = lower(?1) ORDER BY id DESC LIMIT 1",
+  )
+    .bind(address)
+    .first<{ subject: string; text: string; html: string }>();
+}
+
+export function firstLink(text: string) {
+  const match = text.match(/https?:\/\/\S+/);
+  if (!match) throw new Error("no link in email");
+  const url = new URL(match[0]);
+  return `${url.pathname}${url.search}`;
+}
+
+/** Registers a member and follows the verification link from their email. */
+export async function verifiedMember(overrides: Partial<ReturnType<typeof uniqueMember>> = {}) {
+  const member = await registerMember(overrides);
+  const email = await latestEmailTo(member.details.email);
+  const res = await member.client.fetch(firstLink(email!.text));
+  if (res.status !== 303) throw new Error(`verification failed: ${res.status}`);
+  return member;
+}

@@ -1,0 +1,33 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const migrations = await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url)));
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          APP_ENV: "test",
+          APP_KEY: "test-app-key-that-is-long-enough-for-hmac-0123456789",
+          TEST_MIGRATIONS: migrations,
+        },
+      },
+    }),
+  ],
+  resolve: {
+    alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
+  },
+  test: {
+    include: ["tests/**/*.test.ts"],
+    exclude: ["tests/e2e/**"],
+    setupFiles: ["./tests/setup/apply-migrations.ts"],
+    deps: {
+      optimizer: {
+        ssr: { enabled: true, include: ["@remix-run/cloudflare", "stripe"] },
+      },
+    },
+  },
+});

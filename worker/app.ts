@@ -1,0 +1,74 @@
+import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/cloudflare";
+import { Hono } from "hono";
+import { requestId } from "hono/request-id";
+import { HttpError } from "~/server/errors.server";
+import { isProduction } from "~/server/env.server";
+import { authApi } from "./api/auth";
+import { devApi } from "./api/dev";
+import { wantsJson } from "./http";
+import { requestContext } from "./middleware/context";
+import { csrf } from "./middleware/csrf";
+import { versionCheck } from "./middleware/version";
+import { errorPage } from "./error-page";
+import type { AppBindings } from "./types";
+
+/**
+ * The Worker's one request pipeline: request id, deploy-skew check, session and CSRF, the JSON API
+ * of API.md, then Remix for every page and form action.
+ */
+export function createApp(build: ServerBuild) {
+  const app = new Hono<AppBindings>();
+  const remix = createRequestHandler(build);
+  const buildVersion = build.assets.version;
+
+  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(async (c, next) => {
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "strict-origin-when-cross-origin");
+    c.header("X-Frame-Options", "DENY");
+  });
+  app.use(versionCheck(buildVersion));
+  app.use(requestContext(buildVersion));
+  app.use(csrf);
+
+  app.route("/", authApi);
+  app.use("/dev/*", async (c, next) => {
+    if (isProduction(c.env)) return c.notFound();
+    return next();
+  });
+  app.route("/", devApi);
+
+  app.all("*", (c) => remix(c.req.raw, c.get("rc") as AppLoadContext));
+
+  app.notFound((c) =>
+    wantsJson(c) ? c.json({ message: "Not found." }, 404) : c.html(errorPage(404), 404),
+  );
+
+  app.onError((error, c) => {
+    if (error instanceof HttpError) {
+      for (const [k, v] of Object.entries(error.headers ?? {})) c.header(k, v);
+      if (wantsJson(c) || c.req.method !== "GET") {
+        return c.json(error.toJSON(), error.status as 400);
+      }
+      return c.html(errorPage(error.status, error.message), error.status as 400);
+    }
+    console.error(
+      JSON.stringify({
+        level: "error",
+        request_id: c.get("requestId"),
+        method: c.req.method,
+        path: c.req.path,
+        error:
+          error instanceof Error
+            ? { name: error.name, message: error.message, stack: error.stack }
+            : String(error),
+      }),
+    );
+    return wantsJson(c)
+      ? c.json({ message: "Server Error", request_id: c.get("requestId") }, 500)
+      : c.html(errorPage(500, undefined, c.get("requestId")), 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,37 @@
+import { createMiddleware } from "hono/factory";
+import {
+  emailNotVerified,
+  passwordConfirmationRequired,
+  unauthenticated,
+} from "~/server/errors.server";
+import { isPasswordRecentlyConfirmed } from "~/server/session.server";
+import type { AppBindings } from "../types";
+
+/** A signed-in member (401 otherwise). */
+export const requireUser = createMiddleware<AppBindings>(async (c, next) => {
+  if (!c.get("rc").user) throw unauthenticated();
+  return next();
+});
+
+/** A signed-in member whose email is verified (403 otherwise). */
+export const requireVerified = createMiddleware<AppBindings>(async (c, next) => {
+  const user = c.get("rc").user;
+  if (!user) throw unauthenticated();
+  if (!user.emailVerifiedAt) throw emailNotVerified();
+  return next();
+});
+
+/** A password confirmation younger than 3 hours on this session (423 otherwise). */
+export const requirePasswordConfirmed = createMiddleware<AppBindings>(async (c, next) => {
+  const { user, session } = c.get("rc");
+  if (!user || !session) throw unauthenticated();
+  if (!isPasswordRecentlyConfirmed(session)) throw passwordConfirmationRequired();
+  return next();
+});
+
+/** The signed-in member of a handler behind requireUser. */
+export function currentUser(c: { get(key: "rc"): AppBindings["Variables"]["rc"] }) {
+  const { user, session } = c.get("rc");
+  if (!user || !session) throw unauthenticated();
+  return { user, session };
+}

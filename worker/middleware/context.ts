@@ -1,0 +1,46 @@
+import { createMiddleware } from "hono/factory";
+import { requestMeta, type RequestContext } from "~/server/context.server";
+import { csrfTokenFor, newCsrfSecret, readCsrfSecret } from "~/server/csrf.server";
+import { readSession } from "~/server/session.server";
+import type { AppBindings } from "../types";
+
+/** Resolves the session and the CSRF secret once, and queues cookies onto the final response. */
+export const requestContext = (buildVersion: string) =>
+  createMiddleware<AppBindings>(async (c, next) => {
+    const env = c.env;
+    const cookies: string[] = [];
+    let csrfSecret = readCsrfSecret(env, c.req.raw);
+    if (!csrfSecret) {
+      const fresh = newCsrfSecret(env);
+      csrfSecret = fresh.secret;
+      cookies.push(fresh.cookie);
+    }
+    const resolved = await readSession(env, c.req.raw);
+    const rc: RequestContext = {
+      env,
+      executionCtx: c.executionCtx,
+      requestId: c.get("requestId"),
+      user: resolved?.user ?? null,
+      session: resolved?.session ?? null,
+      csrfToken: await csrfTokenFor(env, csrfSecret),
+      buildVersion,
+      appendCookie: (cookie) => void cookies.push(cookie),
+      rotateCsrf: async () => {
+        const fresh = newCsrfSecret(env);
+        cookies.push(fresh.cookie);
+        rc.csrfToken = await csrfTokenFor(env, fresh.secret);
+        return rc.csrfToken;
+      },
+      meta: requestMeta(c.req.raw),
+    };
+    c.set("rc", rc);
+    c.set("cookies", cookies);
+    c.set("csrfSecret", csrfSecret);
+    await next();
+    if (cookies.length) {
+      // Responses from Remix or assets may be immutable: copy before adding headers.
+      const res = new Response(c.res.body, c.res);
+      for (const cookie of cookies) res.headers.append("Set-Cookie", cookie);
+      c.res = res;
+    }
+  });

@@ -1,0 +1,16 @@
+import { createMiddleware } from "hono/factory";
+import { csrfMismatch } from "~/server/errors.server";
+import { isValidCsrfToken, submittedCsrfToken } from "~/server/csrf.server";
+import type { AppBindings } from "../types";
+
+const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Signed by their sender instead of carrying a page's token. */
+const EXEMPT = [/^\/webhooks\//];
+
+/** Every state-changing request carries the page's CSRF token (API.md "Conventions"). */
+export const csrf = createMiddleware<AppBindings>(async (c, next) => {
+  if (SAFE.has(c.req.method) || EXEMPT.some((re) => re.test(c.req.path))) return next();
+  const token = await submittedCsrfToken(c.req.raw);
+  if (!(await isValidCsrfToken(c.env, c.get("csrfSecret"), token))) throw csrfMismatch();
+  return next();
+});
