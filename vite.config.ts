@@ -30,6 +30,16 @@ export default defineConfig({
       externalConditions: ["workerd", "worker"],
     },
   },
-  build: { minify: true, sourcemap: false },
+  build: {
+    minify: true,
+    sourcemap: false,
+    rollupOptions: {
+      onwarn(warning, warn) {
+        // zod's bundled comments and Remix's resource-only routes: harmless, and noisy.
+        if (warning.code === "INVALID_ANNOTATION" || warning.code === "EMPTY_BUNDLE") return;
+        warn(warning);
+      },
+    },
+  },
   logLevel: "warn",
 });

@@ -1,0 +1,55 @@
+/**
+ * `npm run dev`: everything a fresh clone needs to run Heartline locally, then `wrangler dev`.
+ *
+ * 1. Creates .dev.vars with a random APP_KEY when it is missing (local secrets never leave it).
+ * 2. Applies the D1 migrations to the local database (.wrangler/state).
+ * 3. Seeds the demo members and their photos (idempotent).
+ * 4. Starts `wrangler dev` (local D1, R2 and Durable Objects), which builds the app and rebuilds
+ *    it when app/ changes. It runs in its own process group, stopped as a whole on Ctrl-C.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
+function run(command: string, args: string[]) {
+  const result = spawnSync(command, args, { stdio: "inherit", env: process.env });
+  if (result.status !== 0) {
+    console.error(`\n${command} ${args.join(" ")} failed (exit ${result.status ?? "signal"}).`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+function ensureDevVars() {
+  const path = ".dev.vars";
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
+  if (/^APP_KEY=.{32,}$/m.test(current)) return;
+  const key = randomBytes(32).toString("base64url");
+  writeFileSync(path, `${current}${current && !current.endsWith("\n") ? "\n" : ""}APP_KEY=${key}\n`);
+  console.log("Created .dev.vars with a random APP_KEY.");
+}
+
+ensureDevVars();
+run("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"]);
+run("npx", ["tsx", "scripts/seed.ts"]);
+
+const extra = process.argv.slice(2);
+const child = spawn("npx", ["wrangler", "dev", ...extra], {
+  stdio: "inherit",
+  env: process.env,
+  detached: true,
+});
+
+const stop = (signal: NodeJS.Signals) => {
+  // workerd outlives a killed npx: signal the whole group.
+  if (child.pid) {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+};
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("exit", () => stop("SIGTERM"));
+child.on("exit", (code) => process.exit(code ?? 0));
