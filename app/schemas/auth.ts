@@ -17,7 +17,8 @@ export const usernameField = z
   .trim()
   .min(3, USERNAME_MESSAGES.min)
   .max(30, USERNAME_MESSAGES.max)
-  .regex(/^[A-Za-z0-9_]+$/, USERNAME_MESSAGES.chars);
+  // `*`, not `+`: an empty username is too short, not made of the wrong characters.
+  .regex(/^[A-Za-z0-9_]*$/, USERNAME_MESSAGES.chars);
 
 export const emailField = z
   .string({ error: "The email field is required." })
@@ -38,7 +39,8 @@ export const DOB_REQUIRED_MESSAGE = "Please select your date of birth";
 export const dateOfBirthField = z
   .string({ error: DOB_REQUIRED_MESSAGE })
   .trim()
-  .refine(isRealDate, DOB_REQUIRED_MESSAGE)
+  // A date that does not exist has no age: stop there rather than also call it under 18.
+  .refine(isRealDate, { message: DOB_REQUIRED_MESSAGE, abort: true })
   .refine((v) => ageOn(v) >= MINIMUM_AGE, UNDERAGE_MESSAGE)
   .refine((v) => ageOn(v) <= 120, DOB_REQUIRED_MESSAGE);
 

@@ -92,8 +92,13 @@ export async function register(env: Env, input: RegisterInput, meta: RequestMeta
     ]);
   } catch (error) {
     // A concurrent registration won the unique index between the check and the insert.
-    if (String(error).includes("UNIQUE")) {
-      throw new ValidationError({ email: ["This email address is already registered."] });
+    const message = String(error);
+    if (message.includes("UNIQUE")) {
+      throw new ValidationError(
+        message.includes("username")
+          ? { username: ["This username is already taken."] }
+          : { email: ["This email address is already registered."] },
+      );
     }
     throw error;
   }
@@ -117,7 +122,10 @@ export async function login(env: Env, input: LoginInput, meta: RequestMeta) {
   await limited(rateLimit.hit(env, "login_ip", meta.ip));
   const account = input.email.toLowerCase();
   // Only failures count against an account, so the member can still sign in once the window ends.
-  await limited(rateLimit.peek(env, "login_account", account));
+  // The attempt is counted before the password check (so parallel guesses cannot all get past the
+  // limit) and given back below when the password was right.
+  const attemptAt = Date.now();
+  await limited(rateLimit.hit(env, "login_account", account, attemptAt));
 
   const user = await getDb(env.DB)
     .select()
@@ -125,10 +133,8 @@ export async function login(env: Env, input: LoginInput, meta: RequestMeta) {
     .where(sql`${schema.users.email} = ${input.email} COLLATE NOCASE`)
     .get();
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !ok) {
-    await rateLimit.hit(env, "login_account", account);
-    throw new ValidationError({ email: [CREDENTIALS_MESSAGE] });
-  }
+  if (!user || !ok) throw new ValidationError({ email: [CREDENTIALS_MESSAGE] });
+  await rateLimit.release(env, "login_account", account, attemptAt);
   if (user.status === "suspended") throw new ValidationError({ email: [SUSPENDED_MESSAGE] });
   if (needsRehash(user.passwordHash)) {
     await getDb(env.DB)
@@ -307,16 +313,18 @@ export async function confirmPassword(
   session: ActiveSession,
   input: z.infer<typeof confirmPasswordSchema>,
 ) {
-  await limited(rateLimit.peek(env, "confirm_password_account", user.id));
+  // Counted before the check and given back on success, as for login.
+  const attemptAt = Date.now();
+  await limited(rateLimit.hit(env, "confirm_password_account", user.id, attemptAt));
   const row = await getDb(env.DB)
     .select({ passwordHash: schema.users.passwordHash })
     .from(schema.users)
     .where(eq(schema.users.id, user.id))
     .get();
   if (!row || !(await verifyPassword(input.password, row.passwordHash))) {
-    await rateLimit.hit(env, "confirm_password_account", user.id);
     throw new ValidationError({ password: ["The provided password is incorrect."] });
   }
+  await rateLimit.release(env, "confirm_password_account", user.id, attemptAt);
   await markPasswordConfirmed(env, session.idHash);
 }
 

@@ -62,6 +62,9 @@ export async function hmacVerify(secret: string, message: string, mac: string): 
   } catch {
     return false;
   }
+  // Only the one canonical spelling of a signature counts (base64 ignores a last character's
+  // spare bits, so several strings decode to the same bytes).
+  if (toBase64Url(signature) !== mac) return false;
   const key = await hmacKey(secret);
   return crypto.subtle.verify("HMAC", key, signature, encoder.encode(message));
 }

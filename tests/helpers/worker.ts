@@ -1,0 +1,40 @@
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../../worker/index";
+import { nextIp } from "./client";
+
+/**
+ * Calls the Worker directly with a changed environment (SELF always runs the test configuration):
+ * for behaviour that depends on APP_ENV or on a binding that fails.
+ */
+export async function fetchWith(
+  overrides: Partial<Cloudflare.Env>,
+  path: string,
+  init: RequestInit & { ip?: string } = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("CF-Connecting-IP", init.ip ?? nextIp());
+  const request = new Request(`http://localhost${path}`, {
+    redirect: "manual",
+    ...init,
+    headers,
+  }) as Request<unknown, IncomingRequestCfProperties>;
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(request, { ...env, ...overrides }, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+/** The environment of a production deploy (mail goes out through Resend there). */
+export const PRODUCTION: Partial<Cloudflare.Env> = {
+  APP_ENV: "production",
+  MAIL_TRANSPORT: "resend",
+  RESEND_API_KEY: "re_test_not_used",
+};
+
+/** A D1 binding whose every query fails, as when the database is unreachable. */
+export function failingDatabase(message: string): D1Database {
+  const fail = () => {
+    throw new Error(message);
+  };
+  return { prepare: fail, batch: fail, exec: fail, dump: fail, withSession: fail } as never;
+}
