@@ -1,0 +1,396 @@
+import type { ProfileLocation } from "~/server/db/schema";
+
+/**
+ * A small slice of the `country-state-city` dataset, written out by hand (names, ISO codes and
+ * coordinates exactly as that dataset has them, so a seeded location is one the location picker
+ * and the profile update accept), plus a believable postal code for each city.
+ */
+interface CountryRow {
+  isoCode: string;
+  name: string;
+  phonecode: string;
+  currency: string;
+  latitude: string;
+  longitude: string;
+  states: { isoCode: string; name: string; cities: [name: string, postalCode: string][] }[];
+}
+
+export const COUNTRIES: readonly CountryRow[] = [
+  {
+    isoCode: "US",
+    name: "United States",
+    phonecode: "1",
+    currency: "USD",
+    latitude: "38.00000000",
+    longitude: "-97.00000000",
+    states: [
+      {
+        isoCode: "NY",
+        name: "New York",
+        cities: [
+          ["New York City", "10003"],
+          ["Brooklyn", "11211"],
+        ],
+      },
+      {
+        isoCode: "CA",
+        name: "California",
+        cities: [
+          ["Los Angeles", "90026"],
+          ["San Francisco", "94110"],
+          ["Oakland", "94612"],
+        ],
+      },
+      {
+        isoCode: "TX",
+        name: "Texas",
+        cities: [
+          ["Austin", "78704"],
+          ["Houston", "77006"],
+        ],
+      },
+      { isoCode: "WA", name: "Washington", cities: [["Seattle", "98122"]] },
+      { isoCode: "CO", name: "Colorado", cities: [["Denver", "80205"]] },
+      { isoCode: "GA", name: "Georgia", cities: [["Atlanta", "30307"]] },
+      { isoCode: "OR", name: "Oregon", cities: [["Portland", "97214"]] },
+      { isoCode: "IL", name: "Illinois", cities: [["Chicago", "60614"]] },
+    ],
+  },
+  {
+    isoCode: "GB",
+    name: "United Kingdom",
+    phonecode: "44",
+    currency: "GBP",
+    latitude: "54.00000000",
+    longitude: "-2.00000000",
+    states: [
+      {
+        isoCode: "ENG",
+        name: "England",
+        cities: [
+          ["London", "N1 7GU"],
+          ["Manchester", "M4 1HN"],
+          ["Bristol", "BS1 5TR"],
+          ["Leeds", "LS6 1AN"],
+          ["Brighton", "BN1 1UB"],
+        ],
+      },
+      {
+        isoCode: "SCT",
+        name: "Scotland",
+        cities: [
+          ["Edinburgh", "EH6 6QU"],
+          ["Glasgow", "G12 8QQ"],
+        ],
+      },
+      { isoCode: "WLS", name: "Wales", cities: [["Cardiff", "CF10 1EP"]] },
+    ],
+  },
+  {
+    isoCode: "DE",
+    name: "Germany",
+    phonecode: "49",
+    currency: "EUR",
+    latitude: "51.00000000",
+    longitude: "9.00000000",
+    states: [
+      { isoCode: "BE", name: "Berlin", cities: [["Berlin", "10437"]] },
+      { isoCode: "BY", name: "Bavaria", cities: [["Munich", "80331"]] },
+      { isoCode: "HH", name: "Hamburg", cities: [["Hamburg", "20357"]] },
+      {
+        isoCode: "NW",
+        name: "North Rhine-Westphalia",
+        cities: [
+          ["Köln", "50667"],
+          ["Düsseldorf", "40213"],
+        ],
+      },
+      { isoCode: "SN", name: "Saxony", cities: [["Leipzig", "04109"]] },
+    ],
+  },
+  {
+    isoCode: "FR",
+    name: "France",
+    phonecode: "33",
+    currency: "EUR",
+    latitude: "46.00000000",
+    longitude: "2.00000000",
+    states: [
+      { isoCode: "IDF", name: "Île-de-France", cities: [["Paris", "75011"]] },
+      {
+        isoCode: "ARA",
+        name: "Auvergne-Rhône-Alpes",
+        cities: [
+          ["Lyon", "69001"],
+          ["Grenoble", "38000"],
+        ],
+      },
+      {
+        isoCode: "PAC",
+        name: "Provence-Alpes-Côte-d’Azur",
+        cities: [
+          ["Marseille", "13001"],
+          ["Nice", "06000"],
+        ],
+      },
+      { isoCode: "NAQ", name: "Nouvelle-Aquitaine", cities: [["Bordeaux", "33000"]] },
+      {
+        isoCode: "OCC",
+        name: "Occitanie",
+        cities: [
+          ["Toulouse", "31000"],
+          ["Montpellier", "34000"],
+        ],
+      },
+    ],
+  },
+  {
+    isoCode: "ES",
+    name: "Spain",
+    phonecode: "34",
+    currency: "EUR",
+    latitude: "40.00000000",
+    longitude: "-4.00000000",
+    states: [
+      { isoCode: "MD", name: "Madrid", cities: [["Madrid", "28004"]] },
+      { isoCode: "CT", name: "Catalonia", cities: [["Barcelona", "08012"]] },
+      {
+        isoCode: "AN",
+        name: "Andalusia",
+        cities: [
+          ["Sevilla", "41003"],
+          ["Málaga", "29012"],
+        ],
+      },
+      { isoCode: "VC", name: "Valencia", cities: [["Valencia", "46001"]] },
+      { isoCode: "PV", name: "Basque Country", cities: [["Bilbao", "48005"]] },
+    ],
+  },
+  {
+    isoCode: "IT",
+    name: "Italy",
+    phonecode: "39",
+    currency: "EUR",
+    latitude: "42.83333333",
+    longitude: "12.83333333",
+    states: [
+      { isoCode: "25", name: "Lombardy", cities: [["Milan", "20121"]] },
+      { isoCode: "45", name: "Emilia-Romagna", cities: [["Bologna", "40126"]] },
+      { isoCode: "52", name: "Tuscany", cities: [["Florence", "50122"]] },
+      { isoCode: "62", name: "Lazio", cities: [["Rome", "00153"]] },
+      { isoCode: "72", name: "Campania", cities: [["Naples", "80134"]] },
+      { isoCode: "82", name: "Sicily", cities: [["Palermo", "90133"]] },
+    ],
+  },
+  {
+    isoCode: "BR",
+    name: "Brazil",
+    phonecode: "55",
+    currency: "BRL",
+    latitude: "-10.00000000",
+    longitude: "-55.00000000",
+    states: [
+      {
+        isoCode: "SP",
+        name: "São Paulo",
+        cities: [
+          ["São Paulo", "01310-100"],
+          ["Campinas", "13015-000"],
+        ],
+      },
+      { isoCode: "RJ", name: "Rio de Janeiro", cities: [["Rio de Janeiro", "22081-010"]] },
+      { isoCode: "MG", name: "Minas Gerais", cities: [["Belo Horizonte", "30130-010"]] },
+      { isoCode: "BA", name: "Bahia", cities: [["Salvador", "40020-000"]] },
+      { isoCode: "RS", name: "Rio Grande do Sul", cities: [["Porto Alegre", "90010-150"]] },
+    ],
+  },
+  {
+    isoCode: "IN",
+    name: "India",
+    phonecode: "91",
+    currency: "INR",
+    latitude: "20.00000000",
+    longitude: "77.00000000",
+    states: [
+      {
+        isoCode: "MH",
+        name: "Maharashtra",
+        cities: [
+          ["Mumbai", "400050"],
+          ["Pune", "411001"],
+        ],
+      },
+      { isoCode: "KA", name: "Karnataka", cities: [["Bengaluru", "560038"]] },
+      { isoCode: "DL", name: "Delhi", cities: [["New Delhi", "110016"]] },
+      { isoCode: "TN", name: "Tamil Nadu", cities: [["Chennai", "600040"]] },
+      { isoCode: "WB", name: "West Bengal", cities: [["Kolkata", "700019"]] },
+    ],
+  },
+  {
+    isoCode: "JP",
+    name: "Japan",
+    phonecode: "81",
+    currency: "JPY",
+    latitude: "36.00000000",
+    longitude: "138.00000000",
+    states: [
+      { isoCode: "13", name: "Tokyo", cities: [["Tokyo", "150-0001"]] },
+      { isoCode: "26", name: "Kyōto Prefecture", cities: [["Kyoto", "604-8005"]] },
+      { isoCode: "27", name: "Ōsaka Prefecture", cities: [["Osaka", "530-0001"]] },
+      { isoCode: "40", name: "Fukuoka Prefecture", cities: [["Fukuoka", "810-0001"]] },
+      { isoCode: "01", name: "Hokkaidō Prefecture", cities: [["Sapporo", "060-0061"]] },
+    ],
+  },
+  {
+    isoCode: "AU",
+    name: "Australia",
+    phonecode: "61",
+    currency: "AUD",
+    latitude: "-27.00000000",
+    longitude: "133.00000000",
+    states: [
+      { isoCode: "NSW", name: "New South Wales", cities: [["Sydney", "2026"]] },
+      { isoCode: "VIC", name: "Victoria", cities: [["Melbourne", "3065"]] },
+      { isoCode: "QLD", name: "Queensland", cities: [["Brisbane", "4101"]] },
+      { isoCode: "WA", name: "Western Australia", cities: [["Perth", "6000"]] },
+      { isoCode: "TAS", name: "Tasmania", cities: [["Hobart", "7000"]] },
+    ],
+  },
+  {
+    isoCode: "CA",
+    name: "Canada",
+    phonecode: "1",
+    currency: "CAD",
+    latitude: "60.00000000",
+    longitude: "-95.00000000",
+    states: [
+      {
+        isoCode: "ON",
+        name: "Ontario",
+        cities: [
+          ["Toronto", "M6J 1H4"],
+          ["Ottawa", "K1N 5T2"],
+        ],
+      },
+      { isoCode: "QC", name: "Quebec", cities: [["Montréal", "H2T 1S4"]] },
+      { isoCode: "BC", name: "British Columbia", cities: [["Vancouver", "V6B 1A1"]] },
+      { isoCode: "AB", name: "Alberta", cities: [["Calgary", "T2P 1J9"]] },
+      { isoCode: "NS", name: "Nova Scotia", cities: [["Halifax", "B3H 4R2"]] },
+    ],
+  },
+  {
+    isoCode: "NG",
+    name: "Nigeria",
+    phonecode: "234",
+    currency: "NGN",
+    latitude: "10.00000000",
+    longitude: "8.00000000",
+    states: [
+      {
+        isoCode: "LA",
+        name: "Lagos",
+        cities: [
+          ["Lagos", "101241"],
+          ["Ikeja", "100271"],
+        ],
+      },
+      { isoCode: "FC", name: "Abuja Federal Capital Territory", cities: [["Abuja", "900211"]] },
+      { isoCode: "RI", name: "Rivers", cities: [["Port Harcourt", "500272"]] },
+      { isoCode: "OY", name: "Oyo", cities: [["Ibadan", "200284"]] },
+      { isoCode: "EN", name: "Enugu", cities: [["Enugu", "400281"]] },
+    ],
+  },
+  {
+    isoCode: "MX",
+    name: "Mexico",
+    phonecode: "52",
+    currency: "MXN",
+    latitude: "23.00000000",
+    longitude: "-102.00000000",
+    states: [
+      {
+        isoCode: "CDMX",
+        name: "Ciudad de México",
+        cities: [
+          ["Ciudad de México", "06700"],
+          ["Coyoacán", "04000"],
+        ],
+      },
+      { isoCode: "JAL", name: "Jalisco", cities: [["Guadalajara", "44100"]] },
+      { isoCode: "NLE", name: "Nuevo León", cities: [["Monterrey", "64000"]] },
+      { isoCode: "YUC", name: "Yucatán", cities: [["Mérida", "97000"]] },
+      { isoCode: "OAX", name: "Oaxaca", cities: [["Oaxaca", "68000"]] },
+    ],
+  },
+  {
+    isoCode: "SE",
+    name: "Sweden",
+    phonecode: "46",
+    currency: "SEK",
+    latitude: "62.00000000",
+    longitude: "15.00000000",
+    states: [
+      { isoCode: "AB", name: "Stockholm County", cities: [["Stockholm", "118 20"]] },
+      { isoCode: "O", name: "Västra Götaland County", cities: [["Göteborg", "411 04"]] },
+      { isoCode: "M", name: "Skåne County", cities: [["Malmö", "211 20"]] },
+      { isoCode: "C", name: "Uppsala County", cities: [["Uppsala", "753 10"]] },
+    ],
+  },
+];
+
+/** The flag emoji of a two-letter country code (its regional indicator symbols). */
+export function flagOf(isoCode: string): string {
+  return String.fromCodePoint(
+    ...[...isoCode.toUpperCase()].map((c) => 0x1f1e6 + c.charCodeAt(0) - 65),
+  );
+}
+
+export interface SeedLocation {
+  location: ProfileLocation;
+  countryCode: string;
+  stateCode: string;
+  cityName: string;
+  postalCode: string;
+}
+
+/** The SPEC.md §3 location object of one city of the table; throws on a city it does not hold. */
+export function seedLocation(
+  countryCode: string,
+  stateCode: string,
+  cityName: string,
+): SeedLocation {
+  const country = COUNTRIES.find((c) => c.isoCode === countryCode);
+  const state = country?.states.find((s) => s.isoCode === stateCode);
+  const city = state?.cities.find(([name]) => name === cityName);
+  if (!country || !state || !city) {
+    throw new Error(`Unknown seed location ${countryCode}/${stateCode}/${cityName}`);
+  }
+  return {
+    location: {
+      country: {
+        isoCode: country.isoCode,
+        name: country.name,
+        flag: flagOf(country.isoCode),
+        phonecode: country.phonecode,
+        currency: country.currency,
+        latitude: country.latitude,
+        longitude: country.longitude,
+      },
+      state: { isoCode: state.isoCode, name: state.name, countryCode: country.isoCode },
+      city: { name: city[0], countryCode: country.isoCode, stateCode: state.isoCode },
+    },
+    countryCode: country.isoCode,
+    stateCode: state.isoCode,
+    cityName: city[0],
+    postalCode: city[1],
+  };
+}
+
+/** Every city of the table as [country, state, city]. */
+export function allCities(countryCode?: string): [string, string, string][] {
+  return COUNTRIES.filter((c) => !countryCode || c.isoCode === countryCode).flatMap((c) =>
+    c.states.flatMap((s) =>
+      s.cities.map(([name]): [string, string, string] => [c.isoCode, s.isoCode, name]),
+    ),
+  );
+}
