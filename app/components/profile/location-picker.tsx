@@ -1,0 +1,106 @@
+import { Combobox, type ComboOption } from "~/components/combobox";
+import { loadCountries, loadStates } from "~/lib/geo";
+import type { City, Country, GeoState, Location } from "~/schemas/profile";
+
+interface LocationPickerProps {
+  value: Location | null;
+  onChange(value: Location | null): void;
+  error?: string;
+}
+
+/**
+ * Country, then state, then city, with SPEC.md §3's object shapes. Each list is fetched from the
+ * static location files when its picker opens.
+ */
+export function LocationPicker({ value, onChange, error }: LocationPickerProps) {
+  const country = value?.country ?? null;
+  const state = value?.state ?? null;
+  const city = value?.city ?? null;
+
+  const countryOptions = async (): Promise<ComboOption<Country>[]> =>
+    (await loadCountries()).map((c) => ({
+      key: c.isoCode,
+      label: `${c.flag ? `${c.flag} ` : ""}${c.name}`,
+      value: c,
+    }));
+
+  const stateOptions = async (): Promise<ComboOption<GeoState>[]> => {
+    if (!country) return [];
+    return (await loadStates(country.isoCode)).map((s) => ({
+      key: s.isoCode,
+      label: s.name,
+      value: { isoCode: s.isoCode, name: s.name, countryCode: country.isoCode },
+    }));
+  };
+
+  const cityOptions = async (): Promise<ComboOption<City>[]> => {
+    if (!country || !state) return [];
+    const entry = (await loadStates(country.isoCode)).find((s) => s.isoCode === state.isoCode);
+    return (entry?.cities ?? []).map((name) => ({
+      key: name,
+      label: name,
+      value: { name, countryCode: country.isoCode, stateCode: state.isoCode },
+    }));
+  };
+
+  return (
+    <div className="location-picker">
+      <div className="location-grid">
+        <Combobox
+          id="location-country"
+          label="Country"
+          placeholder="Choose a country"
+          selectedLabel={
+            country ? `${country.flag ? `${country.flag} ` : ""}${country.name}` : null
+          }
+          loadOptions={countryOptions}
+          invalid={Boolean(error)}
+          onSelect={(o) => {
+            if (o.value.isoCode === country?.isoCode) return;
+            onChange({ country: o.value, state: null, city: null });
+          }}
+        />
+        <Combobox
+          id="location-state"
+          label="State or region"
+          placeholder={country ? "Choose a state or region" : "Choose a country first"}
+          disabled={!country}
+          selectedLabel={state?.name ?? null}
+          loadOptions={stateOptions}
+          onSelect={(o) => {
+            if (!country || o.value.isoCode === state?.isoCode) return;
+            onChange({ country, state: o.value, city: null });
+          }}
+        />
+        <Combobox
+          id="location-city"
+          label="City"
+          placeholder={state ? "Choose a city" : "Choose a state first"}
+          disabled={!state}
+          selectedLabel={city?.name ?? null}
+          loadOptions={cityOptions}
+          onSelect={(o) => {
+            if (!country || !state) return;
+            onChange({ country, state, city: o.value });
+          }}
+        />
+      </div>
+      <div className="location-foot">
+        {error ? (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        ) : (
+          <p className="field-hint">
+            Members see your city, region and country, never your street.
+          </p>
+        )}
+        {country ? (
+          <button type="button" className="btn btn-ghost btn-sm" onClick={() => onChange(null)}>
+            Clear location
+          </button>
+        ) : null}
+      </div>
+    </div>
+  );
+}

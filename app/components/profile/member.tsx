@@ -1,0 +1,216 @@
+import { Link } from "@remix-run/react";
+import { useState } from "react";
+import { displayName, locationLabel, timeAgo, type MemberCardView } from "~/lib/members";
+import type { ProfilePhoto } from "~/schemas/profile";
+import { useIsOnline } from "~/state/presence";
+
+/** A round photo or, without one, the member's initial on the brand gradient. */
+export function Avatar({
+  name,
+  url,
+  size = 48,
+}: {
+  name: string;
+  url: string | null;
+  size?: number;
+}) {
+  return url ? (
+    <img className="member-avatar" src={url} alt="" width={size} height={size} loading="lazy" />
+  ) : (
+    <span
+      className="member-avatar member-avatar-empty"
+      style={{ width: size, height: size, fontSize: size * 0.42 }}
+      aria-hidden="true"
+    >
+      {name.slice(0, 1).toUpperCase()}
+    </span>
+  );
+}
+
+/** "Online now" or when last seen; live from the presence room when `memberId` is given. */
+export function OnlineBadge({
+  memberId,
+  online: rendered,
+  lastSeenAt,
+}: {
+  memberId?: string;
+  online: boolean;
+  lastSeenAt: string | null;
+}) {
+  const online = useIsOnline(memberId ?? null, rendered);
+  if (online) {
+    return (
+      <span className="presence presence-online">
+        <span className="presence-dot" aria-hidden="true" /> Online now
+      </span>
+    );
+  }
+  return (
+    <span className="presence">
+      <span className="presence-dot" aria-hidden="true" />
+      {lastSeenAt ? `Active ${timeAgo(lastSeenAt)}` : "Offline"}
+    </span>
+  );
+}
+
+/** One row of a member list (viewers, likes…): photo, name, age, place, and a time. */
+export function MemberRow({ member, meta }: { member: MemberCardView; meta?: string }) {
+  const name = displayName(member);
+  const place = locationLabel(member.location);
+  const online = useIsOnline(member.id, member.online);
+  return (
+    <Link to={`/members/${encodeURIComponent(member.username)}`} className="member-row">
+      <span className="member-row-photo">
+        <Avatar name={name} url={member.photo_url} size={52} />
+        {online ? <span className="member-row-online" aria-label="Online" /> : null}
+      </span>
+      <span className="member-row-body">
+        <strong>
+          {name}, {member.age}
+        </strong>
+        <span className="muted small">{place ?? `@${member.username}`}</span>
+      </span>
+      {meta ? <span className="member-row-meta muted small">{meta}</span> : null}
+    </Link>
+  );
+}
+
+/** A main photo with thumbnails to switch between the member's photos. */
+export function PhotoGallery({ photos, name }: { photos: ProfilePhoto[]; name: string }) {
+  const [index, setIndex] = useState(0);
+  const current = photos[Math.min(index, photos.length - 1)];
+  if (!current) {
+    return (
+      <div className="gallery gallery-empty" aria-label={`${name} has no photos yet`}>
+        <span className="gallery-initial" aria-hidden="true">
+          {name.slice(0, 1).toUpperCase()}
+        </span>
+        <p className="muted">No photos yet</p>
+      </div>
+    );
+  }
+  return (
+    <div className="gallery">
+      <div className="gallery-main">
+        <img src={current.url} alt={`${name}, photo ${index + 1} of ${photos.length}`} />
+        {photos.length > 1 ? (
+          <>
+            <button
+              type="button"
+              className="gallery-nav gallery-prev"
+              aria-label="Previous photo"
+              onClick={() => setIndex((i) => (i - 1 + photos.length) % photos.length)}
+            >
+              ‹
+            </button>
+            <button
+              type="button"
+              className="gallery-nav gallery-next"
+              aria-label="Next photo"
+              onClick={() => setIndex((i) => (i + 1) % photos.length)}
+            >
+              ›
+            </button>
+          </>
+        ) : null}
+      </div>
+      {photos.length > 1 ? (
+        <ul className="gallery-thumbs" aria-label="Photos">
+          {photos.map((p, i) => (
+            <li key={p.id}>
+              <button
+                type="button"
+                className="gallery-thumb"
+                aria-label={`Show photo ${i + 1}`}
+                aria-current={i === index ? true : undefined}
+                onClick={() => setIndex(i)}
+              >
+                <img src={p.url} alt="" loading="lazy" />
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+export function Chips({ items, tone }: { items: string[]; tone?: "brand" }) {
+  if (items.length === 0) return <p className="muted">Nothing added yet.</p>;
+  return (
+    <ul className="chips">
+      {items.map((item) => (
+        <li key={item} className={tone === "brand" ? "chip chip-brand" : "chip"}>
+          {item}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Where a member lives, their gender and the ages they would like to meet. */
+export function ProfileFacts({
+  place,
+  gender,
+  ageRange,
+}: {
+  place: string | null;
+  gender: string | null;
+  ageRange: { min: number; max: number };
+}) {
+  return (
+    <ul className="facts">
+      {place ? (
+        <li>
+          <FactIcon kind="place" />
+          <span>{place}</span>
+        </li>
+      ) : null}
+      {gender ? (
+        <li>
+          <FactIcon kind="gender" />
+          <span>{gender}</span>
+        </li>
+      ) : null}
+      <li>
+        <FactIcon kind="ages" />
+        <span>{`Looking for ages ${ageRange.min}–${ageRange.max}`}</span>
+      </li>
+    </ul>
+  );
+}
+
+/** Small line icons for the facts of a profile (emoji fonts are missing on many desktops). */
+function FactIcon({ kind }: { kind: "place" | "gender" | "ages" }) {
+  const paths = {
+    place: (
+      <>
+        <path d="M12 21s-7-6.2-7-11.5a7 7 0 0 1 14 0C19 14.8 12 21 12 21z" />
+        <circle cx="12" cy="9.5" r="2.5" />
+      </>
+    ),
+    gender: (
+      <>
+        <circle cx="12" cy="8" r="4" />
+        <path d="M4 21c1.5-4 4.5-6 8-6s6.5 2 8 6" />
+      </>
+    ),
+    ages: (
+      <path d="M12 20s-7.5-4.6-7.5-10A4.5 4.5 0 0 1 12 7a4.5 4.5 0 0 1 7.5 3c0 5.4-7.5 10-7.5 10z" />
+    ),
+  };
+  return (
+    <svg
+      className="fact-icon"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+    >
+      {paths[kind]}
+    </svg>
+  );
+}

@@ -1,0 +1,57 @@
+import type { ProfilePhoto } from "~/schemas/profile";
+
+/** API.md "Member card": how another member is shown wherever members are listed. */
+export interface MemberCardView {
+  id: string;
+  username: string;
+  firstName: string | null;
+  age: number;
+  gender: string | null;
+  location: { country: string | null; state: string | null; city: string | null };
+  photo_url: string | null;
+  online: boolean;
+  last_seen_at: string | null;
+}
+
+/** GET /members/{username}'s `member`: the card plus bio, interests, preferences, ageRange, photos. */
+export interface MemberProfileView extends MemberCardView {
+  bio: string;
+  interests: string[];
+  preferences: string[];
+  ageRange: { min: number; max: number };
+  photos: ProfilePhoto[];
+}
+
+/** The name a member goes by: their first name when they gave one, else their username. */
+export const displayName = (m: { firstName: string | null; username: string }) =>
+  m.firstName?.trim() || m.username;
+
+/** "Austin, Texas, United States" from whichever parts are known; null when none are. */
+export function locationLabel(location: {
+  country: string | null;
+  state: string | null;
+  city: string | null;
+}): string | null {
+  const parts = [location.city, location.state, location.country].filter(Boolean);
+  return parts.length ? parts.join(", ") : null;
+}
+
+/** "just now", "5 minutes ago", "3 hours ago", "2 days ago", or a date for older times. */
+export function timeAgo(iso: string, now = Date.now()): string {
+  const then = Date.parse(iso);
+  if (!Number.isFinite(then)) return "";
+  const seconds = Math.max(0, Math.round((now - then) / 1000));
+  if (seconds < 60) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} minute${minutes === 1 ? "" : "s"} ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} hour${hours === 1 ? "" : "s"} ago`;
+  const days = Math.round(hours / 24);
+  if (days < 7) return `${days} day${days === 1 ? "" : "s"} ago`;
+  return new Date(then).toLocaleDateString("en", {
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    timeZone: "UTC",
+  });
+}

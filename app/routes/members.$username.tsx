@@ -1,0 +1,102 @@
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { json } from "@remix-run/cloudflare";
+import { useLoaderData } from "@remix-run/react";
+import { MessageButton } from "~/components/chat/message-button";
+import { MemberLikeAction } from "~/components/discovery/member-like";
+import { AppLink } from "~/components/link";
+import { Chips, ProfileFacts, OnlineBadge, PhotoGallery } from "~/components/profile/member";
+import { MemberSafetyActions } from "~/components/safety";
+import { AppShell } from "~/components/shell";
+import { displayName, locationLabel } from "~/lib/members";
+import { titleMeta } from "~/lib/title";
+import { HttpError } from "~/server/errors.server";
+import { requireVerifiedUser } from "~/server/guards.server";
+import { likeStatus } from "~/server/likes.server";
+import { isPrefetch, viewMember } from "~/server/members.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) =>
+  titleMeta(data ? displayName(data.member) : "Member");
+
+/** Personal pages: never stored by a shared cache or kept for the back button. */
+export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
+
+/** Another member's public profile; visiting it records a profile view (one a day). */
+export async function loader({ context, request, params }: LoaderFunctionArgs) {
+  const { user } = requireVerifiedUser(context, request);
+  try {
+    const member = await viewMember(context.env, user.id, params.username ?? "", {
+      recordView: !isPrefetch(request),
+    });
+    const isSelf = member.id === user.id;
+    const likes = isSelf ? null : await likeStatus(context.env, user.id, member.id);
+    return json({ member, isSelf, likes }, { headers: { "Cache-Control": "private, no-store" } });
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 404) {
+      throw new Response("Not found", { status: 404 });
+    }
+    throw error;
+  }
+}
+
+export default function MemberPage() {
+  const { member, isSelf, likes } = useLoaderData<typeof loader>();
+  const name = displayName(member);
+  const place = locationLabel(member.location);
+  return (
+    <AppShell>
+      <div className="container">
+        {isSelf ? (
+          <div className="banner">
+            <p className="muted">This is how other members see your profile.</p>
+            <AppLink to="/settings/profile" className="btn btn-secondary btn-sm">
+              Edit profile
+            </AppLink>
+          </div>
+        ) : null}
+        <div className="profile-layout">
+          <div className="profile-media">
+            <PhotoGallery photos={member.photos} name={name} />
+          </div>
+          <div className="profile-info">
+            <section className="card profile-summary" aria-labelledby="member-name">
+              <div className="profile-summary-head">
+                <h1 id="member-name" className="profile-name">
+                  {name}, {member.age}
+                </h1>
+                <OnlineBadge
+                  memberId={member.id}
+                  online={member.online}
+                  lastSeenAt={member.last_seen_at}
+                />
+              </div>
+              <p className="muted">@{member.username}</p>
+              {likes ? (
+                <MemberLikeAction
+                  memberId={member.id}
+                  name={name}
+                  liked={likes.liked}
+                  likedMe={likes.liked_me}
+                />
+              ) : null}
+              {isSelf ? null : <MessageButton userId={member.id} name={name} />}
+              {isSelf ? null : <MemberSafetyActions member={{ id: member.id, name }} />}
+              <ProfileFacts place={place} gender={member.gender} ageRange={member.ageRange} />
+            </section>
+            <section className="card">
+              <h2 className="h3">About {name}</h2>
+              {member.bio ? (
+                <p className="bio">{member.bio}</p>
+              ) : (
+                <p className="muted">{name} has not written a bio yet.</p>
+              )}
+              <h2 className="h3">Interests</h2>
+              <Chips items={member.interests} tone="brand" />
+              <h2 className="h3">Looking for</h2>
+              <Chips items={member.preferences} />
+            </section>
+          </div>
+        </div>
+      </div>
+    </AppShell>
+  );
+}

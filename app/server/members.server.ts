@@ -1,0 +1,155 @@
+import { eq, inArray, sql } from "drizzle-orm";
+import { ageOn } from "~/lib/age";
+import type { MemberCardView, MemberProfileView } from "~/lib/members";
+import type { Location } from "~/schemas/profile";
+import { getDb, schema, type Db } from "./db.server";
+import type { Env } from "./env.server";
+import { notFound } from "./errors.server";
+import { photoUrl } from "./photos.server";
+import { recordProfileView } from "./profile-views.server";
+import { canSee } from "./visibility.server";
+
+/** A member counts as online when seen within this window and not hiding it. */
+export const ONLINE_WINDOW_MS = 5 * 60_000;
+
+export type MemberCard = MemberCardView;
+
+/** The columns a card is built from; select them with `cardQuery` or add them to a query of yours. */
+export const cardColumns = {
+  id: schema.users.id,
+  username: schema.users.username,
+  hideOnline: schema.users.hideOnline,
+  lastSeenAt: schema.users.lastSeenAt,
+  firstName: schema.profiles.firstName,
+  dateOfBirth: schema.profiles.dateOfBirth,
+  gender: schema.profiles.gender,
+  location: schema.profiles.location,
+  mainPhotoId: sql<
+    string | null
+  >`(SELECT p.id FROM photos p WHERE p.user_id = ${schema.users.id} ORDER BY p.position, p.id LIMIT 1)`,
+};
+
+export type CardRow = {
+  id: string;
+  username: string;
+  hideOnline: boolean;
+  lastSeenAt: string | null;
+  firstName: string | null;
+  dateOfBirth: string;
+  gender: string | null;
+  location: Location | null;
+  mainPhotoId: string | null;
+};
+
+/** users joined with profiles, selecting the card columns (add where/order/limit). */
+export function cardQuery(db: Db) {
+  return db
+    .select(cardColumns)
+    .from(schema.users)
+    .innerJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id));
+}
+
+export function isOnline(
+  member: { hideOnline: boolean; lastSeenAt: string | null },
+  now = Date.now(),
+): boolean {
+  if (member.hideOnline || !member.lastSeenAt) return false;
+  const seen = Date.parse(member.lastSeenAt);
+  return Number.isFinite(seen) && now - seen <= ONLINE_WINDOW_MS;
+}
+
+export function locationNames(location: Location | null | undefined) {
+  return {
+    country: location?.country?.name ?? null,
+    state: location?.state?.name ?? null,
+    city: location?.city?.name ?? null,
+  };
+}
+
+export function toMemberCard(row: CardRow, now = Date.now()): MemberCard {
+  return {
+    id: row.id,
+    username: row.username,
+    firstName: row.firstName,
+    age: ageOn(row.dateOfBirth, new Date(now)),
+    gender: row.gender,
+    location: locationNames(row.location),
+    photo_url: row.mainPhotoId ? photoUrl(row.mainPhotoId) : null,
+    online: isOnline(row, now),
+    // A member who hides their online state hides when they were last seen too.
+    last_seen_at: row.hideOnline ? null : row.lastSeenAt,
+  };
+}
+
+const CARD_BATCH = 90;
+
+/** Cards for the given member ids, in the order of `ids` (ids without a member are skipped). */
+export async function memberCards(env: Env, ids: string[], now = Date.now()) {
+  if (ids.length === 0) return [];
+  const db = getDb(env.DB);
+  const unique = [...new Set(ids)];
+  const byId = new Map<string, CardRow>();
+  // D1 binds at most 100 values a statement.
+  for (let i = 0; i < unique.length; i += CARD_BATCH) {
+    const batch = unique.slice(i, i + CARD_BATCH);
+    for (const row of await cardQuery(db).where(inArray(schema.users.id, batch)).all()) {
+      byId.set(row.id, row);
+    }
+  }
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toMemberCard(row, now)] : [];
+  });
+}
+
+/**
+ * A browser's speculative fetch (link prefetch on hover) is not a visit: it records no view.
+ */
+export function isPrefetch(request: Request): boolean {
+  const purpose = `${request.headers.get("Sec-Purpose") ?? ""} ${request.headers.get("Purpose") ?? ""}`;
+  return /prefetch/i.test(purpose);
+}
+
+export type MemberProfile = MemberProfileView;
+
+/**
+ * Another member's public profile as `viewerId` sees it (404 when unknown or hidden from them).
+ * Unless `recordView` is false, a view by someone else is recorded (at most one row a day).
+ */
+export async function viewMember(
+  env: Env,
+  viewerId: string,
+  username: string,
+  { recordView = true, now = Date.now() }: { recordView?: boolean; now?: number } = {},
+): Promise<MemberProfile> {
+  const db = getDb(env.DB);
+  const row = await db
+    .select({
+      card: cardColumns,
+      bio: schema.profiles.bio,
+      interests: schema.profiles.interests,
+      preferences: schema.profiles.preferences,
+      ageMin: schema.profiles.ageMin,
+      ageMax: schema.profiles.ageMax,
+    })
+    .from(schema.users)
+    .innerJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id))
+    .where(sql`${schema.users.username} = ${username} COLLATE NOCASE`)
+    .get();
+  if (!row || !(await canSee(env, viewerId, row.card.id))) throw notFound("Member not found.");
+  const photos = await db
+    .select({ id: schema.photos.id, position: schema.photos.position })
+    .from(schema.photos)
+    .where(eq(schema.photos.userId, row.card.id))
+    .orderBy(schema.photos.position, schema.photos.id)
+    .all();
+  if (recordView) await recordProfileView(env, viewerId, row.card.id, now);
+  return {
+    ...toMemberCard(row.card, now),
+    bio: row.bio,
+    interests: row.interests,
+    preferences: row.preferences,
+    ageRange: { min: row.ageMin, max: row.ageMax },
+    photos: photos.map((p, i) => ({ id: p.id, url: photoUrl(p.id), position: i })),
+  };
+}

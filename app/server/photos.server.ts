@@ -1,0 +1,267 @@
+import { and, asc, count, eq, sum } from "drizzle-orm";
+import { CONTENT_TYPES, sniffImageType, SNIFF_BYTES } from "~/lib/image-type";
+import { checkPhotos, PHOTO_LIMITS, PHOTO_MESSAGES, type ExistingPhotos } from "~/schemas/photos";
+import type { ProfilePhoto } from "~/schemas/profile";
+import { newId } from "./crypto.server";
+import { getDb, nowIso, schema } from "./db.server";
+import type { Env } from "./env.server";
+import { emailNotVerified, HttpError, notFound, ValidationError } from "./errors.server";
+import type { SessionUser } from "./session.server";
+import { canSee } from "./visibility.server";
+
+export const photoUrl = (id: string) => `/photos/${id}`;
+
+/** Photo ids never change content, so a browser may keep them for a year (in its own cache only). */
+export const PHOTO_CACHE_CONTROL = "private, max-age=31536000, immutable";
+
+/**
+ * The most an upload request body may hold: one more photo than allowed at the size limit plus
+ * room for the multipart framing, so that a slightly-too-large selection still gets SPEC.md's
+ * messages while a huge body is cut off early.
+ */
+export const MAX_UPLOAD_BODY_BYTES =
+  (PHOTO_LIMITS.maxCount + 1) * PHOTO_LIMITS.maxBytes + 1024 * 1024;
+
+const tooLarge = () =>
+  new HttpError(413, PHOTO_MESSAGES.totalSize, { photos: [PHOTO_MESSAGES.totalSize] });
+
+const photoKey = (userId: string, photoId: string) => `photos/${userId}/${photoId}`;
+
+/** A member's photos in order; positions are 0, 1, 2… and the first is the main photo. */
+export async function listPhotos(env: Env, userId: string): Promise<ProfilePhoto[]> {
+  const rows = await getDb(env.DB)
+    .select({ id: schema.photos.id })
+    .from(schema.photos)
+    .where(eq(schema.photos.userId, userId))
+    .orderBy(asc(schema.photos.position), asc(schema.photos.id))
+    .all();
+  return rows.map((r, i) => ({ id: r.id, url: photoUrl(r.id), position: i }));
+}
+
+async function existingPhotos(env: Env, userId: string): Promise<ExistingPhotos> {
+  const row = await getDb(env.DB)
+    .select({ count: count(), total: sum(schema.photos.size) })
+    .from(schema.photos)
+    .where(eq(schema.photos.userId, userId))
+    .get();
+  return { count: row?.count ?? 0, totalBytes: Number(row?.total ?? 0) };
+}
+
+/**
+ * Reads the `photos` files of a multipart upload. The body is read with a cap (413 beyond it);
+ * a request that is not multipart, or holds no file, gives an empty list.
+ */
+export async function readPhotoUpload(request: Request): Promise<Uint8Array[]> {
+  const type = request.headers.get("Content-Type") ?? "";
+  if (!type.toLowerCase().startsWith("multipart/form-data") || !request.body) return [];
+  const declared = Number(request.headers.get("Content-Length") ?? "0");
+  if (declared > MAX_UPLOAD_BODY_BYTES) throw tooLarge();
+
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > MAX_UPLOAD_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { "Content-Type": type } }).formData();
+  } catch {
+    throw new ValidationError({ photos: [PHOTO_MESSAGES.required] });
+  }
+  const files: Uint8Array[] = [];
+  for (const name of ["photos", "photos[]"]) {
+    for (const entry of form.getAll(name)) {
+      // A file input with nothing chosen still sends an empty part.
+      if (typeof entry !== "string" && entry.size > 0) {
+        files.push(new Uint8Array(await entry.arrayBuffer()));
+      }
+    }
+  }
+  return files;
+}
+
+function photoRuleError(messages: string[], wrongType: boolean): HttpError {
+  return new HttpError(wrongType ? 415 : 422, messages[0] ?? PHOTO_MESSAGES.required, {
+    photos: messages,
+  });
+}
+
+/**
+ * POST /my/photos: checks SPEC.md's rules against the member's photos after the upload, with each
+ * file's type decided from its bytes, stores the files in R2 under generated keys, and answers all
+ * the member's photos. The rows are added by one conditional statement, so concurrent uploads can
+ * never take a member past 5 photos or 20MB.
+ */
+export async function uploadPhotos(
+  env: Env,
+  userId: string,
+  files: Uint8Array[],
+): Promise<ProfilePhoto[]> {
+  const sniffed = files.map((bytes) => ({
+    bytes,
+    type: sniffImageType(bytes.subarray(0, SNIFF_BYTES)),
+    size: bytes.byteLength,
+  }));
+  const check = checkPhotos(sniffed, await existingPhotos(env, userId));
+  if (check.messages.length) throw photoRuleError(check.messages, check.wrongType);
+
+  const now = nowIso();
+  const pending = sniffed.map((file) => {
+    const id = newId();
+    const contentType = CONTENT_TYPES[file.type as keyof typeof CONTENT_TYPES];
+    return { id, key: photoKey(userId, id), contentType, size: file.size, bytes: file.bytes };
+  });
+  const puts = await Promise.allSettled(
+    pending.map((p) =>
+      env.PHOTOS.put(p.key, p.bytes, { httpMetadata: { contentType: p.contentType } }),
+    ),
+  );
+  const failed = puts.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) {
+    // Nothing of a half-stored upload stays behind.
+    await env.PHOTOS.delete(pending.map((p) => p.key));
+    throw failed.reason;
+  }
+  const stored = pending.map((p, i) => ({
+    ...p,
+    etag: (puts[i] as PromiseFulfilledResult<R2Object>).value.etag,
+  }));
+
+  const newBytes = stored.reduce((total, s) => total + s.size, 0);
+  const values = stored.map(() => "(?, ?, ?, ?, ?, ?)").join(", ");
+  const statement = env.DB.prepare(
+    `WITH incoming(id, r2_key, content_type, size, etag, n) AS (VALUES ${values})
+     INSERT INTO photos (id, user_id, r2_key, content_type, size, position, etag, created_at)
+     SELECT id, ?, r2_key, content_type, size,
+            (SELECT COALESCE(MAX(position), -1) FROM photos WHERE user_id = ?) + n, etag, ?
+     FROM incoming
+     WHERE (SELECT COUNT(*) FROM photos WHERE user_id = ?) + ? <= ?
+       AND (SELECT COALESCE(SUM(size), 0) FROM photos WHERE user_id = ?) + ? < ?
+     RETURNING id`,
+  ).bind(
+    ...stored.flatMap((s, i) => [s.id, s.key, s.contentType, s.size, s.etag, i + 1]),
+    userId,
+    userId,
+    now,
+    userId,
+    stored.length,
+    PHOTO_LIMITS.maxCount,
+    userId,
+    newBytes,
+    PHOTO_LIMITS.maxTotalBytes,
+  );
+  let inserted = 0;
+  try {
+    // Counted from RETURNING: meta.changes also counts the rows the search triggers write.
+    inserted = (await statement.all()).results.length;
+  } finally {
+    if (inserted !== stored.length) await env.PHOTOS.delete(stored.map((s) => s.key));
+  }
+  if (inserted !== stored.length) {
+    // Another upload finished first: the rules now fail against what it stored.
+    const again = checkPhotos(sniffed, await existingPhotos(env, userId));
+    throw photoRuleError(
+      again.messages.length ? again.messages : [PHOTO_MESSAGES.maxCount],
+      again.wrongType,
+    );
+  }
+  return listPhotos(env, userId);
+}
+
+/**
+ * DELETE /my/photos/{id}. A member who has photos keeps at least one: the delete is conditional on
+ * another photo remaining, so two concurrent deletes cannot remove the last two.
+ */
+export async function deletePhoto(env: Env, userId: string, photoId: string): Promise<void> {
+  const photo = await getDb(env.DB)
+    .select({ key: schema.photos.r2Key })
+    .from(schema.photos)
+    .where(and(eq(schema.photos.id, photoId), eq(schema.photos.userId, userId)))
+    .get();
+  if (!photo) throw notFound("Photo not found.");
+  const result = await env.DB.prepare(
+    `DELETE FROM photos WHERE id = ?1 AND user_id = ?2
+       AND (SELECT COUNT(*) FROM photos WHERE user_id = ?2) > 1`,
+  )
+    .bind(photoId, userId)
+    .run();
+  if (result.meta.changes === 0) throw new ValidationError({ photos: [PHOTO_MESSAGES.required] });
+  await env.PHOTOS.delete(photo.key);
+  await renumber(env, userId);
+}
+
+/** Rewrites positions as 0, 1, 2… in the current order. */
+async function renumber(env: Env, userId: string, order?: string[]) {
+  const ids = order ?? (await listPhotos(env, userId)).map((p) => p.id);
+  if (ids.length === 0) return;
+  const db = getDb(env.DB);
+  const [first, ...rest] = ids.map((id, position) =>
+    db
+      .update(schema.photos)
+      .set({ position })
+      .where(and(eq(schema.photos.id, id), eq(schema.photos.userId, userId))),
+  );
+  await db.batch([first!, ...rest]);
+}
+
+export const PHOTO_ORDER_MESSAGE = "The order must list each of your photos once.";
+
+/** PUT /my/photos/order: `ids` is every one of the member's photos, the main photo first. */
+export async function reorderPhotos(
+  env: Env,
+  userId: string,
+  ids: string[],
+): Promise<ProfilePhoto[]> {
+  const current = await listPhotos(env, userId);
+  const known = new Set(current.map((p) => p.id));
+  if (
+    ids.length !== current.length ||
+    new Set(ids).size !== ids.length ||
+    ids.some((id) => !known.has(id))
+  ) {
+    throw new ValidationError({ ids: [PHOTO_ORDER_MESSAGE] });
+  }
+  await renumber(env, userId, ids);
+  return listPhotos(env, userId);
+}
+
+/**
+ * GET /photos/{id}: the stored photo for a signed-in member. A member always sees their own; any
+ * other photo needs a verified email and an owner the viewer may see (404 otherwise, the same as
+ * a photo that does not exist).
+ */
+export async function readPhoto(env: Env, viewer: SessionUser, photoId: string) {
+  const photo = await getDb(env.DB)
+    .select()
+    .from(schema.photos)
+    .where(eq(schema.photos.id, photoId))
+    .get();
+  if (!photo || photo.userId !== viewer.id) {
+    if (!viewer.emailVerifiedAt) throw emailNotVerified();
+    if (!photo || !(await canSee(env, viewer.id, photo.userId))) {
+      throw notFound("Photo not found.");
+    }
+  }
+  return photo;
+}
+
+export async function photoObject(env: Env, r2Key: string) {
+  const object = await env.PHOTOS.get(r2Key);
+  if (!object) throw notFound("Photo not found.");
+  return object;
+}

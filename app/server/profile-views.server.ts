@@ -1,0 +1,92 @@
+import { and, countDistinct, desc, eq, max, sql } from "drizzle-orm";
+import { getDb, nowIso, schema } from "./db.server";
+import type { Env } from "./env.server";
+import { memberCards, type MemberCard } from "./members.server";
+import { notify } from "./notifications.server";
+import { visibleTo } from "./visibility.server";
+
+export const VIEWERS_PER_PAGE = 20;
+export const VIEWERS_MAX_PER_PAGE = 50;
+
+/**
+ * Records that `viewerId` looked at `viewedId`'s profile: one row per viewer, member and UTC day,
+ * whose time moves forward on a repeat view. Looking at yourself records nothing. The first view
+ * of a day notifies the member viewed (a `profile_view` notification).
+ */
+export async function recordProfileView(
+  env: Env,
+  viewerId: string,
+  viewedId: string,
+  now = Date.now(),
+): Promise<void> {
+  if (viewerId === viewedId) return;
+  const viewedAt = nowIso(now);
+  const day = viewedAt.slice(0, 10);
+  const db = getDb(env.DB);
+  const v = schema.profileViews;
+  const inserted = await db
+    .insert(v)
+    .values({ viewerId, viewedId, day, viewedAt })
+    .onConflictDoNothing()
+    .returning({ day: v.day });
+  if (inserted.length > 0) {
+    await notify(env, { to: viewedId, type: "profile_view", actorId: viewerId });
+    return;
+  }
+  await db
+    .update(v)
+    .set({ viewedAt: sql`max(${v.viewedAt}, ${viewedAt})` })
+    .where(and(eq(v.viewedId, viewedId), eq(v.viewerId, viewerId), eq(v.day, day)));
+}
+
+export interface ProfileViewers {
+  viewers: (MemberCard & { viewed_at: string })[];
+  total_count: number;
+  meta: { page: number; per_page: number; has_more: boolean };
+}
+
+/**
+ * GET /my/profile-viewers: the members who viewed `memberId`, each once at their latest view,
+ * newest first, one page at a time; total_count counts distinct viewers the member can see.
+ */
+export async function listProfileViewers(
+  env: Env,
+  memberId: string,
+  { page = 1, perPage = VIEWERS_PER_PAGE }: { page?: number; perPage?: number } = {},
+  now = Date.now(),
+): Promise<ProfileViewers> {
+  const db = getDb(env.DB);
+  const v = schema.profileViews;
+  const where = and(eq(v.viewedId, memberId), visibleTo(memberId));
+  const latest = max(v.viewedAt);
+  const [rows, totals] = await Promise.all([
+    db
+      .select({ viewerId: v.viewerId, viewedAt: latest })
+      .from(v)
+      .innerJoin(schema.users, eq(schema.users.id, v.viewerId))
+      .where(where)
+      .groupBy(v.viewerId)
+      .orderBy(desc(latest), v.viewerId)
+      .limit(perPage + 1)
+      .offset((page - 1) * perPage)
+      .all(),
+    db
+      .select({ total: countDistinct(v.viewerId) })
+      .from(v)
+      .innerJoin(schema.users, eq(schema.users.id, v.viewerId))
+      .where(where)
+      .get(),
+  ]);
+  const pageRows = rows.slice(0, perPage);
+  const cards = await memberCards(
+    env,
+    pageRows.map((r) => r.viewerId),
+    now,
+  );
+  const viewedAt = new Map(pageRows.map((r) => [r.viewerId, r.viewedAt ?? ""]));
+  return {
+    viewers: cards.map((card) => ({ ...card, viewed_at: viewedAt.get(card.id) ?? "" })),
+    total_count: totals?.total ?? 0,
+    meta: { page, per_page: perPage, has_more: rows.length > perPage },
+  };
+}

@@ -1,0 +1,124 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { isPrefetch, viewMember } from "~/server/members.server";
+import {
+  deletePhoto,
+  PHOTO_CACHE_CONTROL,
+  PHOTO_ORDER_MESSAGE,
+  photoObject,
+  readPhoto,
+  readPhotoUpload,
+  reorderPhotos,
+  uploadPhotos,
+} from "~/server/photos.server";
+import {
+  listProfileViewers,
+  VIEWERS_MAX_PER_PAGE,
+  VIEWERS_PER_PAGE,
+} from "~/server/profile-views.server";
+import { loadProfile, updateProfile } from "~/server/profiles.server";
+import { emailNotVerified, ValidationError } from "~/server/errors.server";
+import { parseInput } from "~/server/validation.server";
+import { currentUser, requireUser, requireVerified } from "../middleware/auth";
+import { wantsJson } from "../http";
+import type { AppBindings } from "../types";
+
+/**
+ * API.md "Profile and photos". Profile editing works before the email is verified; other members'
+ * profiles, photos and the viewers list need a verified email. GET /my/profile and
+ * GET /members/{username} are also pages: a browser falls through to Remix.
+ */
+export const profileApi = new Hono<AppBindings>();
+
+profileApi.get("/my/profile", async (c, next) => {
+  if (!wantsJson(c)) return next();
+  const { user } = currentUser(c);
+  return c.json({ profile: await loadProfile(c.env, user.id) });
+});
+
+profileApi.put("/my/profile", requireUser, async (c) => {
+  const { user } = currentUser(c);
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new ValidationError({ _: ["The request body is not valid JSON."] });
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new ValidationError({ _: ["The request body must be a JSON object."] });
+  }
+  const profile = await updateProfile(c.env, user.id, body as Record<string, unknown>);
+  return c.json({ profile });
+});
+
+profileApi.post("/my/photos", requireUser, async (c) => {
+  const { user } = currentUser(c);
+  const files = await readPhotoUpload(c.req.raw);
+  return c.json({ photos: await uploadPhotos(c.env, user.id, files) }, 201);
+});
+
+const orderSchema = z.object({
+  ids: z.array(z.string().max(64), { error: PHOTO_ORDER_MESSAGE }).max(50, PHOTO_ORDER_MESSAGE),
+});
+
+profileApi.put("/my/photos/order", requireUser, async (c) => {
+  const { user } = currentUser(c);
+  const body: unknown = await c.req.json().catch(() => ({}));
+  const { ids } = parseInput(orderSchema, body);
+  return c.json({ photos: await reorderPhotos(c.env, user.id, ids) });
+});
+
+profileApi.delete("/my/photos/:id", requireUser, async (c) => {
+  const { user } = currentUser(c);
+  await deletePhoto(c.env, user.id, c.req.param("id"));
+  return c.body(null, 204);
+});
+
+profileApi.get("/photos/:id", requireUser, async (c) => {
+  const { user } = currentUser(c);
+  const photo = await readPhoto(c.env, user, c.req.param("id"));
+  const etag = `"${photo.etag}"`;
+  const headers = {
+    ETag: etag,
+    "Cache-Control": PHOTO_CACHE_CONTROL,
+    Vary: "Cookie",
+  };
+  const ifNoneMatch = c.req.header("If-None-Match");
+  if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
+    return c.body(null, 304, headers);
+  }
+  const object = await photoObject(c.env, photo.r2Key);
+  return c.body(object.body, 200, {
+    ...headers,
+    "Content-Type": photo.contentType,
+    "Content-Length": String(photo.size),
+    "Content-Disposition": "inline",
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+  });
+});
+
+profileApi.get("/members/:username", async (c, next) => {
+  if (!wantsJson(c)) return next();
+  const { user } = currentUser(c);
+  if (!user.emailVerifiedAt) throw emailNotVerified();
+  const member = await viewMember(c.env, user.id, c.req.param("username"), {
+    recordView: !isPrefetch(c.req.raw),
+  });
+  return c.json({ member });
+});
+
+const viewersQuery = z.object({
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+  per_page: z.coerce.number().int().min(1).max(VIEWERS_MAX_PER_PAGE).catch(VIEWERS_PER_PAGE),
+});
+
+profileApi.get("/my/profile-viewers", requireVerified, async (c) => {
+  const { user } = currentUser(c);
+  const query = viewersQuery.parse({
+    page: c.req.query("page") ?? 1,
+    per_page: c.req.query("per_page") ?? VIEWERS_PER_PAGE,
+  });
+  return c.json(
+    await listProfileViewers(c.env, user.id, { page: query.page, perPage: query.per_page }),
+  );
+});
