@@ -1,0 +1,431 @@
+import { useNavigate } from "@remix-run/react";
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { api } from "~/lib/http";
+import { BLOCK_REASON_LABELS, BLOCK_REASON_TYPES, type BlockReasonType } from "~/schemas/block";
+import {
+  REPORT_DETAILS_MAX,
+  REPORT_REASON_LABELS,
+  REPORT_REASON_TYPES,
+  reportSchema,
+  type ReportReasonType,
+} from "~/schemas/report";
+import { fieldErrors } from "~/schemas/validation";
+import {
+  blockingErrorMessage,
+  blockingStateAtom,
+  blockUserAtom,
+  clearBlockingMessages,
+} from "~/state/blocking";
+import { loadArchivedAtom, loadConversationsAtom } from "~/state/chat";
+import { useAtom, useSetAtom } from "~/state/jotai";
+import { FormAlert } from "./form";
+import { AppLink } from "./link";
+
+/**
+ * A modal built on the native <dialog>: focus is trapped and restored by the browser, Escape
+ * closes it. `open` drives it; `onClose` hears every way it closes.
+ */
+export function Modal({
+  open,
+  onClose,
+  title,
+  children,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: string;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const openRef = useRef(open);
+  const titleId = useId();
+  useEffect(() => {
+    openRef.current = open;
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      className="modal"
+      aria-labelledby={titleId}
+      // Closing because `open` turned false is not news to the parent.
+      onClose={() => {
+        if (openRef.current) onClose();
+      }}
+      onClick={(event) => {
+        // A click on the backdrop (the dialog element itself, outside its content) closes it.
+        if (event.target === event.currentTarget) onClose();
+      }}
+    >
+      <div className="modal-body">
+        <div className="modal-head">
+          <h2 id={titleId} className="h3">
+            {title}
+          </h2>
+          <button type="button" className="icon-btn" aria-label="Close" onClick={onClose}>
+            ×
+          </button>
+        </div>
+        {children}
+      </div>
+    </dialog>
+  );
+}
+
+interface Target {
+  id: string;
+  name: string;
+}
+
+/**
+ * Blocking a member: a reason (required) and an optional note. After the block the dialog says
+ * so and `onBlocked` runs (a page that can no longer show the member moves on).
+ */
+export function BlockDialog({
+  member,
+  open,
+  onClose,
+  onBlocked,
+  after,
+}: {
+  member: Target;
+  open: boolean;
+  onClose: () => void;
+  onBlocked?: () => void;
+  /** What to show under the success message (links onward). */
+  after?: ReactNode;
+}) {
+  const [state, setState] = useAtom(blockingStateAtom);
+  const block = useSetAtom(blockUserAtom);
+  const [done, setDone] = useState(false);
+  const [reasonType, setReasonType] = useState<BlockReasonType | "">("");
+  const [reason, setReason] = useState("");
+  const [localError, setLocalError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (open) {
+      setDone(false);
+      setLocalError(null);
+      setState((s) => clearBlockingMessages(s));
+    }
+  }, [open, setState]);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!reasonType) {
+      setLocalError("Please choose a reason.");
+      return;
+    }
+    setLocalError(null);
+    const ok = await block({
+      user_id: member.id,
+      reason_type: reasonType,
+      ...(reason.trim() ? { reason: reason.trim() } : {}),
+    });
+    if (ok) {
+      setDone(true);
+      onBlocked?.();
+    }
+  };
+
+  return (
+    <Modal open={open} onClose={onClose} title={done ? "Member blocked" : `Block ${member.name}?`}>
+      {done ? (
+        <div className="form">
+          <FormAlert message={state.message} tone="success" />
+          <p className="muted">
+            You and {member.name} will no longer see or message each other. You can unblock them
+            from Settings › Blocked members.
+          </p>
+          {after}
+        </div>
+      ) : (
+        <form className="form" onSubmit={submit} noValidate>
+          <p className="muted">
+            They will not be told. Neither of you will find, see or message the other, and likes
+            between you are removed.
+          </p>
+          <FormAlert message={localError ?? state.error} />
+          <div className="field">
+            <label htmlFor="block-reason-type">Reason</label>
+            <select
+              id="block-reason-type"
+              name="reason_type"
+              className="input"
+              value={reasonType}
+              required
+              onChange={(e) => setReasonType(e.target.value as BlockReasonType | "")}
+            >
+              <option value="">Choose a reason…</option>
+              {BLOCK_REASON_TYPES.map((type) => (
+                <option key={type} value={type}>
+                  {BLOCK_REASON_LABELS[type]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="block-reason">Note (optional)</label>
+            <textarea
+              id="block-reason"
+              name="reason"
+              className="input textarea"
+              maxLength={500}
+              rows={3}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+            />
+          </div>
+          <div className="modal-actions">
+            <button type="button" className="btn btn-ghost" onClick={onClose}>
+              Cancel
+            </button>
+            <button type="submit" className="btn btn-danger" disabled={state.isBlocking}>
+              {state.isBlocking ? "Blocking…" : "Block"}
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+/** Reporting a member (or one of their messages) to the moderators. */
+export function ReportDialog({
+  member,
+  messageId,
+  open,
+  onClose,
+}: {
+  member: Target;
+  messageId?: string;
+  open: boolean;
+  onClose: () => void;
+}) {
+  const [reasonType, setReasonType] = useState<ReportReasonType | "">("");
+  const [details, setDetails] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (open) {
+      setDone(null);
+      setError(null);
+    }
+  }, [open]);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const input = {
+      user_id: member.id,
+      reason_type: reasonType,
+      details: details.trim() || undefined,
+      message_id: messageId,
+    };
+    const parsed = reportSchema.safeParse(input);
+    if (!parsed.success) {
+      setError(Object.values(fieldErrors(parsed.error)).flat().join(", "));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await api<{ message: string }>("/reports", { method: "POST", body: input });
+      setDone(res.message);
+      setReasonType("");
+      setDetails("");
+    } catch (e) {
+      setError(blockingErrorMessage(e, "Failed to report member"));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Modal
+      open={open}
+      onClose={onClose}
+      title={messageId ? "Report this message" : `Report ${member.name}`}
+    >
+      {done ? (
+        <div className="form">
+          <FormAlert message={done} tone="success" />
+          <div className="modal-actions">
+            <button type="button" className="btn btn-primary" onClick={onClose}>
+              Done
+            </button>
+          </div>
+        </div>
+      ) : (
+        <form className="form" onSubmit={submit} noValidate>
+          <p className="muted">
+            Reports are private. Our moderators review them and act on accounts that break the
+            rules.
+          </p>
+          <FormAlert message={error} />
+          <div className="field">
+            <label htmlFor="report-reason-type">What is wrong?</label>
+            <select
+              id="report-reason-type"
+              name="reason_type"
+              className="input"
+              value={reasonType}
+              required
+              onChange={(e) => setReasonType(e.target.value as ReportReasonType | "")}
+            >
+              <option value="">Choose a reason…</option>
+              {REPORT_REASON_TYPES.map((type) => (
+                <option key={type} value={type}>
+                  {REPORT_REASON_LABELS[type]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="report-details">Details (optional)</label>
+            <textarea
+              id="report-details"
+              name="details"
+              className="input textarea"
+              maxLength={REPORT_DETAILS_MAX}
+              rows={4}
+              value={details}
+              onChange={(e) => setDetails(e.target.value)}
+            />
+          </div>
+          <div className="modal-actions">
+            <button type="button" className="btn btn-ghost" onClick={onClose}>
+              Cancel
+            </button>
+            <button type="submit" className="btn btn-primary" disabled={busy}>
+              {busy ? "Sending…" : "Send report"}
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+/**
+ * The Block and Report actions of another member's profile. Once blocked, the profile is gone for
+ * both members, so closing the dialog leaves the page.
+ */
+export function MemberSafetyActions({ member }: { member: Target }) {
+  const [dialog, setDialog] = useState<"block" | "report" | null>(null);
+  const [blocked, setBlocked] = useState(false);
+  const navigate = useNavigate();
+  const close = () => {
+    setDialog(null);
+    if (blocked) navigate("/dashboard", { replace: true });
+  };
+  return (
+    <div className="safety-actions">
+      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("report")}>
+        Report
+      </button>
+      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("block")}>
+        Block
+      </button>
+      <BlockDialog
+        member={member}
+        open={dialog === "block"}
+        onClose={close}
+        onBlocked={() => setBlocked(true)}
+        after={
+          <div className="modal-actions">
+            <AppLink to="/settings/blocked" className="btn btn-ghost">
+              Blocked members
+            </AppLink>
+            <button type="button" className="btn btn-primary" onClick={close}>
+              Back to dashboard
+            </button>
+          </div>
+        }
+      />
+      <ReportDialog member={member} open={dialog === "report"} onClose={close} />
+    </div>
+  );
+}
+
+/**
+ * Block and Report in an open conversation. The block closes the conversation's sockets at once
+ * (the composer stops); leaving the dialog goes back to the lists, refreshed without it.
+ */
+export function ConversationSafetyActions({
+  member,
+  onLeave,
+}: {
+  member: Target;
+  /** Back to the conversation lists. */
+  onLeave: () => void;
+}) {
+  const [dialog, setDialog] = useState<"block" | "report" | null>(null);
+  const [blocked, setBlocked] = useState(false);
+  const loadConversations = useSetAtom(loadConversationsAtom);
+  const loadArchived = useSetAtom(loadArchivedAtom);
+  const close = () => {
+    setDialog(null);
+    if (!blocked) return;
+    onLeave();
+    void loadConversations();
+    void loadArchived();
+  };
+  return (
+    <>
+      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("report")}>
+        Report
+      </button>
+      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("block")}>
+        Block
+      </button>
+      <BlockDialog
+        member={member}
+        open={dialog === "block"}
+        onClose={close}
+        onBlocked={() => setBlocked(true)}
+        after={
+          <div className="modal-actions">
+            <button type="button" className="btn btn-primary" onClick={close}>
+              Back to conversations
+            </button>
+          </div>
+        }
+      />
+      <ReportDialog member={member} open={dialog === "report"} onClose={close} />
+    </>
+  );
+}
+
+/** "Report" beside a message the other member sent: the report carries the message. */
+export function ReportMessageButton({
+  senderId,
+  messageId,
+}: {
+  senderId: string;
+  messageId: string;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        className="link-btn"
+        aria-label="Report message"
+        onClick={() => setOpen(true)}
+      >
+        Report
+      </button>
+      <ReportDialog
+        member={{ id: senderId, name: "this member" }}
+        messageId={messageId}
+        open={open}
+        onClose={() => setOpen(false)}
+      />
+    </>
+  );
+}

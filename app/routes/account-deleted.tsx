@@ -1,0 +1,25 @@
+import type { MetaFunction } from "@remix-run/cloudflare";
+import { AppLink } from "~/components/link";
+import { AppShell } from "~/components/shell";
+import { titleMeta } from "~/lib/title";
+
+export const meta: MetaFunction = () => titleMeta("Account Deleted");
+
+/** Where a member lands after deleting their account (signed out). */
+export default function AccountDeletedPage() {
+  return (
+    <AppShell>
+      <section className="error-page">
+        <div>
+          <h1>Your account has been deleted</h1>
+          <p className="muted">
+            Your profile, photos and messages are gone. Thank you for having been part of Heartline.
+          </p>
+          <AppLink to="/" className="btn btn-primary">
+            Back to Heartline
+          </AppLink>
+        </div>
+      </section>
+    </AppShell>
+  );
+}

@@ -1,0 +1,154 @@
+import type {
+  ActionFunctionArgs,
+  HeadersFunction,
+  LoaderFunctionArgs,
+  MetaFunction,
+} from "@remix-run/cloudflare";
+import { json } from "@remix-run/cloudflare";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { CsrfInput, FormAlert } from "~/components/form";
+import { AppLink } from "~/components/link";
+import { AppShell } from "~/components/shell";
+import { timeAgo } from "~/lib/members";
+import { titleMeta } from "~/lib/title";
+import { REPORT_HIDE_THRESHOLD, REPORT_REASON_LABELS } from "~/schemas/report";
+import { formAction, type ActionErrors } from "~/server/actions.server";
+import { requireVerifiedUser } from "~/server/guards.server";
+import {
+  dismissReport,
+  isModerator,
+  listOpenReports,
+  suspendMember,
+} from "~/server/reports.server";
+import { readBody } from "~/server/validation.server";
+import { ValidationError } from "~/server/errors.server";
+
+export const meta: MetaFunction = () => titleMeta("Moderation");
+
+export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
+
+/** Moderators only; for everyone else the page does not exist. */
+function requireModeratorPage(context: LoaderFunctionArgs["context"], request: Request) {
+  const { user } = requireVerifiedUser(context, request);
+  if (!isModerator(user)) throw new Response("Not found", { status: 404 });
+  return user;
+}
+
+export async function loader({ context, request }: LoaderFunctionArgs) {
+  requireModeratorPage(context, request);
+  const page = Number(new URL(request.url).searchParams.get("page") ?? 1);
+  return json(await listOpenReports(context.env, page), {
+    headers: { "Cache-Control": "private, no-store" },
+  });
+}
+
+export function action({ request, context }: ActionFunctionArgs) {
+  return formAction(async () => {
+    const moderator = requireModeratorPage(context, request);
+    const body = await readBody(request);
+    const id = typeof body.id === "string" ? body.id : "";
+    if (body.intent === "dismiss") return json(await dismissReport(context.env, moderator, id));
+    if (body.intent === "suspend") return json(await suspendMember(context.env, moderator, id));
+    throw new ValidationError({ intent: ["Unknown action."] });
+  });
+}
+
+export default function ModerationPage() {
+  const { reports, meta } = useLoaderData<typeof loader>();
+  const result = useActionData<ActionErrors | { message: string }>();
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle";
+  const failed = result && "errors" in result;
+  return (
+    <AppShell>
+      <div className="container">
+        <div className="page-head">
+          <h1>Moderation</h1>
+          <p className="muted">
+            Open reports, longest waiting first. A member reported by {REPORT_HIDE_THRESHOLD} or
+            more members is hidden from search until their reports are reviewed.
+          </p>
+        </div>
+        <FormAlert message={result?.message} tone={failed ? "error" : "success"} />
+        {reports.length === 0 ? (
+          <p className="empty-state">No open reports.</p>
+        ) : (
+          <ul className="report-list" aria-label="Open reports">
+            {reports.map((report) => (
+              <li key={report.id} className="card report-item">
+                <div className="report-head">
+                  <div>
+                    <strong>@{report.reported.username}</strong>{" "}
+                    <span className="muted small">{report.reported.email}</span>
+                    <div className="report-badges">
+                      <span className="pill">{REPORT_REASON_LABELS[report.reason_type]}</span>
+                      <span className="pill">
+                        {report.reported.open_reports} open{" "}
+                        {report.reported.open_reports === 1 ? "report" : "reports"}
+                      </span>
+                      {report.reported.hidden_from_search ? (
+                        <span className="pill pill-warning">Hidden from search</span>
+                      ) : null}
+                      {report.reported.status === "suspended" ? (
+                        <span className="pill pill-danger">Suspended</span>
+                      ) : null}
+                    </div>
+                  </div>
+                  <span className="muted small">
+                    by @{report.reporter.username}, {timeAgo(report.created_at)}
+                  </span>
+                </div>
+                {report.details ? <p className="bio">{report.details}</p> : null}
+                {report.message_text !== null ? (
+                  <blockquote className="report-message">
+                    <span className="muted small">Reported message</span>
+                    <p>{report.message_text || "(deleted)"}</p>
+                  </blockquote>
+                ) : null}
+                <div className="page-actions">
+                  <Form method="post">
+                    <CsrfInput />
+                    <input type="hidden" name="intent" value="dismiss" />
+                    <input type="hidden" name="id" value={report.id} />
+                    <button type="submit" className="btn btn-secondary btn-sm" disabled={busy}>
+                      Dismiss report
+                    </button>
+                  </Form>
+                  {report.reported.status === "active" ? (
+                    <Form method="post">
+                      <CsrfInput />
+                      <input type="hidden" name="intent" value="suspend" />
+                      <input type="hidden" name="id" value={report.reported.id} />
+                      <button
+                        type="submit"
+                        className="btn btn-danger btn-sm"
+                        disabled={busy}
+                        aria-label={`Suspend @${report.reported.username}`}
+                      >
+                        Suspend account
+                      </button>
+                    </Form>
+                  ) : null}
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+        {meta.has_more || meta.page > 1 ? (
+          <div className="load-more page-actions">
+            {meta.page > 1 ? (
+              <AppLink to={`?page=${meta.page - 1}`} className="btn btn-ghost">
+                Previous
+              </AppLink>
+            ) : null}
+            {meta.has_more ? (
+              <AppLink to={`?page=${meta.page + 1}`} className="btn btn-ghost">
+                Next
+              </AppLink>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+    </AppShell>
+  );
+}

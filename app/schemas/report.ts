@@ -1,0 +1,55 @@
+import { z } from "zod";
+
+/** Why a member is reported to the moderators. */
+export const REPORT_REASON_TYPES = [
+  "spam",
+  "harassment",
+  "inappropriate",
+  "fake_profile",
+  "underage",
+  "scam",
+  "other",
+] as const;
+export type ReportReasonType = (typeof REPORT_REASON_TYPES)[number];
+
+export const REPORT_REASON_LABELS: Record<ReportReasonType, string> = {
+  spam: "Spam",
+  harassment: "Harassment or threats",
+  inappropriate: "Inappropriate content",
+  fake_profile: "Fake profile",
+  underage: "Under 18",
+  scam: "Scam or asking for money",
+  other: "Something else",
+};
+
+export const REPORT_DETAILS_MAX = 1000;
+
+/** Open reports from this many distinct members hide a member from search until reviewed. */
+export const REPORT_HIDE_THRESHOLD = 3;
+
+/** POST /reports. */
+export const reportSchema = z.object({
+  user_id: z
+    .string({ error: "Please choose a member to report." })
+    .trim()
+    .min(1, "Please choose a member to report.")
+    .max(64, "Please choose a member to report."),
+  reason_type: z.enum(REPORT_REASON_TYPES, { error: "Please choose a reason." }),
+  details: z
+    .string({ error: "The details must be text." })
+    .trim()
+    .max(REPORT_DETAILS_MAX, `The details may not be longer than ${REPORT_DETAILS_MAX} characters.`)
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : undefined)),
+  message_id: z
+    .string({ error: "The message is not valid." })
+    .trim()
+    .max(64, "The message is not valid.")
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : undefined)),
+});
+export type ReportInput = z.infer<typeof reportSchema>;
+
+export const REPORTED_MESSAGE = "Thank you. Our moderators will review your report.";

@@ -1,0 +1,242 @@
+import { conversationRoom } from "./chat-rooms.server";
+import { getDb, nowIso, schema } from "./db.server";
+import { eq } from "drizzle-orm";
+import type { Env } from "./env.server";
+import { notFound } from "./errors.server";
+import { presenceShardFor } from "./presence.server";
+import { loadProfile } from "./profiles.server";
+import { destroyAllSessions } from "./session.server";
+
+/**
+ * A member's own account as a whole: the download of everything stored about them (GET
+ * /my/export) and deleting the account (docs/decisions/005-account-deletion.md).
+ */
+
+export const ACCOUNT_DELETED_MESSAGE = "Your account and everything in it have been deleted.";
+
+function logFailure(event: string, error: unknown) {
+  console.error(JSON.stringify({ level: "error", event, error: String(error) }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Realtime: what stops at once when an account is suspended or deleted
+
+/** Closes the sockets of every conversation the member is in (both members' sockets). */
+export async function closeConversationRoomsOf(env: Env, userId: string): Promise<void> {
+  const { results } = await env.DB.prepare(
+    "SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1",
+  )
+    .bind(userId)
+    .all<{ id: string }>();
+  await Promise.all(
+    results.map(async ({ id }) => {
+      try {
+        await conversationRoom(env, id).closeAll();
+      } catch (error) {
+        logFailure("close_conversation_room_failed", error);
+      }
+    }),
+  );
+}
+
+/** Takes the member out of everyone's presence at once (their open pages may linger). */
+export async function hideFromPresence(env: Env, userId: string): Promise<void> {
+  try {
+    const { shard, stub } = presenceShardFor(env, userId);
+    await stub.setHidden(shard, userId, true);
+  } catch (error) {
+    logFailure("presence_hide_failed", error);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+async function rows<T>(env: Env, query: string, ...params: unknown[]): Promise<T[]> {
+  const { results } = await env.DB.prepare(query)
+    .bind(...params)
+    .all<T>();
+  return results;
+}
+
+/**
+ * Everything stored about the member, as one JSON document: account, profile, photos (metadata;
+ * each photo's URL works while the account exists), likes, messages they sent, notifications,
+ * blocks, reports they made, profile views, credits and activity.
+ */
+export async function exportAccount(env: Env, userId: string, now = Date.now()) {
+  const account = await getDb(env.DB)
+    .select({
+      id: schema.users.id,
+      username: schema.users.username,
+      email: schema.users.email,
+      email_verified_at: schema.users.emailVerifiedAt,
+      hide_online: schema.users.hideOnline,
+      last_seen_at: schema.users.lastSeenAt,
+      created_at: schema.users.createdAt,
+    })
+    .from(schema.users)
+    .where(eq(schema.users.id, userId))
+    .get();
+  if (!account) throw notFound("Account not found.");
+  const { photos: profilePhotos, ...profile } = await loadProfile(env, userId);
+  void profilePhotos;
+
+  const [
+    photos,
+    likesSent,
+    likesReceived,
+    messagesSent,
+    notifications,
+    blocks,
+    reports,
+    viewsMade,
+    credit,
+    transactions,
+    activities,
+  ] = await Promise.all([
+    rows(
+      env,
+      `SELECT id, position, content_type, size, created_at, '/photos/' || id AS url
+       FROM photos WHERE user_id = ?1 ORDER BY position, id`,
+      userId,
+    ),
+    rows(
+      env,
+      `SELECT u.username, l.created_at FROM likes l JOIN users u ON u.id = l.liked_id
+       WHERE l.liker_id = ?1 ORDER BY l.created_at`,
+      userId,
+    ),
+    rows(
+      env,
+      `SELECT u.username, l.created_at FROM likes l JOIN users u ON u.id = l.liker_id
+       WHERE l.liked_id = ?1 ORDER BY l.created_at`,
+      userId,
+    ),
+    rows(
+      env,
+      `SELECT m.id, m.conversation_id, other.username AS to_username, m.message, m.gift_id,
+              m.sent_at, m.read_at
+       FROM messages m
+       JOIN conversations c ON c.id = m.conversation_id
+       LEFT JOIN users other ON other.id = CASE WHEN c.user_low = ?1 THEN c.user_high ELSE c.user_low END
+       WHERE m.sender_id = ?1 AND m.deleted_at IS NULL
+       ORDER BY m.sent_at, m.id`,
+      userId,
+    ),
+    rows<{ id: string; type: string; data: string; read_at: string | null; created_at: string }>(
+      env,
+      `SELECT id, type, data, read_at, created_at FROM notifications
+       WHERE user_id = ?1 ORDER BY seq`,
+      userId,
+    ),
+    rows(
+      env,
+      `SELECT u.username, b.reason_type, b.reason, b.created_at
+       FROM blocks b JOIN users u ON u.id = b.blocked_id
+       WHERE b.blocker_id = ?1 ORDER BY b.created_at`,
+      userId,
+    ),
+    rows(
+      env,
+      `SELECT u.username, r.reason_type, r.details, r.message_id, r.status, r.created_at
+       FROM reports r JOIN users u ON u.id = r.reported_id
+       WHERE r.reporter_id = ?1 ORDER BY r.created_at`,
+      userId,
+    ),
+    rows(
+      env,
+      `SELECT u.username, v.viewed_at FROM profile_views v JOIN users u ON u.id = v.viewed_id
+       WHERE v.viewer_id = ?1 ORDER BY v.viewed_at`,
+      userId,
+    ),
+    env.DB.prepare(
+      "SELECT balance, lifetime_earned, lifetime_spent FROM user_credits WHERE user_id = ?1",
+    )
+      .bind(userId)
+      .first(),
+    rows(
+      env,
+      `SELECT amount, direction, reason, created_at FROM credit_transactions
+       WHERE user_id = ?1 ORDER BY created_at, id`,
+      userId,
+    ),
+    rows<{ type: string; data: string; created_at: string }>(
+      env,
+      "SELECT type, data, created_at FROM activities WHERE user_id = ?1 ORDER BY seq",
+      userId,
+    ),
+  ]);
+
+  const parse = (data: string): unknown => {
+    try {
+      return JSON.parse(data);
+    } catch {
+      return data;
+    }
+  };
+
+  return {
+    exported_at: nowIso(now),
+    account,
+    profile,
+    photos,
+    likes: { sent: likesSent, received: likesReceived },
+    messages_sent: messagesSent,
+    notifications: notifications.map((n) => ({ ...n, data: parse(n.data) })),
+    blocks,
+    reports_made: reports,
+    profile_views_made: viewsMade,
+    credits: {
+      balance: credit ?? { balance: 0, lifetime_earned: 0, lifetime_spent: 0 },
+      transactions,
+    },
+    activities: activities.map((a) => ({ ...a, data: parse(a.data) })),
+  };
+}
+
+export const exportFileName = (username: string, now = Date.now()) =>
+  `heartline-${username}-${nowIso(now).slice(0, 10)}.json`;
+
+// ---------------------------------------------------------------------------------------------
+// Deletion
+
+/** Deletes every R2 object stored under the member's photo prefix (including any orphan). */
+async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
+  const prefix = `photos/${userId}/`;
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await env.PHOTOS.list({ prefix, cursor, limit: 1000 });
+    const keys = page.objects.map((o) => o.key);
+    if (keys.length) await env.PHOTOS.delete(keys);
+    if (!page.truncated) break;
+    cursor = page.cursor;
+  }
+}
+
+/**
+ * Deletes the member's account for good. Sessions end first (so no other tab uploads or sends in
+ * the meantime), then the photo files in R2, then the member's rows in D1 in one batch: the user
+ * row and, through the foreign keys and explicitly, their profile, photos, likes, blocks,
+ * notifications, profile views, reports, credits, activity, and every conversation they were in
+ * with its messages. The photo prefix is emptied once more afterwards, for an upload that raced.
+ */
+export async function deleteAccount(env: Env, userId: string): Promise<void> {
+  await destroyAllSessions(env, userId);
+  await Promise.all([closeConversationRoomsOf(env, userId), hideFromPresence(env, userId)]);
+  await deletePhotoObjects(env, userId);
+  const statements = [
+    "DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1)",
+    "DELETE FROM conversations WHERE user_low = ?1 OR user_high = ?1",
+    "DELETE FROM notifications WHERE user_id = ?1 OR actor_id = ?1",
+    "DELETE FROM profile_views WHERE viewer_id = ?1 OR viewed_id = ?1",
+    "DELETE FROM likes WHERE liker_id = ?1 OR liked_id = ?1",
+    "DELETE FROM blocks WHERE blocker_id = ?1 OR blocked_id = ?1",
+    "DELETE FROM reports WHERE reporter_id = ?1 OR reported_id = ?1",
+    "DELETE FROM photos WHERE user_id = ?1",
+    "DELETE FROM sessions WHERE user_id = ?1",
+    "DELETE FROM users WHERE id = ?1",
+  ];
+  await env.DB.batch(statements.map((q) => env.DB.prepare(q).bind(userId)));
+  await deletePhotoObjects(env, userId);
+}

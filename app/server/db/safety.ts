@@ -1,0 +1,41 @@
+import { sql } from "drizzle-orm";
+import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { REPORT_REASON_TYPES } from "../../schemas/report";
+import { users } from "./schema";
+
+/**
+ * Reports of members to the moderators: one row per reporter and reported member (a second
+ * report by the same member updates the first and opens it again), so each reporter counts once.
+ * A report stays `open` until a moderator dismisses it or suspends the member (`actioned`).
+ */
+export const reports = sqliteTable(
+  "reports",
+  {
+    id: text("id").primaryKey(),
+    reporterId: text("reporter_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reportedId: text("reported_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reasonType: text("reason_type", { enum: REPORT_REASON_TYPES }).notNull(),
+    details: text("details"),
+    /** The message reported, when the report was made from one (kept even if it is deleted). */
+    messageId: text("message_id"),
+    /** The reported message's text at the time of the report, for the moderators. */
+    messageText: text("message_text"),
+    status: text("status", { enum: ["open", "dismissed", "actioned"] })
+      .notNull()
+      .default("open"),
+    createdAt: text("created_at")
+      .notNull()
+      .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`),
+    reviewedAt: text("reviewed_at"),
+    reviewedBy: text("reviewed_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    uniqueIndex("reports_reporter_reported").on(t.reporterId, t.reportedId),
+    index("reports_reported_status").on(t.reportedId, t.status),
+    index("reports_status_created").on(t.status, t.createdAt),
+  ],
+);

@@ -1,0 +1,284 @@
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import {
+  REPORT_HIDE_THRESHOLD,
+  REPORTED_MESSAGE,
+  type ReportInput,
+  type ReportReasonType,
+} from "~/schemas/report";
+import { closeConversationRoomsOf, hideFromPresence } from "./account.server";
+import { newId } from "./crypto.server";
+import { nowIso } from "./db.server";
+import type { Env } from "./env.server";
+import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
+import { destroyAllSessions, type SessionUser } from "./session.server";
+
+/**
+ * Reports and moderation: a member reports another (one report per reporter and member, so each
+ * reporter counts once); a member with open reports from REPORT_HIDE_THRESHOLD distinct members is
+ * hidden from search until a moderator reviews them; moderators dismiss reports or suspend the
+ * member (who then cannot sign in, and whose sessions end).
+ */
+
+export { REPORT_HIDE_THRESHOLD };
+
+export const MODERATION_PAGE_SIZE = 50;
+
+export const SUSPENDED_DONE = "The member has been suspended.";
+export const REPORT_DISMISSED = "The report has been dismissed.";
+export const MESSAGE_NOT_FOUND = "The reported message could not be found.";
+
+/**
+ * The members hidden from search by open reports, as a subquery (no parameters: the threshold is
+ * a constant). Uncorrelated, so SQLite computes the set once per statement.
+ */
+export const HIDDEN_BY_REPORTS_SQL = `SELECT r.reported_id FROM reports r WHERE r.status = 'open' GROUP BY r.reported_id HAVING count(*) >= ${REPORT_HIDE_THRESHOLD}`;
+
+/** The SQL condition "the member in `column` is not hidden by open reports" (drizzle queries). */
+export function notHiddenByReports(column: SQLWrapper): SQL {
+  return sql`${column} NOT IN (${sql.raw(HIDDEN_BY_REPORTS_SQL)})`;
+}
+
+/** Whether open reports currently hide a member from search. */
+export async function isHiddenByReports(env: Env, userId: string): Promise<boolean> {
+  const row = await env.DB.prepare(
+    "SELECT count(*) AS n FROM reports WHERE reported_id = ?1 AND status = 'open'",
+  )
+    .bind(userId)
+    .first<{ n: number }>();
+  return (row?.n ?? 0) >= REPORT_HIDE_THRESHOLD;
+}
+
+export interface ReportView {
+  id: string;
+  user_id: string;
+  reason_type: ReportReasonType;
+  details: string | null;
+  message_id: string | null;
+  status: "open" | "dismissed" | "actioned";
+  created_at: string;
+}
+
+/**
+ * The text of a message the reported member sent in a conversation with the reporter (a report
+ * may point at one); null when there is no such message.
+ */
+async function reportedMessageText(
+  env: Env,
+  reporterId: string,
+  reportedId: string,
+  messageId: string,
+): Promise<string | null> {
+  const row = await env.DB.prepare(
+    `SELECT m.message FROM messages m
+     JOIN conversations c ON c.id = m.conversation_id
+     WHERE m.id = ?1 AND m.sender_id = ?2
+       AND ((c.user_low = ?2 AND c.user_high = ?3) OR (c.user_low = ?3 AND c.user_high = ?2))`,
+  )
+    .bind(messageId, reportedId, reporterId)
+    .first<{ message: string }>();
+  return row ? row.message : null;
+}
+
+/**
+ * POST /reports. Reporting stays possible across a block either way (a member often blocks and
+ * reports together). Reporting the same member again updates the report and opens it again.
+ */
+export async function reportMember(
+  env: Env,
+  reporterId: string,
+  input: ReportInput,
+  now = Date.now(),
+): Promise<{ message: string; report: ReportView }> {
+  if (input.user_id === reporterId) {
+    throw new ValidationError({ user_id: ["You cannot report yourself."] });
+  }
+  const target = await env.DB.prepare("SELECT id FROM users WHERE id = ?1")
+    .bind(input.user_id)
+    .first<{ id: string }>();
+  if (!target) throw notFound("Member not found.");
+
+  let messageText: string | null = null;
+  if (input.message_id) {
+    messageText = await reportedMessageText(env, reporterId, input.user_id, input.message_id);
+    if (messageText === null) throw new ValidationError({ message_id: [MESSAGE_NOT_FOUND] });
+  }
+
+  const createdAt = nowIso(now);
+  const row = await env.DB.prepare(
+    `INSERT INTO reports (id, reporter_id, reported_id, reason_type, details, message_id,
+                          message_text, status, created_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', ?8)
+     ON CONFLICT (reporter_id, reported_id) DO UPDATE SET
+       reason_type = excluded.reason_type, details = excluded.details,
+       message_id = excluded.message_id, message_text = excluded.message_text,
+       status = 'open', created_at = excluded.created_at, reviewed_at = NULL, reviewed_by = NULL
+     RETURNING id, reported_id, reason_type, details, message_id, status, created_at`,
+  )
+    .bind(
+      newId(),
+      reporterId,
+      input.user_id,
+      input.reason_type,
+      input.details ?? null,
+      input.message_id ?? null,
+      messageText,
+      createdAt,
+    )
+    .first<{
+      id: string;
+      reported_id: string;
+      reason_type: ReportReasonType;
+      details: string | null;
+      message_id: string | null;
+      status: ReportView["status"];
+      created_at: string;
+    }>();
+  if (!row) throw new HttpError(500, "The report could not be stored.");
+  return {
+    message: REPORTED_MESSAGE,
+    report: {
+      id: row.id,
+      user_id: row.reported_id,
+      reason_type: row.reason_type,
+      details: row.details,
+      message_id: row.message_id,
+      status: row.status,
+      created_at: row.created_at,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moderation
+
+export const isModerator = (user: Pick<SessionUser, "role"> | null | undefined) =>
+  user?.role === "moderator";
+
+/** Moderation is invisible to members: 404, as for a page that does not exist. */
+export function requireModerator(user: SessionUser | null | undefined): SessionUser {
+  if (!user || !isModerator(user)) throw notFound();
+  return user;
+}
+
+export interface ModerationReport {
+  id: string;
+  reason_type: ReportReasonType;
+  details: string | null;
+  message_id: string | null;
+  message_text: string | null;
+  created_at: string;
+  reporter: { id: string; username: string };
+  reported: {
+    id: string;
+    username: string;
+    email: string;
+    status: "active" | "suspended";
+    open_reports: number;
+    hidden_from_search: boolean;
+  };
+}
+
+/** Open reports, oldest first (the longest waiting at the top), a page at a time. */
+export async function listOpenReports(env: Env, page = 1) {
+  const current = Number.isInteger(page) && page > 0 ? page : 1;
+  const { results } = await env.DB.prepare(
+    `SELECT r.id, r.reason_type, r.details, r.message_id, r.message_text, r.created_at,
+            rep.id AS reporter_id, rep.username AS reporter_username,
+            u.id AS reported_id, u.username AS reported_username, u.email AS reported_email,
+            u.status AS reported_status,
+            (SELECT count(*) FROM reports o WHERE o.reported_id = u.id AND o.status = 'open')
+              AS open_reports
+     FROM reports r
+     JOIN users rep ON rep.id = r.reporter_id
+     JOIN users u ON u.id = r.reported_id
+     WHERE r.status = 'open'
+     ORDER BY r.created_at, r.id
+     LIMIT ?1 OFFSET ?2`,
+  )
+    .bind(MODERATION_PAGE_SIZE + 1, (current - 1) * MODERATION_PAGE_SIZE)
+    .all<{
+      id: string;
+      reason_type: ReportReasonType;
+      details: string | null;
+      message_id: string | null;
+      message_text: string | null;
+      created_at: string;
+      reporter_id: string;
+      reporter_username: string;
+      reported_id: string;
+      reported_username: string;
+      reported_email: string;
+      reported_status: "active" | "suspended";
+      open_reports: number;
+    }>();
+  const reports: ModerationReport[] = results.slice(0, MODERATION_PAGE_SIZE).map((r) => ({
+    id: r.id,
+    reason_type: r.reason_type,
+    details: r.details,
+    message_id: r.message_id,
+    message_text: r.message_text,
+    created_at: r.created_at,
+    reporter: { id: r.reporter_id, username: r.reporter_username },
+    reported: {
+      id: r.reported_id,
+      username: r.reported_username,
+      email: r.reported_email,
+      status: r.reported_status,
+      open_reports: r.open_reports,
+      hidden_from_search: r.open_reports >= REPORT_HIDE_THRESHOLD,
+    },
+  }));
+  return {
+    reports,
+    meta: {
+      page: current,
+      per_page: MODERATION_PAGE_SIZE,
+      has_more: results.length > MODERATION_PAGE_SIZE,
+    },
+  };
+}
+
+/** A moderator closes one report without action. */
+export async function dismissReport(env: Env, moderator: SessionUser, reportId: string) {
+  const result = await env.DB.prepare(
+    `UPDATE reports SET status = 'dismissed', reviewed_at = ?2, reviewed_by = ?3
+     WHERE id = ?1 AND status = 'open'`,
+  )
+    .bind(reportId, nowIso(), moderator.id)
+    .run();
+  if (result.meta.changes === 0) {
+    const exists = await env.DB.prepare("SELECT 1 FROM reports WHERE id = ?1")
+      .bind(reportId)
+      .first();
+    if (!exists) throw notFound("Report not found.");
+  }
+  return { message: REPORT_DISMISSED };
+}
+
+/**
+ * A moderator suspends a member: the account is marked suspended (sign-in refuses it), every
+ * session ends, the member's open reports are closed as actioned, and their open conversation
+ * sockets and presence go away. A moderator cannot suspend themself or another moderator.
+ */
+export async function suspendMember(env: Env, moderator: SessionUser, userId: string) {
+  if (userId === moderator.id) throw forbidden("You cannot suspend yourself.");
+  const target = await env.DB.prepare("SELECT id, role FROM users WHERE id = ?1")
+    .bind(userId)
+    .first<{ id: string; role: string }>();
+  if (!target) throw notFound("Member not found.");
+  if (target.role === "moderator") throw forbidden("A moderator cannot be suspended here.");
+  const now = nowIso();
+  await env.DB.batch([
+    env.DB.prepare("UPDATE users SET status = 'suspended', updated_at = ?2 WHERE id = ?1").bind(
+      userId,
+      now,
+    ),
+    env.DB.prepare(
+      `UPDATE reports SET status = 'actioned', reviewed_at = ?2, reviewed_by = ?3
+       WHERE reported_id = ?1 AND status = 'open'`,
+    ).bind(userId, now, moderator.id),
+  ]);
+  await destroyAllSessions(env, userId);
+  await Promise.all([closeConversationRoomsOf(env, userId), hideFromPresence(env, userId)]);
+  return { message: SUSPENDED_DONE };
+}

@@ -1,0 +1,62 @@
+import { env } from "cloudflare:test";
+import type { TestClient } from "../helpers/client";
+import { verifiedMember } from "../helpers/members";
+import { imageBytes, upload } from "../profile/fixtures";
+
+export type Member = Awaited<ReturnType<typeof verifiedMember>>;
+
+/** A verified member who has one photo; returns the member and the photo's id. */
+export async function memberWithPhoto(): Promise<Member & { photoId: string }> {
+  const member = await verifiedMember();
+  const res = await upload(member.client, [{ bytes: imageBytes("png") }]);
+  if (res.status !== 201) throw new Error(`upload failed: ${res.status}`);
+  return { ...member, photoId: res.body.photos![0]!.id };
+}
+
+/** Makes a member a moderator (there is no sign-up for that role). */
+export async function makeModerator(id: string) {
+  await env.DB.prepare("UPDATE users SET role = 'moderator' WHERE id = ?1").bind(id).run();
+}
+
+/** Ages every password confirmation of the member past the 3-hour window. */
+export async function expirePasswordConfirmation(userId: string) {
+  await env.DB.prepare(
+    "UPDATE sessions SET password_confirmed_at = '2000-01-01T00:00:00.000Z' WHERE user_id = ?1",
+  )
+    .bind(userId)
+    .run();
+}
+
+export async function block(from: Member, to: Member, reason_type = "harassment") {
+  const res = await from.client.json("POST", "/my/block", { user_id: to.id, reason_type });
+  if (res.status !== 200) throw new Error(`block failed: ${res.status}`);
+}
+
+export async function unblock(from: Member, to: Member) {
+  const res = await from.client.json("DELETE", `/my/block/${to.id}`);
+  if (res.status !== 200) throw new Error(`unblock failed: ${res.status}`);
+}
+
+/** Starts a conversation from `from` to `to` with a first message; returns their ids. */
+export async function converse(from: Member, to: Member, message = "Hello there") {
+  const res = await from.client.json<{
+    conversation: { id: string };
+    message: { id: string } | null;
+  }>("POST", "/chat/conversations", { user_id: to.id, message });
+  if (res.status !== 201 && res.status !== 200) {
+    throw new Error(`start conversation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  return { conversationId: res.body.conversation.id, messageId: res.body.message?.id ?? null };
+}
+
+export async function countRows(table: string, where = "1 = 1", ...params: unknown[]) {
+  const row = await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)
+    .bind(...params)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** GET a page as a browser would (HTML). */
+export function page(client: TestClient, path: string) {
+  return client.fetch(path, { headers: { Accept: "text/html" } });
+}

@@ -1,0 +1,249 @@
+import { env } from "cloudflare:test";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { SUSPENDED_MESSAGE } from "~/server/auth.server";
+import { getDb, schema } from "~/server/db.server";
+import { notHiddenByReports, REPORT_HIDE_THRESHOLD } from "~/server/reports.server";
+import { REPORTED_MESSAGE } from "~/schemas/report";
+import { TestClient } from "../helpers/client";
+import { registerMember, verifiedMember } from "../helpers/members";
+import { signInAs } from "../helpers/auth";
+import { block, converse, countRows, makeModerator, page, type Member } from "./helpers";
+
+/**
+ * Whether `member` shows in search: both through the SQL condition and through a real search by
+ * their username from another member.
+ */
+async function visibleInSearch(member: Member, searcher: Member) {
+  const row = await getDb(env.DB)
+    .select({ id: schema.users.id })
+    .from(schema.users)
+    .where(and(eq(schema.users.id, member.id), notHiddenByReports(schema.users.id)))
+    .get();
+  const res = await searcher.client.json<{ results: { id: string }[] }>(
+    "POST",
+    "/dashboard/search",
+    { keywords: member.details.username, filters: {} },
+  );
+  const found = res.body.results.some((r) => r.id === member.id);
+  expect(found, "search and the SQL condition agree").toBe(row !== undefined);
+  return found;
+}
+
+function report(from: Member, to: Member, extra: Record<string, unknown> = {}) {
+  return from.client.json<{ message: string; report: Record<string, unknown> }>(
+    "POST",
+    "/reports",
+    { user_id: to.id, reason_type: "fake_profile", ...extra },
+  );
+}
+
+describe("reports", () => {
+  it("stores a report (201) and counts one report per reporter and member", async () => {
+    const alice = await verifiedMember();
+    const bob = await verifiedMember();
+    const first = await report(alice, bob, { details: "Photos are stolen." });
+    expect(first.status).toBe(201);
+    expect(first.body.message).toBe(REPORTED_MESSAGE);
+    expect(first.body.report).toMatchObject({
+      user_id: bob.id,
+      reason_type: "fake_profile",
+      details: "Photos are stolen.",
+      status: "open",
+    });
+    expect(first.body.report.created_at).toMatch(/Z$/);
+
+    const again = await report(alice, bob, { reason_type: "scam" });
+    expect(again.status).toBe(201);
+    expect(again.body.report).toMatchObject({ id: first.body.report.id, reason_type: "scam" });
+    expect(await countRows("reports", "reported_id = ?1", bob.id)).toBe(1);
+  });
+
+  it("refuses bad input with 422, unknown members with 404, and changes nothing", async () => {
+    const alice = await verifiedMember();
+    const bob = await verifiedMember();
+    const bad = await alice.client.json<{ errors: Record<string, string[]> }>("POST", "/reports", {
+      user_id: bob.id,
+      reason_type: "boring",
+      details: "x".repeat(1001),
+    });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors).sort()).toEqual(["details", "reason_type"]);
+    expect((await report(alice, alice)).status).toBe(422);
+    expect(
+      (await alice.client.json("POST", "/reports", { user_id: "nobody", reason_type: "spam" }))
+        .status,
+    ).toBe(404);
+    const foreignMessage = await report(alice, bob, { message_id: "not-a-message" });
+    expect(foreignMessage.status).toBe(422);
+    expect(await countRows("reports", "reporter_id = ?1", alice.id)).toBe(0);
+  });
+
+  it("needs a signed-in member with a verified email, and the CSRF token", async () => {
+    const bob = await verifiedMember();
+    const guest = new TestClient();
+    expect(
+      (await guest.json("POST", "/reports", { user_id: bob.id, reason_type: "spam" })).status,
+    ).toBe(401);
+    const unverified = await registerMember();
+    expect(
+      (await unverified.client.json("POST", "/reports", { user_id: bob.id, reason_type: "spam" }))
+        .status,
+    ).toBe(403);
+    const alice = await verifiedMember();
+    const noToken = await alice.client.json(
+      "POST",
+      "/reports",
+      { user_id: bob.id, reason_type: "spam" },
+      { csrf: null },
+    );
+    expect(noToken.status).toBe(419);
+  });
+
+  it("a report can point at a message the reported member sent to the reporter", async () => {
+    const alice = await verifiedMember();
+    const bob = await verifiedMember();
+    const { messageId } = await converse(bob, alice, "Send me money");
+    const mine = await converse(alice, bob, "No.");
+    const res = await report(alice, bob, { reason_type: "scam", message_id: messageId });
+    expect(res.status).toBe(201);
+    expect(res.body.report.message_id).toBe(messageId);
+    const stored = await env.DB.prepare("SELECT message_text FROM reports WHERE id = ?1")
+      .bind(res.body.report.id)
+      .first<{ message_text: string }>();
+    expect(stored?.message_text).toBe("Send me money");
+    // A message of the reporter's own is not the reported member's.
+    expect((await report(alice, bob, { message_id: mine.messageId })).status).toBe(422);
+  });
+
+  it("stays possible across a block either way", async () => {
+    const alice = await verifiedMember();
+    const bob = await verifiedMember();
+    await block(alice, bob);
+    expect((await report(alice, bob)).status).toBe(201);
+    expect((await report(bob, alice)).status).toBe(201);
+  });
+
+  it(`hides a member from search once ${REPORT_HIDE_THRESHOLD} distinct members report them`, async () => {
+    const target = await verifiedMember();
+    const reporters = await Promise.all(
+      Array.from({ length: REPORT_HIDE_THRESHOLD }, () => verifiedMember()),
+    );
+    const searcher = await verifiedMember();
+    for (const [i, reporter] of reporters.entries()) {
+      expect(await visibleInSearch(target, searcher)).toBe(true);
+      await report(reporter, target);
+      // The same reporter again does not count twice.
+      if (i === 0) await report(reporter, target, { reason_type: "spam" });
+    }
+    expect(await visibleInSearch(target, searcher)).toBe(false);
+  });
+});
+
+describe("moderation", () => {
+  async function reportedMember() {
+    const target = await verifiedMember();
+    const reporters = await Promise.all(
+      Array.from({ length: REPORT_HIDE_THRESHOLD }, () => verifiedMember()),
+    );
+    const ids: string[] = [];
+    for (const r of reporters) ids.push(String((await report(r, target)).body.report.id));
+    return { target, reporters, reportIds: ids };
+  }
+
+  async function moderator() {
+    const mod = await verifiedMember();
+    await makeModerator(mod.id);
+    return mod;
+  }
+
+  it("is invisible to members: 404 for the page and the API; 401 for guests", async () => {
+    const member = await verifiedMember();
+    const { target, reportIds } = await reportedMember();
+    expect((await member.client.json("GET", "/moderation/reports")).status).toBe(404);
+    expect((await page(member.client, "/moderation")).status).toBe(404);
+    expect(
+      (await member.client.json("POST", `/moderation/reports/${reportIds[0]}/dismiss`)).status,
+    ).toBe(404);
+    expect(
+      (await member.client.json("POST", `/moderation/members/${target.id}/suspend`)).status,
+    ).toBe(404);
+    expect((await new TestClient().json("GET", "/moderation/reports")).status).toBe(401);
+    expect(await countRows("reports", "reported_id = ?1 AND status = 'open'", target.id)).toBe(
+      REPORT_HIDE_THRESHOLD,
+    );
+  });
+
+  it("lists open reports; dismissing one makes a hidden member findable again", async () => {
+    const mod = await moderator();
+    const { target, reporters, reportIds } = await reportedMember();
+    const list = await mod.client.json<{ reports: Record<string, unknown>[] }>(
+      "GET",
+      "/moderation/reports",
+    );
+    expect(list.status).toBe(200);
+    const mine = list.body.reports.filter((r) => (r.reported as { id: string }).id === target.id);
+    expect(mine).toHaveLength(REPORT_HIDE_THRESHOLD);
+    expect(mine[0]).toMatchObject({
+      reason_type: "fake_profile",
+      reported: { open_reports: REPORT_HIDE_THRESHOLD, hidden_from_search: true },
+    });
+    expect(reporters.map((r) => r.id)).toContain((mine[0]!.reporter as { id: string }).id);
+
+    const html = await (await page(mod.client, "/moderation")).text();
+    expect(html).toContain(`@${target.details.username}`);
+
+    expect(await visibleInSearch(target, mod)).toBe(false);
+    const dismissed = await mod.client.json("POST", `/moderation/reports/${reportIds[0]}/dismiss`);
+    expect(dismissed.status).toBe(200);
+    expect(await visibleInSearch(target, mod)).toBe(true);
+    expect((await mod.client.json("POST", "/moderation/reports/unknown/dismiss")).status).toBe(404);
+  });
+
+  it("suspends a member: sessions end, sign-in is refused, the profile is gone", async () => {
+    const mod = await moderator();
+    const { target, reporters } = await reportedMember();
+    const res = await mod.client.json("POST", `/moderation/members/${target.id}/suspend`);
+    expect(res.status).toBe(200);
+    const user = await env.DB.prepare("SELECT status FROM users WHERE id = ?1")
+      .bind(target.id)
+      .first<{ status: string }>();
+    expect(user?.status).toBe("suspended");
+    expect(await countRows("sessions", "user_id = ?1", target.id)).toBe(0);
+    expect(await countRows("reports", "reported_id = ?1 AND status = 'open'", target.id)).toBe(0);
+    expect((await target.client.json("GET", "/my/blocked-users")).status).toBe(401);
+    const login = await new TestClient().json<{ errors: Record<string, string[]> }>(
+      "POST",
+      "/login",
+      { email: target.details.email, password: target.details.password },
+    );
+    expect(login.status).toBe(422);
+    expect(login.body.errors.email).toEqual([SUSPENDED_MESSAGE]);
+    expect(
+      (await reporters[0]!.client.json("GET", `/members/${target.details.username}`)).status,
+    ).toBe(404);
+  });
+
+  it("suspends through the moderation page's form", async () => {
+    const mod = await moderator();
+    const { target } = await reportedMember();
+    await mod.client.loadCsrfFromPage("/moderation");
+    const res = await mod.client.form("/moderation?index", { intent: "suspend", id: target.id });
+    expect(res.status).toBeLessThan(400);
+    expect(await countRows("users", "id = ?1 AND status = 'suspended'", target.id)).toBe(1);
+  });
+
+  it("a moderator cannot suspend themself or another moderator", async () => {
+    const mod = await moderator();
+    const other = await moderator();
+    expect((await mod.client.json("POST", `/moderation/members/${mod.id}/suspend`)).status).toBe(
+      403,
+    );
+    expect((await mod.client.json("POST", `/moderation/members/${other.id}/suspend`)).status).toBe(
+      403,
+    );
+    expect((await mod.client.json("POST", "/moderation/members/nobody/suspend")).status).toBe(404);
+    // Still signed in and active.
+    expect((await signInAs(other.details.email, other.details.password)).res.status).toBe(200);
+  });
+});

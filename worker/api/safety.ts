@@ -1,0 +1,74 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { reportSchema } from "~/schemas/report";
+import {
+  ACCOUNT_DELETED_MESSAGE,
+  deleteAccount,
+  exportAccount,
+  exportFileName,
+} from "~/server/account.server";
+import {
+  dismissReport,
+  listOpenReports,
+  reportMember,
+  requireModerator,
+  suspendMember,
+} from "~/server/reports.server";
+import { parseInput, readBody } from "~/server/validation.server";
+import { signOut } from "~/server/web-auth.server";
+import {
+  currentUser,
+  requirePasswordConfirmed,
+  requireUser,
+  requireVerified,
+} from "../middleware/auth";
+import type { AppBindings } from "../types";
+
+/**
+ * Safety beyond blocking: reports, the moderators' API, and a member's own data (export and
+ * account deletion). The /moderation and /settings/account pages are Remix routes.
+ */
+export const safetyApi = new Hono<AppBindings>();
+
+safetyApi.post("/reports", requireVerified, async (c) => {
+  const { user } = currentUser(c);
+  const input = parseInput(reportSchema, await readBody(c.req.raw));
+  return c.json(await reportMember(c.env, user.id, input), 201);
+});
+
+const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(10_000).catch(1) });
+
+safetyApi.get("/moderation/reports", requireUser, async (c) => {
+  requireModerator(currentUser(c).user);
+  const { page } = pageQuery.parse({ page: c.req.query("page") ?? 1 });
+  return c.json(await listOpenReports(c.env, page));
+});
+
+safetyApi.post("/moderation/reports/:id/dismiss", requireUser, async (c) => {
+  const moderator = requireModerator(currentUser(c).user);
+  return c.json(await dismissReport(c.env, moderator, c.req.param("id")));
+});
+
+safetyApi.post("/moderation/members/:id/suspend", requireUser, async (c) => {
+  const moderator = requireModerator(currentUser(c).user);
+  return c.json(await suspendMember(c.env, moderator, c.req.param("id")));
+});
+
+/** A download of everything stored about the member (also before the email is verified). */
+safetyApi.get("/my/export", requireUser, async (c) => {
+  const { user } = currentUser(c);
+  const data = await exportAccount(c.env, user.id);
+  return c.body(JSON.stringify(data, null, 2), 200, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Disposition": `attachment; filename="${exportFileName(user.username)}"`,
+    "Cache-Control": "private, no-store",
+  });
+});
+
+/** Deletes the account for good; needs a password confirmation younger than 3 hours (423). */
+safetyApi.delete("/my/account", requireUser, requirePasswordConfirmed, async (c) => {
+  const { user } = currentUser(c);
+  await deleteAccount(c.env, user.id);
+  await signOut(c.get("rc"));
+  return c.json({ message: ACCOUNT_DELETED_MESSAGE });
+});
