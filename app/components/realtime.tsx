@@ -1,0 +1,130 @@
+import { Link } from "@remix-run/react";
+import { useEffect } from "react";
+import { api } from "~/lib/http";
+import { NOTIFICATION_ICONS, notificationHref, notificationText } from "~/lib/notifications";
+import { acquireRealtimeClient, releaseRealtimeClient } from "~/realtime/client";
+import type { NotificationView } from "~/schemas/notifications";
+import { useAtomValue, useSetAtom } from "~/state/jotai";
+import {
+  LATEST_KEPT,
+  notificationDismissed,
+  notificationReceived,
+  notificationsLoaded,
+  notificationsRead,
+  notificationsStateAtom,
+} from "~/state/notifications";
+import {
+  applyPresenceFrame,
+  ECHO_NOT_INITIALIZED,
+  PRESENCE_CONNECTION_ERROR,
+  presenceDisconnected,
+  presenceError,
+  presenceStateAtom,
+} from "~/state/presence";
+
+/** How long a live notification stays on screen. */
+const TOAST_MS = 6_000;
+
+/**
+ * The signed-in layout's realtime provider: connects the tab's realtime client (app/realtime/
+ * client.ts) and feeds the presence room and the member channel into the jotai atoms every page
+ * reads (online dots, the header's unread count, the live toast). Without websockets the app
+ * logs SPEC.md's `Echo not initialized` and carries on with what the server rendered.
+ */
+export function RealtimeProvider({ memberId }: { memberId: string }) {
+  const setPresence = useSetAtom(presenceStateAtom);
+  const setNotifications = useSetAtom(notificationsStateAtom);
+
+  useEffect(() => {
+    const reload = () =>
+      api<{ notifications: NotificationView[]; unread_count: number }>(
+        `/notifications?per_page=${LATEST_KEPT}`,
+      )
+        .then((res) => setNotifications((s) => notificationsLoaded(s, res)))
+        .catch((error: unknown) => console.error("Failed to load notifications", error));
+
+    const client = acquireRealtimeClient(memberId);
+    if (!client) {
+      console.error(ECHO_NOT_INITIALIZED);
+      void reload();
+      return;
+    }
+    const offPresence = client.onPresence({
+      frame: (frame) => setPresence((s) => applyPresenceFrame(s, frame)),
+      down: (reason) =>
+        setPresence((s) =>
+          reason === "error"
+            ? presenceError(s, PRESENCE_CONNECTION_ERROR)
+            : presenceDisconnected(s),
+        ),
+    });
+    const offMember = client.onMemberChannel({
+      // Each (re)connection may have missed frames: take the count and the newest afresh.
+      open: () => void reload(),
+      frame: (frame) => {
+        if (frame.type === "notification") {
+          setNotifications((s) => notificationReceived(s, frame.notification, frame.unread_count));
+        } else if (frame.type === "notifications_read") {
+          setNotifications((s) => notificationsRead(s, frame.ids, frame.unread_count));
+        }
+      },
+    });
+    return () => {
+      offPresence();
+      offMember();
+      releaseRealtimeClient(client);
+    };
+  }, [memberId, setPresence, setNotifications]);
+
+  return <NotificationToast />;
+}
+
+/** The notification that just arrived, for a few seconds, announced politely to screen readers. */
+function NotificationToast() {
+  const { arrived } = useAtomValue(notificationsStateAtom);
+  const setNotifications = useSetAtom(notificationsStateAtom);
+  useEffect(() => {
+    if (!arrived) return;
+    const timer = setTimeout(() => setNotifications(notificationDismissed), TOAST_MS);
+    return () => clearTimeout(timer);
+  }, [arrived, setNotifications]);
+  return (
+    <div className="toast-region" role="status" aria-live="polite">
+      {arrived ? (
+        <div className="toast" data-testid="notification-toast">
+          <span className="toast-icon" aria-hidden="true">
+            {NOTIFICATION_ICONS[arrived.type]}
+          </span>
+          <Link to={notificationHref(arrived)} className="toast-text">
+            {notificationText(arrived)}
+          </Link>
+          <button
+            type="button"
+            className="icon-btn toast-close"
+            aria-label="Dismiss"
+            onClick={() => setNotifications(notificationDismissed)}
+          >
+            ×
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** The header's link to the notifications page, with the unread count. */
+export function NotificationsBell() {
+  const { unreadCount } = useAtomValue(notificationsStateAtom);
+  const label =
+    unreadCount > 0 ? `Notifications, ${unreadCount} unread` : "Notifications, none unread";
+  return (
+    <Link to="/notifications" className="bell" aria-label={label} title="Notifications">
+      <span aria-hidden="true">🔔</span>
+      {unreadCount > 0 ? (
+        <span className="bell-count" data-testid="unread-count" aria-hidden="true">
+          {unreadCount > 99 ? "99+" : unreadCount}
+        </span>
+      ) : null}
+    </Link>
+  );
+}

@@ -1,0 +1,237 @@
+import ReconnectingWebSocket from "partysocket/ws";
+import { startHeartbeat } from "./heartbeat";
+import { parseMemberServerFrame, type MemberServerFrame } from "./member";
+import { parsePresenceServerFrame, PING_FRAME, type PresenceServerFrame } from "./presence";
+
+/**
+ * The browser's realtime client: at most two sockets per page, the member's own channel
+ * (`/ws/me`: notifications and conversation updates) and the global presence room
+ * (`/ws/presence`), plus the heartbeat (app/realtime/heartbeat.ts). Both are partysocket sockets (they reconnect by themselves, with backoff) and
+ * both keep alive as SPEC.md §9 says: after 120 s without any frame the client pings, and when
+ * no answer comes within 30 s it drops the socket and connects again.
+ *
+ * One client per member and browser tab, shared by every page: the signed-in layout acquires it on
+ * mount and releases it on unmount, and it closes only when no page has held it for a moment
+ * (so a client-side navigation keeps the sockets).
+ *
+ * Other features listen to the member channel without a socket of their own:
+ *
+ *   useEffect(() => subscribeMemberFrames((frame) => {
+ *     if (frame.type === "conversation") updateConversationList(frame);
+ *   }), []);
+ *
+ * `subscribeMemberFrames` returns the unsubscribe function; frames are already parsed with the
+ * `memberServerFrame` union of app/realtime/member.ts. `subscribeMemberChannel` also tells when the
+ * channel (re)opens, so a feature can reload what it may have missed while disconnected.
+ */
+
+/** SPEC.md §9: activity timeout and pong timeout. */
+export const ACTIVITY_TIMEOUT_MS = 120_000;
+export const PONG_TIMEOUT_MS = 30_000;
+/** How long the client outlives the last page that held it. */
+const LINGER_MS = 2_000;
+
+interface TimerApi {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: TimerApi = {
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/**
+ * The keepalive of one socket: `activity()` on every frame (and on open); after `activityMs` of
+ * silence it sends a ping, and when nothing arrives within `pongMs` it calls `dead()`.
+ */
+export class Keepalive {
+  private idle: unknown = null;
+  private waiting: unknown = null;
+
+  constructor(
+    private readonly ping: () => void,
+    private readonly dead: () => void,
+    private readonly activityMs = ACTIVITY_TIMEOUT_MS,
+    private readonly pongMs = PONG_TIMEOUT_MS,
+    private readonly timers: TimerApi = realTimers,
+  ) {}
+
+  activity() {
+    this.stop();
+    this.idle = this.timers.setTimeout(() => {
+      this.idle = null;
+      this.ping();
+      this.waiting = this.timers.setTimeout(() => {
+        this.waiting = null;
+        this.dead();
+      }, this.pongMs);
+    }, this.activityMs);
+  }
+
+  stop() {
+    if (this.idle !== null) this.timers.clearTimeout(this.idle);
+    if (this.waiting !== null) this.timers.clearTimeout(this.waiting);
+    this.idle = null;
+    this.waiting = null;
+  }
+}
+
+export interface ChannelEvents<F> {
+  frame(frame: F): void;
+  open(): void;
+  /** The socket closed or failed; it reconnects by itself. */
+  down(reason: "close" | "error"): void;
+}
+
+/** One reconnecting socket with its keepalive, delivering parsed frames. */
+class Channel<F> {
+  private readonly socket: ReconnectingWebSocket;
+  private readonly keepalive: Keepalive;
+
+  constructor(url: string, parse: (raw: string) => F | null, events: ChannelEvents<F>) {
+    this.socket = new ReconnectingWebSocket(url, [], {
+      maxReconnectionDelay: 30_000,
+      minReconnectionDelay: 1_000 + Math.random() * 2_000,
+    });
+    this.keepalive = new Keepalive(
+      () => this.socket.send(PING_FRAME),
+      () => this.socket.reconnect(4000, "keepalive timeout"),
+    );
+    this.socket.addEventListener("open", () => {
+      this.keepalive.activity();
+      events.open();
+    });
+    this.socket.addEventListener("message", (event: MessageEvent) => {
+      this.keepalive.activity();
+      if (typeof event.data !== "string") return;
+      const frame = parse(event.data);
+      if (frame) events.frame(frame);
+    });
+    this.socket.addEventListener("close", () => {
+      this.keepalive.stop();
+      events.down("close");
+    });
+    this.socket.addEventListener("error", () => events.down("error"));
+  }
+
+  close() {
+    this.keepalive.stop();
+    this.socket.close(1000, "page closed");
+  }
+}
+
+type Listener<T> = (value: T) => void;
+
+export interface PresenceListener {
+  frame(frame: PresenceServerFrame): void;
+  down(reason: "close" | "error"): void;
+}
+
+export interface MemberChannelListener {
+  frame?(frame: MemberServerFrame): void;
+  /** The channel (re)opened: reload what may have been missed. */
+  open?(): void;
+}
+
+export class RealtimeClient {
+  private readonly memberListeners = new Set<MemberChannelListener>();
+  private readonly presenceListeners = new Set<PresenceListener>();
+  private readonly member: Channel<MemberServerFrame>;
+  private readonly presence: Channel<PresenceServerFrame>;
+  private readonly stopHeartbeat: () => void;
+  holders = 0;
+  lingering: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    readonly memberId: string,
+    origin: string,
+  ) {
+    const base = origin.replace(/^http/, "ws");
+    this.member = new Channel(`${base}/ws/me`, parseMemberServerFrame, {
+      frame: (f) => this.memberListeners.forEach((l) => l.frame?.(f)),
+      open: () => this.memberListeners.forEach((l) => l.open?.()),
+      down: () => {},
+    });
+    this.presence = new Channel(`${base}/ws/presence`, parsePresenceServerFrame, {
+      frame: (f) => this.presenceListeners.forEach((l) => l.frame(f)),
+      open: () => {},
+      down: (reason) => this.presenceListeners.forEach((l) => l.down(reason)),
+    });
+    this.stopHeartbeat = startHeartbeat();
+  }
+
+  onMemberChannel(listener: MemberChannelListener): () => void {
+    this.memberListeners.add(listener);
+    return () => this.memberListeners.delete(listener);
+  }
+
+  onPresence(listener: PresenceListener): () => void {
+    this.presenceListeners.add(listener);
+    return () => this.presenceListeners.delete(listener);
+  }
+
+  close() {
+    this.stopHeartbeat();
+    this.member.close();
+    this.presence.close();
+    this.memberListeners.clear();
+    this.presenceListeners.clear();
+  }
+}
+
+let current: RealtimeClient | null = null;
+const pendingMemberListeners = new Set<MemberChannelListener>();
+
+/** The tab's realtime client, or null when there is none (not signed in, or no WebSocket). */
+export function getRealtimeClient(): RealtimeClient | null {
+  return current;
+}
+
+/**
+ * Takes the tab's client for a member (creating it on first use); null where websockets do not
+ * exist. Pair every call with `releaseRealtimeClient`.
+ */
+export function acquireRealtimeClient(memberId: string): RealtimeClient | null {
+  if (typeof window === "undefined" || typeof WebSocket === "undefined") return null;
+  if (current && current.memberId !== memberId) {
+    current.close();
+    current = null;
+  }
+  if (!current) {
+    current = new RealtimeClient(memberId, window.location.origin);
+    for (const listener of pendingMemberListeners) current.onMemberChannel(listener);
+  }
+  if (current.lingering) clearTimeout(current.lingering);
+  current.lingering = null;
+  current.holders += 1;
+  return current;
+}
+
+export function releaseRealtimeClient(client: RealtimeClient) {
+  client.holders = Math.max(0, client.holders - 1);
+  if (client.holders > 0) return;
+  client.lingering = setTimeout(() => {
+    if (client.holders > 0) return;
+    client.close();
+    if (current === client) current = null;
+  }, LINGER_MS);
+}
+
+/**
+ * Listens to the member channel (see the top of this file); works before the client exists and
+ * across reconnects. Returns the unsubscribe function.
+ */
+export function subscribeMemberChannel(listener: MemberChannelListener): () => void {
+  pendingMemberListeners.add(listener);
+  const off = current?.onMemberChannel(listener);
+  return () => {
+    pendingMemberListeners.delete(listener);
+    off?.();
+  };
+}
+
+/** Listens to the member channel's frames only. */
+export function subscribeMemberFrames(listener: Listener<MemberServerFrame>): () => void {
+  return subscribeMemberChannel({ frame: listener });
+}

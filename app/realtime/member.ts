@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { NOTIFICATION_TYPES } from "~/schemas/notifications";
+
+/**
+ * Frames of a member's own channel (`/ws/me`): what a member learns in real time on any page
+ * without holding one socket per conversation. Parsed by the hub and the client alike.
+ */
+export const notificationFrame = z.object({
+  type: z.literal("notification"),
+  notification: z.object({
+    id: z.string(),
+    type: z.enum(NOTIFICATION_TYPES),
+    data: z.record(z.string(), z.unknown()),
+    read_at: z.string().nullable(),
+    created_at: z.string(),
+  }),
+  unread_count: z.number().int().nonnegative(),
+});
+
+/** A conversation of this member changed (a new message, a deletion, a read receipt). */
+export const conversationFrame = z.object({
+  type: z.literal("conversation"),
+  conversation_id: z.string(),
+  last_message: z.string().nullable(),
+  last_message_time: z.string().nullable(),
+  unread_count: z.number().int().nonnegative(),
+  /** The member's unread messages over all their active conversations (the header badge). */
+  unread_total: z.number().int().nonnegative().optional(),
+  /** The message that caused the update, when there is one (so a list can show it at once). */
+  message: z
+    .object({ id: z.string(), sender_id: z.string(), message: z.string(), sent_at: z.string() })
+    .nullable()
+    .optional(),
+});
+
+/** Notifications were read on another page (`ids` null: all of them); badges follow. */
+export const notificationsReadFrame = z.object({
+  type: z.literal("notifications_read"),
+  ids: z.array(z.string()).nullable(),
+  unread_count: z.number().int().nonnegative(),
+});
+
+export type ConversationFrame = z.infer<typeof conversationFrame>;
+
+export const memberServerFrame = z.discriminatedUnion("type", [
+  notificationFrame,
+  notificationsReadFrame,
+  conversationFrame,
+  z.object({ type: z.literal("pong") }),
+]);
+export type MemberServerFrame = z.infer<typeof memberServerFrame>;
+
+/** The client only pings on this channel. */
+export const memberClientFrame = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ping") }),
+]);
+
+export function parseMemberServerFrame(raw: string): MemberServerFrame | null {
+  try {
+    const result = memberServerFrame.safeParse(JSON.parse(raw));
+    return result.success ? result.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/** The kinds of notification a member can receive, and switch off one by one. */
+export const NOTIFICATION_TYPES = ["message", "like", "match", "gift", "profile_view"] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** How settings name each kind. */
+export const NOTIFICATION_TYPE_LABELS: Record<NotificationType, string> = {
+  message: "New messages",
+  like: "Likes",
+  match: "Matches",
+  gift: "Gifts",
+  profile_view: "Profile views",
+};
+
+/** API.md "Notifications": one notification as the list and the live channel show it. */
+export interface NotificationView {
+  id: string;
+  type: NotificationType;
+  /** What the kind carries (a conversation, a gift…) plus `actor`: the member's card, or null. */
+  data: Record<string, unknown>;
+  read_at: string | null;
+  created_at: string;
+}
+
+export type NotificationPreferences = Record<NotificationType, boolean>;
+
+/** PUT /my/notification-preferences: any of the kinds, each on or off. */
+export const notificationPreferencesSchema = z.strictObject(
+  Object.fromEntries(
+    NOTIFICATION_TYPES.map((t) => [t, z.boolean({ error: "Must be true or false." }).optional()]),
+  ) as Record<NotificationType, z.ZodOptional<z.ZodBoolean>>,
+);
+
+export const notificationsQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+  per_page: z.coerce.number().int().min(1).max(50).catch(20),
+});
+
+/** PUT /my/privacy. */
+export const privacySchema = z.strictObject({
+  hide_online: z.boolean({ error: "Must be true or false." }),
+});

@@ -1,0 +1,113 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { authorizeConversationSocket } from "./chat.server";
+import { fromBase64Url, hmacSign, hmacVerify, toBase64Url } from "./crypto.server";
+import { getDb, schema } from "./db.server";
+import type { Env } from "./env.server";
+import { forbidden } from "./errors.server";
+import type { SessionUser } from "./session.server";
+
+/**
+ * POST /broadcasting/auth (API.md "Realtime"): a short-lived token, signed with APP_KEY, that lets
+ * its holder open one channel's socket as one member without the session cookie (`?auth=`).
+ *
+ * Channels: `presence-global` (the presence room, any verified member), `private-member.{id}` (a
+ * member's own channel, that member only) and `private-chat.{conversationId}` (a conversation's
+ * room, its members only while neither blocks the other).
+ */
+export const BROADCAST_TOKEN_TTL_MS = 5 * 60_000;
+
+export const channelNameSchema = z.object({
+  channel_name: z
+    .string({ error: "The channel name is required." })
+    .regex(
+      /^(presence-global|private-member\.[A-Za-z0-9_-]{1,64}|private-chat\.[A-Za-z0-9_-]{1,64})$/,
+      "Unknown channel.",
+    ),
+});
+
+interface TokenClaims {
+  sub: string;
+  ch: string;
+  exp: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The HMAC message of a token: its own prefix, so no other signature of APP_KEY can pass as one. */
+const signed = (payload: string) => `broadcast:v1:${payload}`;
+
+/** Checks that `memberId` may join the channel (403 otherwise; 404 for an unknown conversation). */
+export async function authorizeChannel(env: Env, memberId: string, channel: string) {
+  if (channel === "presence-global") return;
+  if (channel.startsWith("private-member.")) {
+    if (channel.slice("private-member.".length) !== memberId) throw forbidden();
+    return;
+  }
+  if (channel.startsWith("private-chat.")) {
+    await authorizeConversationSocket(env, memberId, channel.slice("private-chat.".length));
+    return;
+  }
+  throw forbidden();
+}
+
+export async function issueChannelToken(
+  env: Env,
+  memberId: string,
+  channel: string,
+  now = Date.now(),
+): Promise<string> {
+  await authorizeChannel(env, memberId, channel);
+  const claims: TokenClaims = { sub: memberId, ch: channel, exp: now + BROADCAST_TOKEN_TTL_MS };
+  const payload = toBase64Url(encoder.encode(JSON.stringify(claims)));
+  return `${payload}.${await hmacSign(env.APP_KEY, signed(payload))}`;
+}
+
+/** A genuine, unexpired token's member and channel, or null. */
+export async function verifyChannelToken(
+  env: Env,
+  token: string,
+  now = Date.now(),
+): Promise<{ memberId: string; channel: string } | null> {
+  const [payload, mac, extra] = token.split(".");
+  if (!payload || !mac || extra !== undefined || token.length > 1024) return null;
+  if (!(await hmacVerify(env.APP_KEY, signed(payload), mac))) return null;
+  let claims: Partial<TokenClaims>;
+  try {
+    claims = JSON.parse(decoder.decode(fromBase64Url(payload))) as Partial<TokenClaims>;
+  } catch {
+    return null;
+  }
+  if (typeof claims.sub !== "string" || typeof claims.ch !== "string") return null;
+  if (typeof claims.exp !== "number" || claims.exp <= now) return null;
+  return { memberId: claims.sub, channel: claims.ch };
+}
+
+/** The member a token lets in, as a session would give it (null when not active). */
+export async function tokenMember(env: Env, memberId: string): Promise<SessionUser | null> {
+  const user = await getDb(env.DB)
+    .select()
+    .from(schema.users)
+    .where(eq(schema.users.id, memberId))
+    .get();
+  if (!user || user.status !== "active") return null;
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    emailVerifiedAt: user.emailVerifiedAt,
+    role: user.role,
+    status: user.status,
+    hideOnline: user.hideOnline,
+    createdAt: user.createdAt,
+  };
+}
+
+/** The channel a websocket path opens (the token must name it), or null for other paths. */
+export function channelForPath(path: string, memberId: string): string | null {
+  if (path === "/ws/presence") return "presence-global";
+  if (path === "/ws/me") return `private-member.${memberId}`;
+  const chat = /^\/ws\/chat\/([A-Za-z0-9_-]{1,64})$/.exec(path);
+  return chat ? `private-chat.${chat[1]}` : null;
+}

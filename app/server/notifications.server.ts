@@ -1,0 +1,238 @@
+import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
+import {
+  NOTIFICATION_TYPES,
+  type NotificationPreferences,
+  type NotificationType,
+  type NotificationView,
+} from "~/schemas/notifications";
+import { isBlockedEitherWay, notBlockedWith } from "./blocks.server";
+import { newId } from "./crypto.server";
+import { notificationPreferences, notifications } from "./db/notifications";
+import { getDb, nowIso } from "./db.server";
+import type { Env } from "./env.server";
+import { notFound } from "./errors.server";
+import { publishToMember } from "./member-channel.server";
+import { memberCards, type MemberCard } from "./members.server";
+
+/**
+ * Notifications (API.md "Notifications"): stored per member, newest first, and pushed at once to
+ * the member's open pages through their own channel (`/ws/me`). A member switches each kind off in
+ * settings; nothing crosses a block, and a notification whose member has since been blocked (either
+ * way) disappears from the list and the unread count.
+ *
+ * Domain modules call `notify` after they stored their own change:
+ * - likes: `{to: liked, type: "like", actorId: liker}`; a match: `{type: "match"}` to each member,
+ *   the other one as actor;
+ * - chat: `{type: "message"}` for the first unread message of a conversation, `{type: "gift"}`
+ *   for a gift (data: conversation_id, message_id, preview, gift);
+ * - profile views: `{type: "profile_view"}`, at most once per viewer and day.
+ * The acting member's card is added as `data.actor` when a notification is read or pushed.
+ */
+
+export const NOTIFICATIONS_PER_PAGE = 20;
+export const NOTIFICATIONS_MAX_PER_PAGE = 50;
+
+export interface NotifyInput {
+  to: string;
+  type: NotificationType;
+  /** The member whose action this is; nothing is sent across a block, nor to oneself. */
+  actorId?: string | null;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Rows the member may see: their own, and none whose actor is on either side of a block or no
+ * longer active (the rule of visibility.server.ts).
+ */
+function visibleRows(userId: string) {
+  return and(
+    eq(notifications.userId, userId),
+    or(
+      isNull(notifications.actorId),
+      and(
+        notBlockedWith(userId, notifications.actorId),
+        sql`EXISTS (SELECT 1 FROM users a WHERE a.id = ${notifications.actorId} AND a.status = 'active')`,
+      ),
+    ),
+  );
+}
+
+export async function isEnabled(env: Env, userId: string, type: NotificationType) {
+  const row = await getDb(env.DB)
+    .select({ enabled: notificationPreferences.enabled })
+    .from(notificationPreferences)
+    .where(and(eq(notificationPreferences.userId, userId), eq(notificationPreferences.type, type)))
+    .get();
+  return row?.enabled ?? true;
+}
+
+export async function unreadCount(env: Env, userId: string): Promise<number> {
+  const row = await getDb(env.DB)
+    .select({ n: sql<number>`count(*)` })
+    .from(notifications)
+    .where(and(visibleRows(userId), isNull(notifications.readAt)))
+    .get();
+  return row?.n ?? 0;
+}
+
+type NotificationRow = typeof notifications.$inferSelect;
+
+/** Rows as API.md shows them, each with its actor's current card (`data.actor`, or null). */
+async function present(env: Env, rows: NotificationRow[]): Promise<NotificationView[]> {
+  const actorIds = [...new Set(rows.flatMap((r) => (r.actorId ? [r.actorId] : [])))];
+  const cards = new Map<string, MemberCard>(
+    (await memberCards(env, actorIds)).map((card) => [card.id, card]),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    type: r.type,
+    data: { ...r.data, actor: r.actorId ? (cards.get(r.actorId) ?? null) : null },
+    read_at: r.readAt,
+    created_at: r.createdAt,
+  }));
+}
+
+/**
+ * Stores a notification for a member and pushes it to their open pages. Does nothing (null) when
+ * the member switched that kind off, when it is their own action, or across a block.
+ */
+export async function notify(env: Env, input: NotifyInput): Promise<NotificationView | null> {
+  if (input.actorId && input.actorId === input.to) return null;
+  const [enabled, blocked] = await Promise.all([
+    isEnabled(env, input.to, input.type),
+    input.actorId ? isBlockedEitherWay(env, input.to, input.actorId) : Promise.resolve(false),
+  ]);
+  if (!enabled || blocked) return null;
+  const row: NotificationRow = {
+    id: newId(),
+    userId: input.to,
+    actorId: input.actorId ?? null,
+    type: input.type,
+    data: input.data ?? {},
+    readAt: null,
+    createdAt: nowIso(),
+    seq: 0,
+  };
+  await getDb(env.DB)
+    .insert(notifications)
+    .values({
+      ...row,
+      seq: sql`(SELECT coalesce(max(seq), 0) + 1 FROM notifications WHERE user_id = ${input.to})`,
+    });
+  const [[notification], unread] = await Promise.all([
+    present(env, [row]),
+    unreadCount(env, input.to),
+  ]);
+  await publishToMember(env, input.to, {
+    type: "notification",
+    notification: notification!,
+    unread_count: unread,
+  });
+  return notification!;
+}
+
+/** GET /notifications: a page of the member's notifications, newest first, and the unread count. */
+export async function listNotifications(
+  env: Env,
+  userId: string,
+  { page = 1, perPage = NOTIFICATIONS_PER_PAGE }: { page?: number; perPage?: number } = {},
+) {
+  const rows = await getDb(env.DB)
+    .select()
+    .from(notifications)
+    .where(visibleRows(userId))
+    .orderBy(desc(notifications.seq), desc(notifications.id))
+    .limit(perPage + 1)
+    .offset((page - 1) * perPage)
+    .all();
+  const [list, unread] = await Promise.all([
+    present(env, rows.slice(0, perPage)),
+    unreadCount(env, userId),
+  ]);
+  return {
+    notifications: list,
+    unread_count: unread,
+    meta: { page, per_page: perPage, has_more: rows.length > perPage },
+  };
+}
+
+/** Tells the member's other open pages that notifications were read (their badges follow). */
+async function publishRead(env: Env, userId: string, ids: string[] | null) {
+  await publishToMember(env, userId, {
+    type: "notifications_read",
+    ids,
+    unread_count: await unreadCount(env, userId),
+  });
+}
+
+/** POST /notifications/{id}/read: 404 unless it is the member's own (and visible to them). */
+export async function markNotificationRead(env: Env, userId: string, id: string) {
+  const db = getDb(env.DB);
+  const row = await db
+    .select()
+    .from(notifications)
+    .where(and(visibleRows(userId), eq(notifications.id, id)))
+    .get();
+  if (!row) throw notFound("Notification not found.");
+  if (!row.readAt) {
+    row.readAt = nowIso();
+    await db
+      .update(notifications)
+      .set({ readAt: row.readAt })
+      .where(and(eq(notifications.id, id), isNull(notifications.readAt)));
+    await publishRead(env, userId, [id]);
+  }
+  const [[notification], unread] = await Promise.all([
+    present(env, [row]),
+    unreadCount(env, userId),
+  ]);
+  return { notification: notification!, unread_count: unread };
+}
+
+/** POST /notifications/read-all. */
+export async function markAllNotificationsRead(env: Env, userId: string) {
+  const result = await getDb(env.DB)
+    .update(notifications)
+    .set({ readAt: nowIso() })
+    .where(and(eq(notifications.userId, userId), isNull(notifications.readAt)))
+    .run();
+  if (result.meta.changes > 0) await publishRead(env, userId, null);
+  return { unread_count: await unreadCount(env, userId) };
+}
+
+/** Every kind with its switch (on unless the member turned it off). */
+export async function getNotificationPreferences(
+  env: Env,
+  userId: string,
+): Promise<NotificationPreferences> {
+  const rows = await getDb(env.DB)
+    .select({ type: notificationPreferences.type, enabled: notificationPreferences.enabled })
+    .from(notificationPreferences)
+    .where(eq(notificationPreferences.userId, userId))
+    .all();
+  const stored = new Map(rows.map((r) => [r.type, r.enabled]));
+  return Object.fromEntries(
+    NOTIFICATION_TYPES.map((t) => [t, stored.get(t) ?? true]),
+  ) as NotificationPreferences;
+}
+
+/** Changes the switches given (the others keep their value) and returns them all. */
+export async function setNotificationPreferences(
+  env: Env,
+  userId: string,
+  changes: Partial<NotificationPreferences>,
+): Promise<NotificationPreferences> {
+  const values = NOTIFICATION_TYPES.flatMap((type) =>
+    changes[type] === undefined ? [] : [{ userId, type, enabled: changes[type] }],
+  );
+  if (values.length > 0) {
+    await getDb(env.DB)
+      .insert(notificationPreferences)
+      .values(values)
+      .onConflictDoUpdate({
+        target: [notificationPreferences.userId, notificationPreferences.type],
+        set: { enabled: sql`excluded.enabled` },
+      });
+  }
+  return getNotificationPreferences(env, userId);
+}

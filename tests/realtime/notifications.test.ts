@@ -1,0 +1,304 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { NOTIFICATION_TYPES, type NotificationView } from "~/schemas/notifications";
+import { notify } from "~/server/notifications.server";
+import { verifiedMember, registerMember } from "../helpers/members";
+import { openSocket, type TestSocket } from "../helpers/sockets";
+import { sleep } from "./presence-helpers";
+
+type Member = Awaited<ReturnType<typeof verifiedMember>>;
+
+interface ListBody {
+  notifications: NotificationView[];
+  unread_count: number;
+  meta: { page: number; per_page: number; has_more: boolean };
+}
+
+async function list(member: Member, query = "") {
+  const res = await member.client.json<ListBody>("GET", `/notifications${query}`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+async function memberChannel(member: Member): Promise<TestSocket> {
+  const { status, socket } = await openSocket(member.client, "/ws/me");
+  expect(status).toBe(101);
+  return socket!;
+}
+
+async function setPreferences(member: Member, changes: Record<string, boolean>) {
+  const res = await member.client.json<{ preferences: Record<string, boolean> }>(
+    "PUT",
+    "/my/notification-preferences",
+    changes,
+  );
+  expect(res.status).toBe(200);
+  return res.body.preferences;
+}
+
+const notificationFrames = (socket: TestSocket) =>
+  socket.frames.filter((f) => f.type === "notification");
+
+describe("notifications are stored and pushed", () => {
+  it("a profile view: at most one a day per viewer, live on the member channel", async () => {
+    const viewed = await verifiedMember();
+    const viewer = await verifiedMember();
+    const channel = await memberChannel(viewed);
+
+    const visit = await viewer.client.json("GET", `/members/${viewed.details.username}`);
+    expect(visit.status).toBe(200);
+    const frame = await channel.next((f) => f.type === "notification");
+    const pushed = frame.notification as NotificationView;
+    expect(pushed).toMatchObject({ type: "profile_view", read_at: null });
+    expect(pushed.created_at).toMatch(/Z$/);
+    expect((pushed.data.actor as { id: string }).id).toBe(viewer.id);
+    expect(frame.unread_count).toBe(1);
+
+    const stored = await list(viewed);
+    expect(stored.unread_count).toBe(1);
+    expect(stored.notifications).toHaveLength(1);
+    expect(stored.notifications[0]).toEqual(pushed);
+
+    // The same viewer again today: no second notification.
+    await viewer.client.json("GET", `/members/${viewed.details.username}`);
+    await sleep(200);
+    expect(notificationFrames(channel)).toHaveLength(1);
+    expect((await list(viewed)).notifications).toHaveLength(1);
+    channel.close();
+  });
+
+  it("likes, matches and gifts from the modules that make them, to every open page", async () => {
+    const me = await verifiedMember();
+    const other = await verifiedMember();
+    const tab1 = await memberChannel(me);
+    const tab2 = await memberChannel(me);
+    await notify(env, { to: me.id, type: "like", actorId: other.id });
+    await notify(env, { to: me.id, type: "match", actorId: other.id });
+    await notify(env, {
+      to: me.id,
+      type: "gift",
+      actorId: other.id,
+      data: { conversation_id: "c1", gift: { name: "Rose", icon: "🌹" } },
+    });
+    for (const tab of [tab1, tab2]) {
+      await tab.next((f) => (f.notification as NotificationView | undefined)?.type === "gift");
+      expect(notificationFrames(tab).map((f) => (f.notification as NotificationView).type)).toEqual(
+        ["like", "match", "gift"],
+      );
+      expect(notificationFrames(tab).map((f) => f.unread_count)).toEqual([1, 2, 3]);
+    }
+    const stored = await list(me);
+    expect(stored.notifications.map((n) => n.type)).toEqual(["gift", "match", "like"]);
+    expect(stored.notifications[0]!.data).toMatchObject({
+      conversation_id: "c1",
+      gift: { name: "Rose" },
+      actor: { id: other.id, username: other.details.username },
+    });
+    for (const tab of [tab1, tab2]) tab.close();
+  });
+
+  it("a new message in a conversation (from the chat module)", async () => {
+    const me = await verifiedMember();
+    const other = await verifiedMember();
+    const channel = await memberChannel(me);
+    const started = await other.client.json("POST", "/chat/conversations", {
+      user_id: me.id,
+      message: "Hi there!",
+    });
+    expect(started.status).toBe(201);
+    const frame = await channel.next((f) => f.type === "notification", 4000);
+    expect(frame.notification).toMatchObject({ type: "message", data: { preview: "Hi there!" } });
+    expect((await list(me)).notifications[0]?.type).toBe("message");
+    channel.close();
+  });
+
+  it("nothing for one's own action, and nothing across a block", async () => {
+    const me = await verifiedMember();
+    const other = await verifiedMember();
+    expect(await notify(env, { to: me.id, type: "like", actorId: me.id })).toBeNull();
+    await notify(env, { to: me.id, type: "like", actorId: other.id });
+    expect((await list(me)).unread_count).toBe(1);
+
+    const blocked = await me.client.json("POST", "/my/block", {
+      user_id: other.id,
+      reason_type: "spam",
+    });
+    expect(blocked.status).toBe(200);
+    expect(await notify(env, { to: me.id, type: "match", actorId: other.id })).toBeNull();
+    // What they caused before the block is gone from the list and the count too.
+    const after = await list(me);
+    expect(after.notifications).toHaveLength(0);
+    expect(after.unread_count).toBe(0);
+  });
+});
+
+describe("hidden actors", () => {
+  it("drops what a member caused once their account is suspended", async () => {
+    const me = await verifiedMember();
+    const other = await verifiedMember();
+    await notify(env, { to: me.id, type: "like", actorId: other.id });
+    expect((await list(me)).unread_count).toBe(1);
+    await env.DB.prepare("UPDATE users SET status = 'suspended' WHERE id = ?1")
+      .bind(other.id)
+      .run();
+    const after = await list(me);
+    expect(after.notifications).toHaveLength(0);
+    expect(after.unread_count).toBe(0);
+  });
+});
+
+describe("each kind has its own switch", () => {
+  it("starts with every kind on, and validates changes", async () => {
+    const member = await verifiedMember();
+    const res = await member.client.json("GET", "/my/notification-preferences");
+    expect(res.body).toEqual({
+      preferences: { message: true, like: true, match: true, gift: true, profile_view: true },
+    });
+    const bad = await member.client.json("PUT", "/my/notification-preferences", { like: "no" });
+    expect(bad.status).toBe(422);
+    const unknown = await member.client.json("PUT", "/my/notification-preferences", {
+      pokes: false,
+    });
+    expect(unknown.status).toBe(422);
+  });
+
+  for (const kind of NOTIFICATION_TYPES) {
+    it(`${kind}: off stores and pushes nothing of that kind, the others still arrive`, async () => {
+      const me = await verifiedMember();
+      const other = await verifiedMember();
+      const preferences = await setPreferences(me, { [kind]: false });
+      expect(preferences[kind]).toBe(false);
+      expect(Object.values(preferences).filter((on) => !on)).toHaveLength(1);
+      const channel = await memberChannel(me);
+
+      expect(await notify(env, { to: me.id, type: kind, actorId: other.id })).toBeNull();
+      const another = NOTIFICATION_TYPES.find((t) => t !== kind)!;
+      await notify(env, { to: me.id, type: another, actorId: other.id });
+      await channel.next((f) => f.type === "notification");
+      await sleep(100);
+      expect(
+        notificationFrames(channel).map((f) => (f.notification as NotificationView).type),
+      ).toEqual([another]);
+      expect((await list(me)).notifications.map((n) => n.type)).toEqual([another]);
+
+      await setPreferences(me, { [kind]: true });
+      expect(await notify(env, { to: me.id, type: kind, actorId: other.id })).not.toBeNull();
+      expect((await list(me)).notifications.map((n) => n.type)).toEqual([kind, another]);
+      channel.close();
+    });
+  }
+
+  it("profile views switched off: a visit records the view but notifies nobody", async () => {
+    const viewed = await verifiedMember();
+    const viewer = await verifiedMember();
+    await setPreferences(viewed, { profile_view: false });
+    await viewer.client.json("GET", `/members/${viewed.details.username}`);
+    expect((await list(viewed)).notifications).toHaveLength(0);
+    const views = await viewed.client.json<{ total_count: number }>("GET", "/my/profile-viewers");
+    expect(views.body.total_count).toBe(1);
+  });
+
+  it("the settings page saves every switch from a plain form", async () => {
+    const member = await verifiedMember();
+    const page = await member.client.fetch("/settings/notifications", {
+      headers: { Accept: "text/html" },
+    });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("<title>Notification Settings - Heartline</title>");
+    for (const kind of NOTIFICATION_TYPES) expect(html).toContain(`name="${kind}"`);
+
+    await member.client.loadCsrfFromPage("/settings/notifications");
+    const saved = await member.client.form("/settings/notifications", { like: "on", gift: "on" });
+    expect(saved.status).toBe(200);
+    const res = await member.client.json("GET", "/my/notification-preferences");
+    expect(res.body).toEqual({
+      preferences: { message: false, like: true, match: false, gift: true, profile_view: false },
+    });
+  });
+});
+
+describe("reading notifications", () => {
+  it("pages newest first and marks one or all read, telling the member's other pages", async () => {
+    const me = await verifiedMember();
+    const other = await verifiedMember();
+    for (let i = 0; i < 25; i++) {
+      await notify(env, { to: me.id, type: "like", actorId: other.id, data: { n: i } });
+    }
+    const first = await list(me);
+    expect(first.unread_count).toBe(25);
+    expect(first.meta).toEqual({ page: 1, per_page: 20, has_more: true });
+    expect(first.notifications.map((n) => n.data.n)).toEqual(
+      Array.from({ length: 20 }, (_, i) => 24 - i),
+    );
+    const second = await list(me, "?page=2");
+    expect(second.meta).toEqual({ page: 2, per_page: 20, has_more: false });
+    expect(second.notifications.map((n) => n.data.n)).toEqual([4, 3, 2, 1, 0]);
+    expect((await list(me, "?per_page=5")).notifications).toHaveLength(5);
+
+    const otherTab = await memberChannel(me);
+    const target = first.notifications[3]!;
+    const read = await me.client.json<{ notification: NotificationView; unread_count: number }>(
+      "POST",
+      `/notifications/${target.id}/read`,
+    );
+    expect(read.status).toBe(200);
+    expect(read.body.unread_count).toBe(24);
+    expect(read.body.notification.read_at).toMatch(/Z$/);
+    const frame = await otherTab.next((f) => f.type === "notifications_read");
+    expect(frame).toEqual({ type: "notifications_read", ids: [target.id], unread_count: 24 });
+    // Reading it again changes nothing.
+    const again = await me.client.json("POST", `/notifications/${target.id}/read`);
+    expect(again.body).toMatchObject({ unread_count: 24 });
+
+    const all = await me.client.json("POST", "/notifications/read-all");
+    expect(all.body).toEqual({ unread_count: 0 });
+    await otherTab.next((f) => f.type === "notifications_read" && f.ids === null);
+    const after = await list(me);
+    expect(after.unread_count).toBe(0);
+    expect(after.notifications.every((n) => n.read_at !== null)).toBe(true);
+    otherTab.close();
+  });
+
+  it("keeps each member's notifications to themselves", async () => {
+    const me = await verifiedMember();
+    const other = await verifiedMember();
+    const mine = await notify(env, { to: me.id, type: "like", actorId: other.id });
+    const res = await other.client.json("POST", `/notifications/${mine!.id}/read`);
+    expect(res.status).toBe(404);
+    expect((await list(other)).notifications).toHaveLength(0);
+    expect((await list(me)).unread_count).toBe(1);
+  });
+
+  it("is a page for a browser and JSON when asked; members only", async () => {
+    const me = await verifiedMember();
+    const other = await verifiedMember();
+    await notify(env, { to: me.id, type: "like", actorId: other.id });
+    const page = await me.client.fetch("/notifications", { headers: { Accept: "text/html" } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("<title>Notifications - Heartline</title>");
+    expect(html).toContain("liked you");
+
+    const visitor = await registerMember();
+    const json = await visitor.client.json("GET", "/notifications");
+    expect(json.status).toBe(403);
+    const anonymous = await visitor.client.fetch("/notifications", {
+      headers: { Accept: "text/html" },
+    });
+    expect([302, 303]).toContain(anonymous.status);
+  });
+
+  it("marks read from the page's plain forms", async () => {
+    const me = await verifiedMember();
+    const other = await verifiedMember();
+    const one = await notify(env, { to: me.id, type: "like", actorId: other.id });
+    await notify(env, { to: me.id, type: "match", actorId: other.id });
+    await me.client.loadCsrfFromPage("/notifications");
+    const read = await me.client.form("/notifications", { intent: "read", id: one!.id });
+    expect(read.status).toBe(200);
+    expect((await list(me)).unread_count).toBe(1);
+    await me.client.form("/notifications", { intent: "read-all" });
+    expect((await list(me)).unread_count).toBe(0);
+  });
+});

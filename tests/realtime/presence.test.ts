@@ -1,0 +1,256 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { presenceConfig, shardOf } from "~/realtime/presence-shards";
+import { verifiedMember } from "../helpers/members";
+import { openSocket } from "../helpers/sockets";
+import {
+  countEvents,
+  joinPresence,
+  mentionedBy,
+  onlineOf,
+  SETTLE_MS,
+  sleep,
+  until,
+} from "./presence-helpers";
+
+type Member = Awaited<ReturnType<typeof verifiedMember>>;
+
+async function block(me: Member, other: Member) {
+  const res = await me.client.json("POST", "/my/block", { user_id: other.id, reason_type: "spam" });
+  expect(res.status).toBe(200);
+}
+
+async function unblock(me: Member, other: Member) {
+  expect((await me.client.json("DELETE", `/my/block/${other.id}`)).status).toBe(200);
+}
+
+async function hideOnline(member: Member, hide: boolean) {
+  const res = await member.client.json("PUT", "/my/privacy", { hide_online: hide });
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({ hide_online: hide });
+}
+
+describe("the presence room: here, joining, leaving", () => {
+  it("gives the online members on join, then announces each arrival and departure once", async () => {
+    const alice = await verifiedMember();
+    const bob = await verifiedMember();
+    const a = await joinPresence(alice.client);
+    expect(onlineOf(a).has(alice.id)).toBe(true);
+
+    const b = await joinPresence(bob.client);
+    await until(b, (online) => online.has(alice.id), "bob to see alice");
+    await until(a, (online) => online.has(bob.id), "alice to see bob join");
+
+    b.close();
+    await until(a, (online) => !online.has(bob.id), "alice to see bob leave");
+    expect(countEvents(a, "joining", bob.id)).toBe(1);
+    expect(countEvents(a, "leaving", bob.id)).toBe(1);
+    // Nobody is told about themself.
+    expect(countEvents(a, "joining", alice.id)).toBe(0);
+    a.close();
+  });
+
+  it("counts a member with several tabs once and lets them leave when the last one closes", async () => {
+    const watcher = await verifiedMember();
+    const tabs = await verifiedMember();
+    const w = await joinPresence(watcher.client);
+    const t1 = await joinPresence(tabs.client);
+    await until(w, (online) => online.has(tabs.id), "the first tab to join");
+    const t2 = await joinPresence(tabs.client);
+    const t3 = await joinPresence(tabs.client);
+    await until(t3, (online) => online.has(watcher.id), "a later tab to see the watcher");
+
+    t1.close();
+    t2.close();
+    await sleep(SETTLE_MS);
+    expect(onlineOf(w).has(tabs.id)).toBe(true);
+    t3.close();
+    await until(w, (online) => !online.has(tabs.id), "the last tab to leave");
+    expect(countEvents(w, "joining", tabs.id)).toBe(1);
+    expect(countEvents(w, "leaving", tabs.id)).toBe(1);
+    w.close();
+  });
+
+  it("does not flicker when a member reloads within the grace period", async () => {
+    const watcher = await verifiedMember();
+    const reloader = await verifiedMember();
+    const w = await joinPresence(watcher.client);
+    const before = await joinPresence(reloader.client);
+    await until(w, (online) => online.has(reloader.id), "the member to join");
+
+    before.close();
+    const after = await joinPresence(reloader.client);
+    await sleep(SETTLE_MS);
+    expect(countEvents(w, "leaving", reloader.id)).toBe(0);
+    expect(countEvents(w, "joining", reloader.id)).toBe(1);
+
+    after.close();
+    await until(w, (online) => !online.has(reloader.id), "the member to leave after the grace");
+    w.close();
+  });
+
+  it("sees members of every shard, and several arrivals at once", async () => {
+    const { shards } = presenceConfig(env);
+    expect(shards).toBeGreaterThan(1);
+    const watcher = await verifiedMember();
+    const w = await joinPresence(watcher.client);
+    const others = await Promise.all(Array.from({ length: 6 }, () => verifiedMember()));
+    const spread = new Set(others.map((m) => shardOf(m.id, shards)));
+    expect(spread.size).toBeGreaterThan(1);
+
+    const sockets = await Promise.all(others.map((m) => joinPresence(m.client)));
+    const ids = others.map((m) => m.id);
+    await until(w, (online) => ids.every((id) => online.has(id)), "every arrival");
+    // A late joiner has them all (in `here`, or within a fan-out window for other shards).
+    const late = await verifiedMember();
+    const l = await joinPresence(late.client);
+    await until(l, (online) => ids.every((id) => online.has(id)), "a late joiner to see them");
+
+    for (const s of sockets) s.close();
+    await until(w, (online) => ids.every((id) => !online.has(id)), "every departure");
+    await until(l, (online) => ids.every((id) => !online.has(id)), "every departure (late)");
+    for (const id of ids) expect(countEvents(w, "leaving", id)).toBe(1);
+    w.close();
+    l.close();
+  });
+
+  it("answers the keepalive ping with a pong", async () => {
+    const member = await verifiedMember();
+    const s = await joinPresence(member.client);
+    s.ws.send('{"type":"ping"}');
+    await s.next((f) => f.type === "pong");
+    s.close();
+  });
+
+  it("refuses a socket from another origin before the upgrade", async () => {
+    const member = await verifiedMember();
+    const cross = await openSocket(member.client, "/ws/presence", {
+      Origin: "https://evil.example",
+    });
+    expect(cross.status).toBe(403);
+  });
+});
+
+describe("members who hide their online status", () => {
+  it("never appear, yet see everyone else", async () => {
+    const watcher = await verifiedMember();
+    const shy = await verifiedMember();
+    await hideOnline(shy, true);
+    const w = await joinPresence(watcher.client);
+    const s = await joinPresence(shy.client);
+    await until(s, (online) => online.has(watcher.id), "the hidden member to see the watcher");
+    expect(onlineOf(s).has(shy.id)).toBe(false);
+
+    const visible = await verifiedMember();
+    const v = await joinPresence(visible.client);
+    await until(s, (online) => online.has(visible.id), "the hidden member to see an arrival");
+    expect(onlineOf(v).has(shy.id)).toBe(false);
+
+    s.close();
+    await sleep(SETTLE_MS);
+    for (const socket of [w, v]) expect(mentionedBy(socket).has(shy.id)).toBe(false);
+    w.close();
+    v.close();
+  });
+
+  it("disappear and reappear at once when they switch the setting with pages open", async () => {
+    const watcher = await verifiedMember();
+    const member = await verifiedMember();
+    const w = await joinPresence(watcher.client);
+    const m = await joinPresence(member.client);
+    await until(w, (online) => online.has(member.id), "the member to join");
+
+    await hideOnline(member, true);
+    await until(w, (online) => !online.has(member.id), "the member to disappear");
+    // A page opened now does not list them either.
+    const late = await verifiedMember();
+    const l = await joinPresence(late.client);
+    expect(onlineOf(l).has(member.id)).toBe(false);
+
+    await hideOnline(member, false);
+    await until(w, (online) => online.has(member.id), "the member to reappear");
+    await until(l, (online) => online.has(member.id), "the member to reappear (late)");
+    for (const s of [w, m, l]) s.close();
+  });
+
+  it("keeps the setting for the member cards too", async () => {
+    const member = await verifiedMember();
+    expect((await member.client.json("GET", "/my/privacy")).body).toEqual({ hide_online: false });
+    await hideOnline(member, true);
+    expect((await member.client.json("GET", "/my/privacy")).body).toEqual({ hide_online: true });
+    const row = await env.DB.prepare("SELECT hide_online FROM users WHERE id = ?1")
+      .bind(member.id)
+      .first<{ hide_online: number }>();
+    expect(row?.hide_online).toBe(1);
+    const bad = await member.client.json("PUT", "/my/privacy", { hide_online: "yes" });
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe("presence across a block", () => {
+  it("never shows either member to the other, whoever blocked", async () => {
+    const blocker = await verifiedMember();
+    const blocked = await verifiedMember();
+    const bystander = await verifiedMember();
+    await block(blocker, blocked);
+
+    const x = await joinPresence(blocker.client);
+    const y = await joinPresence(blocked.client);
+    const z = await joinPresence(bystander.client);
+    await until(z, (online) => online.has(blocker.id) && online.has(blocked.id), "the bystander");
+    await until(x, (online) => online.has(bystander.id), "the blocker to see the bystander");
+    await until(y, (online) => online.has(bystander.id), "the blocked to see the bystander");
+
+    // Tabs and reloads do not leak either.
+    const y2 = await joinPresence(blocked.client);
+    y.close();
+    y2.close();
+    await sleep(SETTLE_MS);
+    expect(mentionedBy(x).has(blocked.id)).toBe(false);
+    const x2 = await joinPresence(blocker.client);
+    const y3 = await joinPresence(blocked.client);
+    await sleep(SETTLE_MS);
+    expect(mentionedBy(y3).has(blocker.id)).toBe(false);
+    for (const s of [x, x2]) expect(mentionedBy(s).has(blocked.id)).toBe(false);
+    for (const s of [x, x2, y3, z]) s.close();
+  });
+
+  it("hides members from each other as soon as one blocks, and shows them again on unblock", async () => {
+    const a = await verifiedMember();
+    const b = await verifiedMember();
+    const sa = await joinPresence(a.client);
+    const sb = await joinPresence(b.client);
+    await until(sa, (online) => online.has(b.id), "a to see b");
+    await until(sb, (online) => online.has(a.id), "b to see a");
+
+    await block(b, a);
+    await until(sa, (online) => !online.has(b.id), "a to lose b");
+    await until(sb, (online) => !online.has(a.id), "b to lose a");
+
+    // While blocked, arrivals and departures of the other stay unseen.
+    const before = sb.frames.length;
+    const a2 = await joinPresence(a.client);
+    a2.close();
+    await sleep(SETTLE_MS);
+    expect(mentionedBy({ ...sb, frames: sb.frames.slice(before) }).has(a.id)).toBe(false);
+
+    await unblock(b, a);
+    await until(sa, (online) => online.has(b.id), "a to see b again");
+    await until(sb, (online) => online.has(a.id), "b to see a again");
+    for (const s of [sa, sb]) s.close();
+  });
+
+  it("keeps them apart while the other side's block remains", async () => {
+    const a = await verifiedMember();
+    const b = await verifiedMember();
+    await block(a, b);
+    await block(b, a);
+    const sa = await joinPresence(a.client);
+    const sb = await joinPresence(b.client);
+    await unblock(a, b);
+    await sleep(SETTLE_MS);
+    expect(mentionedBy(sa).has(b.id)).toBe(false);
+    expect(mentionedBy(sb).has(a.id)).toBe(false);
+    for (const s of [sa, sb]) s.close();
+  });
+});

@@ -1,0 +1,45 @@
+import { Hono } from "hono";
+import { blockedEitherWayIds } from "~/server/blocks.server";
+import { channelNameSchema, issueChannelToken } from "~/server/broadcasting.server";
+import { presenceShardFor, recordHeartbeat } from "~/server/presence.server";
+import { parseInput, readBody } from "~/server/validation.server";
+import { currentUser, requireVerified } from "../middleware/auth";
+import type { AppBindings } from "../types";
+import { authorizeUpgrade, forwardUpgrade } from "../realtime";
+
+/** The websocket endpoints of API.md "Realtime" that are not a conversation's room, and their calls. */
+export const realtimeApi = new Hono<AppBindings>();
+
+/** The member's own channel: notifications and conversation updates on every page. */
+realtimeApi.get("/ws/me", (c) => {
+  const user = authorizeUpgrade(c);
+  const hub = c.env.MEMBER_HUB.get(c.env.MEMBER_HUB.idFromName(user.id));
+  return hub.fetch(forwardUpgrade(c.req.raw, user));
+});
+
+/**
+ * The global presence room: the member's shard of it (docs/decisions/004), told who the member is,
+ * whether they hide their online status, and who is on either side of a block with them.
+ */
+realtimeApi.get("/ws/presence", async (c) => {
+  const user = authorizeUpgrade(c);
+  const { shard, stub } = presenceShardFor(c.env, user.id);
+  const request = forwardUpgrade(c.req.raw, user);
+  request.headers.set("X-Presence-Shard", String(shard));
+  request.headers.set("X-Member-Blocks", JSON.stringify(await blockedEitherWayIds(c.env, user.id)));
+  return stub.fetch(request);
+});
+
+/** SPEC.md §8 "Heartbeat": keeps last_seen_at fresh (written at most once a minute). */
+realtimeApi.post("/me/heartbeat", requireVerified, async (c) => {
+  const { user } = currentUser(c);
+  await recordHeartbeat(c.env, user.id);
+  return c.body(null, 204);
+});
+
+/** A short-lived token for one channel the member may join (`?auth=` on its socket). */
+realtimeApi.post("/broadcasting/auth", requireVerified, async (c) => {
+  const { user } = currentUser(c);
+  const { channel_name } = parseInput(channelNameSchema, await readBody(c.req.raw));
+  return c.json({ auth: await issueChannelToken(c.env, user.id, channel_name) });
+});

@@ -1,0 +1,52 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { channelForPath, tokenMember, verifyChannelToken } from "~/server/broadcasting.server";
+import { HttpError, unauthenticated, emailNotVerified } from "~/server/errors.server";
+import type { SessionUser } from "~/server/session.server";
+import type { AppBindings } from "./types";
+
+/**
+ * Checks a websocket upgrade before it reaches a room: a browser cannot put a CSRF header on an
+ * upgrade, so a cross-site Origin is refused (403), and the member must be signed in (401) with a
+ * verified email (403). Returns the member.
+ */
+export function authorizeUpgrade(c: Context<AppBindings>): SessionUser {
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+    throw new HttpError(426, "Expected a websocket upgrade.");
+  }
+  const origin = c.req.header("Origin");
+  if (origin && origin !== new URL(c.req.url).origin) {
+    throw new HttpError(403, "Cross-origin websocket refused.");
+  }
+  const user = c.get("rc").user;
+  if (!user) throw unauthenticated();
+  if (!user.emailVerifiedAt) throw emailNotVerified();
+  return user;
+}
+
+/** The upgrade request forwarded to a room, carrying the member the Worker authenticated. */
+export function forwardUpgrade(request: Request, user: SessionUser): Request {
+  const headers = new Headers(request.headers);
+  headers.set("X-Member-Id", user.id);
+  headers.set("X-Member-Hidden", user.hideOnline ? "1" : "0");
+  return new Request(request, { headers });
+}
+
+/**
+ * `?auth=` on a websocket path (API.md "Realtime"): a token from POST /broadcasting/auth stands in
+ * for the session cookie. It must be genuine and unexpired (401) and name this path's channel
+ * (403); the socket then opens as the token's member, through the same checks as a cookie.
+ */
+export const upgradeTokenAuth = createMiddleware<AppBindings>(async (c, next) => {
+  const token = c.req.query("auth");
+  if (token === undefined) return next();
+  const claims = await verifyChannelToken(c.env, token);
+  if (!claims) throw unauthenticated();
+  if (claims.channel !== channelForPath(c.req.path, claims.memberId)) {
+    throw new HttpError(403, "The token is for another channel.");
+  }
+  const member = await tokenMember(c.env, claims.memberId);
+  if (!member) throw unauthenticated();
+  c.get("rc").user = member;
+  return next();
+});
