@@ -1,0 +1,137 @@
+import ReconnectingWebSocket from "partysocket/ws";
+import { ApiError } from "~/lib/http";
+import { Keepalive } from "./client";
+import {
+  CHAT_CLOSE_FORBIDDEN,
+  parseChatServerFrame,
+  TYPING_THROTTLE_MS,
+  type ChatMessageView,
+  type ChatServerFrame,
+  type SendFrame,
+} from "./chat";
+
+/** How long a message sent over the socket waits for its answer before going by HTTP. */
+export const SEND_ACK_TIMEOUT_MS = 5_000;
+
+export interface ConversationSocketEvents {
+  /** The socket (re)opened: fetch what may have been missed while it was down. */
+  open(): void;
+  /** The socket dropped; it reconnects by itself (unless forbidden). */
+  down(): void;
+  frame(frame: ChatServerFrame): void;
+  /** The room closed the conversation (a block): the socket will not come back. */
+  forbidden(): void;
+}
+
+export interface ConversationSocket {
+  /** Says "typing" to the other member (at most every TYPING_THROTTLE_MS). */
+  typing(): void;
+  /** Marks the conversation read; false when the socket is not open (use the HTTP API then). */
+  read(): boolean;
+  /**
+   * Sends a message over the socket. Resolves with the stored message (the room's `message` frame
+   * with this client id); rejects with an ApiError when the server refused it, or with another
+   * error when the socket is not open, closed, or gave no answer within SEND_ACK_TIMEOUT_MS.
+   */
+  send(frame: Omit<SendFrame, "type">): Promise<ChatMessageView>;
+  close(): void;
+}
+
+/**
+ * The open conversation's room (`/ws/chat/{id}`): one partysocket that reconnects by itself with
+ * backoff, keeps alive with pings the room answers without waking, and parses every frame with the
+ * shared union. Conversations that are not open are updated through the member channel instead.
+ */
+export function connectConversation(
+  conversationId: string,
+  events: ConversationSocketEvents,
+): ConversationSocket {
+  const base = window.location.origin.replace(/^http/, "ws");
+  const socket = new ReconnectingWebSocket(
+    `${base}/ws/chat/${encodeURIComponent(conversationId)}`,
+    [],
+    {
+      maxReconnectionDelay: 15_000,
+      minReconnectionDelay: 500 + Math.random() * 1_000,
+      maxEnqueuedMessages: 0,
+      shouldReconnectOnClose: (event) => event.code !== CHAT_CLOSE_FORBIDDEN,
+    },
+  );
+  const keepalive = new Keepalive(
+    () => socket.send(JSON.stringify({ type: "ping" })),
+    () => socket.reconnect(4000, "keepalive timeout"),
+  );
+  let lastTyping = 0;
+  const waiting = new Map<
+    string,
+    {
+      resolve(m: ChatMessageView): void;
+      reject(e: unknown): void;
+      timer: ReturnType<typeof setTimeout>;
+    }
+  >();
+  const settle = (clientId: string | null | undefined) => {
+    const entry = clientId ? waiting.get(clientId) : undefined;
+    if (entry) {
+      clearTimeout(entry.timer);
+      waiting.delete(clientId!);
+    }
+    return entry;
+  };
+
+  socket.addEventListener("open", () => {
+    keepalive.activity();
+    events.open();
+  });
+  socket.addEventListener("message", (event: MessageEvent) => {
+    keepalive.activity();
+    const frame = parseChatServerFrame(event.data);
+    if (!frame || frame.type === "pong") return;
+    if (frame.type === "send_error") {
+      settle(frame.client_id)?.reject(new ApiError(frame.status, frame.message));
+      return;
+    }
+    events.frame(frame);
+    if (frame.type === "message") settle(frame.message.client_id)?.resolve(frame.message);
+  });
+  socket.addEventListener("close", (event) => {
+    keepalive.stop();
+    for (const clientId of [...waiting.keys()]) {
+      settle(clientId)?.reject(new Error("The chat connection closed."));
+    }
+    events.down();
+    if (event.code === CHAT_CLOSE_FORBIDDEN) events.forbidden();
+  });
+
+  return {
+    typing() {
+      const now = Date.now();
+      if (now - lastTyping < TYPING_THROTTLE_MS || socket.readyState !== socket.OPEN) return;
+      lastTyping = now;
+      socket.send(JSON.stringify({ type: "typing" }));
+    },
+    read() {
+      if (socket.readyState !== socket.OPEN) return false;
+      socket.send(JSON.stringify({ type: "read" }));
+      return true;
+    },
+    send(frame) {
+      return new Promise<ChatMessageView>((resolve, reject) => {
+        if (socket.readyState !== socket.OPEN) {
+          reject(new Error("The chat connection is not open."));
+          return;
+        }
+        settle(frame.client_id)?.reject(new Error("Sent again."));
+        const timer = setTimeout(() => {
+          settle(frame.client_id)?.reject(new Error("No answer over the chat connection."));
+        }, SEND_ACK_TIMEOUT_MS);
+        waiting.set(frame.client_id, { resolve, reject, timer });
+        socket.send(JSON.stringify({ type: "send", ...frame }));
+      });
+    },
+    close() {
+      keepalive.stop();
+      socket.close(1000, "conversation closed");
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { z } from "zod";
+
+/**
+ * The socket protocol of a conversation's room (`/ws/chat/{conversationId}`, API.md "Realtime"):
+ * one discriminated union each way, parsed by the room and the client alike.
+ */
+
+export const giftView = z.object({
+  id: z.string(),
+  name: z.string(),
+  icon: z.string(),
+  price_credits: z.number().int(),
+});
+
+/**
+ * API.md's Message, plus `seq` (the conversation's order: the client sorts by it and catches up
+ * with `after=`) and `client_id` (the sender's idempotency key, so an optimistic message can be
+ * matched with the stored one).
+ */
+export const chatMessage = z.object({
+  id: z.string(),
+  conversation_id: z.string(),
+  seq: z.number().int().positive(),
+  sender_id: z.string(),
+  client_id: z.string().nullable(),
+  message: z.string(),
+  sent_at: z.string(),
+  read_at: z.string().nullable(),
+  gift: giftView.nullable(),
+});
+export type ChatMessageView = z.infer<typeof chatMessage>;
+
+export const chatServerFrame = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("message"), message: chatMessage }),
+  z.object({ type: z.literal("message_deleted"), id: z.string(), conversation_id: z.string() }),
+  /** `user_id` has read every message of the conversation up to `seq`. */
+  z.object({
+    type: z.literal("read"),
+    conversation_id: z.string(),
+    user_id: z.string(),
+    read_at: z.string(),
+    seq: z.number().int().nonnegative(),
+  }),
+  z.object({ type: z.literal("typing"), user_id: z.string() }),
+  /** A message sent over this socket was refused: the status and message of the HTTP API. */
+  z.object({
+    type: z.literal("send_error"),
+    client_id: z.string(),
+    status: z.number().int(),
+    message: z.string(),
+    retry_after: z.number().int().nullable().optional(),
+  }),
+  z.object({ type: z.literal("pong") }),
+]);
+export type ChatServerFrame = z.infer<typeof chatServerFrame>;
+
+export const chatClientFrame = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("typing") }),
+  z.object({ type: z.literal("ping") }),
+  /** The member has read the conversation (as `POST …/read`). */
+  z.object({ type: z.literal("read") }),
+  /**
+   * Sends a message over the open socket instead of `POST …/messages`: the same rules, the same
+   * idempotency by client id (required here). The stored message comes back as the `message`
+   * frame every socket of the conversation receives (to this socket alone when the client id was
+   * already used); a refusal comes back as `send_error`.
+   */
+  z.object({
+    type: z.literal("send"),
+    client_id: z.string(),
+    message: z.string().optional(),
+    gift_id: z.string().optional(),
+  }),
+]);
+export type ChatClientFrame = z.infer<typeof chatClientFrame>;
+
+/**
+ * The room closes every socket with this code when the conversation may no longer be used (one
+ * member blocked the other); a client must not reconnect after it.
+ */
+export const CHAT_CLOSE_FORBIDDEN = 4403;
+
+/** A member's typing frames reach the other member at most this often. */
+export const TYPING_THROTTLE_MS = 2000;
+/** How long a client shows "typing…" after the last typing frame. */
+export const TYPING_DISPLAY_MS = 4000;
+
+function parse<T>(schema: z.ZodType<T>, raw: unknown): T | null {
+  if (typeof raw !== "string") return null;
+  try {
+    const result = schema.safeParse(JSON.parse(raw));
+    return result.success ? result.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export const parseChatServerFrame = (raw: unknown) => parse(chatServerFrame, raw);
+export type SendFrame = Extract<ChatClientFrame, { type: "send" }>;
+export const parseChatClientFrame = (raw: unknown) => parse(chatClientFrame, raw);

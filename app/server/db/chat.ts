@@ -1,0 +1,145 @@
+import { sql } from "drizzle-orm";
+import {
+  check,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+import { users } from "./schema";
+
+const isoNow = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+
+/**
+ * A conversation between exactly two members: one row per pair (`user_low` < `user_high`), so
+ * starting a conversation that exists finds it.
+ */
+export const conversations = sqliteTable(
+  "conversations",
+  {
+    id: text("id").primaryKey(),
+    userLow: text("user_low")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    userHigh: text("user_high")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdBy: text("created_by").notNull(),
+    createdAt: text("created_at").notNull().default(isoNow),
+  },
+  (t) => [
+    uniqueIndex("conversations_pair").on(t.userLow, t.userHigh),
+    index("conversations_user_high").on(t.userHigh),
+    check("conversations_ordered_pair", sql`${t.userLow} < ${t.userHigh}`),
+  ],
+);
+
+/**
+ * Each member's own state of a conversation: whether it is in their lists (`listed`: once a
+ * message exists, or at once for the member who started it), archived (for them only), the
+ * newest activity (for ordering their list) and how far they have read (by message sequence).
+ */
+export const conversationMembers = sqliteTable(
+  "conversation_members",
+  {
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    listed: integer("listed", { mode: "boolean" }).notNull().default(false),
+    archivedAt: text("archived_at"),
+    lastActivityAt: text("last_activity_at").notNull(),
+    lastReadSeq: integer("last_read_seq").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.conversationId, t.userId] }),
+    index("conversation_members_list").on(t.userId, t.archivedAt, t.lastActivityAt),
+  ],
+);
+
+/** The gifts catalogue (seeded by a migration). */
+export const gifts = sqliteTable(
+  "gifts",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    icon: text("icon").notNull(),
+    priceCredits: integer("price_credits").notNull(),
+    position: integer("position").notNull(),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+  },
+  (t) => [check("gifts_price_positive", sql`${t.priceCredits} > 0`)],
+);
+
+/**
+ * Messages. `seq` is the conversation's one order: assigned in the statement that stores the
+ * message (max + 1, unique per conversation). `client_id` makes a send idempotent per sender. A
+ * deleted message keeps its row (so its sequence number is never reused) without its text.
+ */
+export const messages = sqliteTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    senderId: text("sender_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    clientId: text("client_id"),
+    message: text("message").notNull(),
+    giftId: text("gift_id").references(() => gifts.id),
+    sentAt: text("sent_at").notNull(),
+    readAt: text("read_at"),
+    deletedAt: text("deleted_at"),
+  },
+  (t) => [
+    uniqueIndex("messages_conversation_seq").on(t.conversationId, t.seq),
+    uniqueIndex("messages_sender_client_id").on(t.senderId, t.clientId),
+    index("messages_conversation_sender_seq").on(t.conversationId, t.senderId, t.seq),
+  ],
+);
+
+/**
+ * The credits ledger: every credit in or out is one row, and `user_credits` holds the running
+ * totals kept equal to it (both change in the same D1 batch). `(reason, reference)` is unique, so
+ * one event (a payment, a gift message) is applied at most once.
+ */
+export const creditTransactions = sqliteTable(
+  "credit_transactions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    amount: integer("amount").notNull(),
+    direction: text("direction", { enum: ["in", "out"] }).notNull(),
+    reason: text("reason").notNull(),
+    reference: text("reference"),
+    createdAt: text("created_at").notNull().default(isoNow),
+  },
+  (t) => [
+    index("credit_transactions_user").on(t.userId, t.createdAt),
+    uniqueIndex("credit_transactions_reference").on(t.reason, t.reference),
+    check("credit_transactions_amount_positive", sql`${t.amount} > 0`),
+    check("credit_transactions_direction", sql`${t.direction} IN ('in', 'out')`),
+  ],
+);
+
+export const userCredits = sqliteTable(
+  "user_credits",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    balance: integer("balance").notNull().default(0),
+    lifetimeEarned: integer("lifetime_earned").notNull().default(0),
+    lifetimeSpent: integer("lifetime_spent").notNull().default(0),
+  },
+  (t) => [check("user_credits_balance_non_negative", sql`${t.balance} >= 0`)],
+);

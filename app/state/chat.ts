@@ -1,0 +1,777 @@
+import { api, ApiError, httpErrorMessage } from "~/lib/http";
+import type { ChatMessageView, ChatServerFrame } from "~/realtime/chat";
+import type { ConversationFrame } from "~/realtime/member";
+import type { ConversationView, Gift, PageMeta } from "~/schemas/chat";
+import { atom } from "./jotai";
+
+/**
+ * The chat on the client (SPEC.md §3 "Chat state") and the SPEC.md §4 "Chat" transitions as pure
+ * functions; the atoms at the end only call the API and these.
+ *
+ * Messages of the open conversation are kept in the conversation's one order (`seq`, the order of
+ * the messages API and of the room), so a live frame and a fetched page always agree; messages
+ * still being sent (or that failed) follow them in the order they were written.
+ */
+
+export type MessageStatus = "pending" | "failed";
+
+export interface ChatMessage extends ChatMessageView {
+  /** SPEC.md §3: a client-only flag while a delete is under way. */
+  deleting?: boolean;
+  /** A message written here that the server has not acknowledged yet (or refused). */
+  status?: MessageStatus;
+  /** Why a failed message failed (the server's message when it gave one). */
+  failureReason?: string | null;
+}
+
+export interface ChatState {
+  conversations: ConversationView[];
+  conversationsCursor: string | null;
+  hasMoreConversations: boolean;
+  archivedConversations: ConversationView[];
+  isLoadingConversations: boolean;
+  activeConversationId: string | null;
+  messages: ChatMessage[];
+  /** The cursor of the next older page (SPEC.md §3 "cursor"), and whether there is one. */
+  cursor: string | null;
+  hasMore: boolean;
+  isLoadingMessages: boolean;
+  isLoadingMore: boolean;
+  gifts: Gift[];
+  userCredits: number;
+  error: string | null;
+}
+
+export const initialChatState: ChatState = {
+  conversations: [],
+  conversationsCursor: null,
+  hasMoreConversations: false,
+  archivedConversations: [],
+  isLoadingConversations: false,
+  activeConversationId: null,
+  messages: [],
+  cursor: null,
+  hasMore: false,
+  isLoadingMessages: false,
+  isLoadingMore: false,
+  gifts: [],
+  userCredits: 0,
+  error: null,
+};
+
+/** SPEC.md §8: stored when a call fails for another reason than an HTTP status. */
+export const CHAT_ERRORS = {
+  conversations: "Failed to fetch conversations",
+  archived: "Failed to fetch archived conversations",
+  messages: "Failed to fetch messages",
+  send: "Failed to send message",
+  start: "Failed to start conversation",
+  archive: "Failed to archive conversation",
+  unarchive: "Failed to unarchive conversation",
+  gifts: "Failed to fetch gifts",
+  delete: "Failed to delete message",
+} as const;
+
+/** SPEC.md §8: a non-OK response gives 'HTTP error! status: {code}'; anything else the fallback. */
+export function chatErrorMessage(error: unknown, fallback: string): string {
+  if (error instanceof ApiError) return httpErrorMessage(error.status);
+  return fallback;
+}
+
+/** What a member is told about a message that failed: the server's reason when it gave one. */
+export function failureReason(error: unknown): string {
+  if (
+    error instanceof ApiError &&
+    error.message &&
+    error.message !== httpErrorMessage(error.status)
+  ) {
+    return error.message;
+  }
+  return error instanceof ApiError ? httpErrorMessage(error.status) : CHAT_ERRORS.send;
+}
+
+const isLocal = (m: ChatMessage) => m.status !== undefined;
+
+/** Server messages by seq, then local ones in the order they were written. */
+function ordered(messages: ChatMessage[]): ChatMessage[] {
+  const stored = messages.filter((m) => !isLocal(m)).sort((a, b) => a.seq - b.seq);
+  return [...stored, ...messages.filter(isLocal)];
+}
+
+/**
+ * Adds messages that are not there yet (by id); a stored message replaces the local one with the
+ * same client id (an optimistic send meeting its acknowledgement or its live frame).
+ */
+export function mergeMessages(current: ChatMessage[], incoming: ChatMessageView[]): ChatMessage[] {
+  let next = current;
+  for (const message of incoming) {
+    if (!message?.id) continue;
+    if (next.some((m) => m.id === message.id)) continue;
+    const local = message.client_id
+      ? next.findIndex((m) => isLocal(m) && m.client_id === message.client_id)
+      : -1;
+    next = local >= 0 ? next.filter((_, i) => i !== local) : next;
+    next = [...next, { ...message }];
+  }
+  return next === current ? current : ordered(next);
+}
+
+const byNewest = (a: ConversationView, b: ConversationView) =>
+  (b.last_message_time ?? "").localeCompare(a.last_message_time ?? "");
+
+function updateEntry(
+  list: ConversationView[],
+  id: string,
+  change: (c: ConversationView) => ConversationView,
+): ConversationView[] {
+  let changed = false;
+  const next = list.map((c) => {
+    if (c.id !== id) return c;
+    changed = true;
+    return change(c);
+  });
+  return changed ? next : list;
+}
+
+/** The newest stored message that remains, as the list shows it. */
+function lastOf(messages: ChatMessage[]) {
+  const last = [...messages].reverse().find((m) => !isLocal(m));
+  return { last_message: last?.message ?? null, last_message_time: last?.sent_at ?? null };
+}
+
+// -------------------------------------------------------------------------------------------
+// Conversation lists
+
+export const conversationsLoadStart = (s: ChatState): ChatState => ({
+  ...s,
+  isLoadingConversations: true,
+  error: null,
+});
+
+/** The first page replaces the list; a later page (with `append`) adds the ones not shown. */
+export function conversationsLoaded(
+  s: ChatState,
+  conversations: ConversationView[],
+  meta: PageMeta,
+  append = false,
+): ChatState {
+  const base = append ? s.conversations : [];
+  const seen = new Set(base.map((c) => c.id));
+  return {
+    ...s,
+    conversations: [...base, ...conversations.filter((c) => !seen.has(c.id))],
+    conversationsCursor: meta.next_cursor,
+    hasMoreConversations: meta.has_more,
+    isLoadingConversations: false,
+  };
+}
+
+export const archivedLoaded = (s: ChatState, archived: ConversationView[]): ChatState => ({
+  ...s,
+  archivedConversations: archived,
+});
+
+export const chatFailed = (s: ChatState, error: string): ChatState => ({
+  ...s,
+  isLoadingConversations: false,
+  isLoadingMessages: false,
+  isLoadingMore: false,
+  error,
+});
+
+// -------------------------------------------------------------------------------------------
+// The open conversation
+
+/** SPEC.md §4: selecting another conversation clears messages and resets pagination. */
+export function selectConversation(s: ChatState, id: string | null): ChatState {
+  if (id === s.activeConversationId) return s;
+  return {
+    ...s,
+    activeConversationId: id,
+    messages: [],
+    cursor: null,
+    hasMore: false,
+    isLoadingMessages: false,
+    isLoadingMore: false,
+  };
+}
+
+export const messagesLoadStart = (s: ChatState, older: boolean): ChatState =>
+  older ? { ...s, isLoadingMore: true } : { ...s, isLoadingMessages: true, error: null };
+
+/**
+ * SPEC.md §4: the first page (no cursor) zeroes the conversation's unread count; a page loaded
+ * with a cursor prepends older messages. A page for a conversation that is no longer open is
+ * dropped. Messages that arrived live while the page was loading are kept.
+ */
+export function messagesLoaded(
+  s: ChatState,
+  conversationId: string,
+  page: { messages: ChatMessageView[]; meta: PageMeta },
+  withCursor: boolean,
+): ChatState {
+  if (conversationId !== s.activeConversationId) return s;
+  const messages = mergeMessages(s.messages, page.messages);
+  if (withCursor) {
+    return {
+      ...s,
+      messages,
+      cursor: page.meta.next_cursor,
+      hasMore: page.meta.has_more,
+      isLoadingMore: false,
+    };
+  }
+  return {
+    ...s,
+    messages,
+    cursor: page.meta.next_cursor,
+    hasMore: page.meta.has_more,
+    isLoadingMessages: false,
+    conversations: updateEntry(s.conversations, conversationId, (c) => ({ ...c, unread_count: 0 })),
+    archivedConversations: updateEntry(s.archivedConversations, conversationId, (c) => ({
+      ...c,
+      unread_count: 0,
+    })),
+  };
+}
+
+/** The highest sequence number held for the open conversation (where a catch-up starts). */
+export const lastSeq = (s: ChatState): number =>
+  s.messages.reduce((max, m) => (isLocal(m) ? max : Math.max(max, m.seq)), 0);
+
+/** Messages fetched after the last one held (a socket reconnected): merged by id. */
+export function caughtUp(
+  s: ChatState,
+  conversationId: string,
+  messages: ChatMessageView[],
+): ChatState {
+  if (conversationId !== s.activeConversationId) return s;
+  const merged = mergeMessages(s.messages, messages);
+  const newest = messages.at(-1);
+  if (merged === s.messages || !newest) return s;
+  return {
+    ...s,
+    messages: merged,
+    conversations: moveToTop(
+      updateEntry(s.conversations, conversationId, (c) => ({ ...c, ...lastOf(merged) })),
+      conversationId,
+    ),
+  };
+}
+
+function moveToTop(list: ConversationView[], id: string): ConversationView[] {
+  const entry = list.find((c) => c.id === id);
+  return entry ? [entry, ...list.filter((c) => c.id !== id)] : list;
+}
+
+/**
+ * SPEC.md §4: an incoming message is added to the open conversation unless already present, and
+ * updates that list entry's last message and time (moving it to the top); a message from another
+ * member increments unread_count only when its conversation is not the open one. A message
+ * without an id is ignored (SPEC.md §5).
+ */
+export function messageReceived(s: ChatState, message: ChatMessageView, me: string): ChatState {
+  if (!message?.id) return s;
+  const open = message.conversation_id === s.activeConversationId;
+  const already = open && s.messages.some((m) => m.id === message.id);
+  if (already) return s;
+  const messages = open ? mergeMessages(s.messages, [message]) : s.messages;
+  const fromOther = message.sender_id !== me;
+  const touch = (c: ConversationView): ConversationView => ({
+    ...c,
+    last_message: message.message,
+    last_message_time: message.sent_at,
+    unread_count: fromOther && !open ? c.unread_count + 1 : c.unread_count,
+  });
+  return {
+    ...s,
+    messages,
+    conversations: moveToTop(
+      updateEntry(s.conversations, message.conversation_id, touch),
+      message.conversation_id,
+    ),
+  };
+}
+
+/** A message written here, shown at once while it is sent. */
+export function sendQueued(s: ChatState, local: ChatMessage): ChatState {
+  if (local.conversation_id !== s.activeConversationId) return s;
+  return { ...s, messages: [...s.messages, { ...local, status: "pending", failureReason: null }] };
+}
+
+/** The server stored it: the local message becomes the stored one (once, whatever came first). */
+export function sendSucceeded(s: ChatState, message: ChatMessageView, me: string): ChatState {
+  return messageReceived(s, message, me);
+}
+
+export function sendFailed(s: ChatState, clientId: string, reason: string): ChatState {
+  return {
+    ...s,
+    messages: s.messages.map((m) =>
+      isLocal(m) && m.client_id === clientId
+        ? { ...m, status: "failed", failureReason: reason }
+        : m,
+    ),
+  };
+}
+
+/** Trying again: the failed message is pending again (with the same client id). */
+export function retryQueued(s: ChatState, clientId: string): ChatState {
+  return {
+    ...s,
+    messages: s.messages.map((m) =>
+      isLocal(m) && m.client_id === clientId ? { ...m, status: "pending", failureReason: null } : m,
+    ),
+  };
+}
+
+/** A failed message the member gave up on. */
+export const discardLocal = (s: ChatState, clientId: string): ChatState => ({
+  ...s,
+  messages: s.messages.filter((m) => !(isLocal(m) && m.client_id === clientId)),
+});
+
+/** SPEC.md §4: deleting marks the message as deleting… */
+export const deleteStarted = (s: ChatState, id: string): ChatState => ({
+  ...s,
+  messages: s.messages.map((m) => (m.id === id ? { ...m, deleting: true } : m)),
+});
+
+/**
+ * …then removes it on success (or when the room says it was deleted), and the conversation's last
+ * message is recomputed from the remaining messages.
+ */
+export function messageRemoved(s: ChatState, conversationId: string, id: string): ChatState {
+  if (conversationId !== s.activeConversationId) return s;
+  if (!s.messages.some((m) => m.id === id)) return s;
+  const messages = s.messages.filter((m) => m.id !== id);
+  return {
+    ...s,
+    messages,
+    conversations: updateEntry(s.conversations, conversationId, (c) => ({
+      ...c,
+      ...lastOf(messages),
+    })),
+  };
+}
+
+/** …or clears the flag on failure. */
+export const deleteFailed = (s: ChatState, id: string, error: string): ChatState => ({
+  ...s,
+  messages: s.messages.map((m) => (m.id === id ? { ...m, deleting: false } : m)),
+  error,
+});
+
+/** The other member read up to `seq`: my messages up to it get their read time. */
+export function readReceipt(
+  s: ChatState,
+  frame: { conversation_id: string; user_id: string; read_at: string; seq: number },
+  me: string,
+): ChatState {
+  if (frame.conversation_id !== s.activeConversationId || frame.user_id === me) return s;
+  let changed = false;
+  const messages = s.messages.map((m) => {
+    if (isLocal(m) || m.sender_id !== me || m.read_at || m.seq > frame.seq) return m;
+    changed = true;
+    return { ...m, read_at: frame.read_at };
+  });
+  return changed ? { ...s, messages } : s;
+}
+
+// -------------------------------------------------------------------------------------------
+// Archive, start, member channel, gifts
+
+/** SPEC.md §4: archiving removes it from the active list (into the archived one) and closes it if open. */
+export function conversationArchived(s: ChatState, id: string): ChatState {
+  const entry = s.conversations.find((c) => c.id === id);
+  const next = {
+    ...s,
+    conversations: s.conversations.filter((c) => c.id !== id),
+    archivedConversations:
+      entry && !s.archivedConversations.some((c) => c.id === id)
+        ? [entry, ...s.archivedConversations].sort(byNewest)
+        : s.archivedConversations,
+  };
+  return s.activeConversationId === id ? selectConversation(next, null) : next;
+}
+
+/** SPEC.md §4: unarchiving removes it from the archived list (back into the active one). */
+export function conversationUnarchived(s: ChatState, id: string): ChatState {
+  const entry = s.archivedConversations.find((c) => c.id === id);
+  return {
+    ...s,
+    archivedConversations: s.archivedConversations.filter((c) => c.id !== id),
+    conversations:
+      entry && !s.conversations.some((c) => c.id === id)
+        ? [...s.conversations, entry].sort(byNewest)
+        : s.conversations,
+  };
+}
+
+/**
+ * SPEC.md §4: starting a conversation adds it to the list if new and opens it if none is open,
+ * with the first message if one was returned.
+ */
+export function conversationStarted(
+  s: ChatState,
+  result: { conversation: ConversationView; message: ChatMessageView | null },
+): ChatState {
+  const { conversation, message } = result;
+  const known = s.conversations.some((c) => c.id === conversation.id);
+  let next: ChatState = {
+    ...s,
+    conversations: known
+      ? updateEntry(s.conversations, conversation.id, () => conversation)
+      : [conversation, ...s.conversations],
+    archivedConversations: s.archivedConversations.filter((c) => c.id !== conversation.id),
+  };
+  if (next.activeConversationId === null) next = selectConversation(next, conversation.id);
+  if (message && next.activeConversationId === conversation.id) {
+    next = { ...next, messages: mergeMessages(next.messages, [message]) };
+  }
+  return next;
+}
+
+/**
+ * A conversation changed (from the member's own channel): its list entry takes the new last
+ * message, time and unread count (none for the open one, which is being read). A new message
+ * brings an archived conversation back to the active list (the server unarchived it). Returns the
+ * state unchanged when the conversation is in neither list (the caller reloads the list then).
+ */
+export function conversationUpdated(s: ChatState, frame: ConversationFrame): ChatState {
+  const open = frame.conversation_id === s.activeConversationId;
+  const change = (c: ConversationView): ConversationView => ({
+    ...c,
+    last_message: frame.last_message,
+    last_message_time: frame.last_message_time,
+    unread_count: open ? 0 : frame.unread_count,
+  });
+  const archived = s.archivedConversations.find((c) => c.id === frame.conversation_id);
+  if (archived && frame.message) {
+    return {
+      ...s,
+      archivedConversations: s.archivedConversations.filter((c) => c.id !== archived.id),
+      conversations: [change(archived), ...s.conversations.filter((c) => c.id !== archived.id)],
+    };
+  }
+  const current = s.conversations.find((c) => c.id === frame.conversation_id);
+  const newer = (frame.last_message_time ?? "") >= (current?.last_message_time ?? "");
+  const conversations = updateEntry(s.conversations, frame.conversation_id, change);
+  return {
+    ...s,
+    conversations:
+      newer && frame.message ? moveToTop(conversations, frame.conversation_id) : conversations,
+    archivedConversations: updateEntry(s.archivedConversations, frame.conversation_id, change),
+  };
+}
+
+export const isListed = (s: ChatState, id: string) =>
+  s.conversations.some((c) => c.id === id) || s.archivedConversations.some((c) => c.id === id);
+
+export const giftsLoaded = (s: ChatState, gifts: Gift[], userCredits: number): ChatState => ({
+  ...s,
+  gifts,
+  userCredits,
+});
+
+export const creditsSpent = (s: ChatState, amount: number): ChatState => ({
+  ...s,
+  userCredits: Math.max(0, s.userCredits - amount),
+});
+
+/** Applies one frame of the open conversation's room. */
+export function roomFrameReceived(s: ChatState, frame: ChatServerFrame, me: string): ChatState {
+  switch (frame.type) {
+    case "message":
+      return messageReceived(s, frame.message, me);
+    case "message_deleted":
+      return messageRemoved(s, frame.conversation_id, frame.id);
+    case "read":
+      return readReceipt(s, frame, me);
+    default:
+      return s;
+  }
+}
+
+/** The unread messages over all conversations: the header badge. */
+export const totalUnread = (s: ChatState) =>
+  s.conversations.reduce((n, c) => n + c.unread_count, 0);
+
+// -------------------------------------------------------------------------------------------
+// Atoms (one store per render tree: nothing here is shared between requests)
+
+export const chatStateAtom = atom<ChatState>(initialChatState);
+
+/**
+ * The open conversation's socket as a way to send: resolves with the stored message, rejects with
+ * an ApiError when the server refused it, or with another error when the socket could not say
+ * (closed, no answer in time), in which case the message goes by HTTP with the same client id.
+ */
+export interface ChatTransport {
+  conversationId: string;
+  send(input: { client_id: string; message: string; gift_id?: string }): Promise<ChatMessageView>;
+  /** Marks the conversation read over the socket; false when it cannot. */
+  read(): boolean;
+}
+export const chatTransportAtom = atom<ChatTransport | null>(null);
+/** The signed-in member's id (set by the chat page). */
+export const chatMeAtom = atom<string>("");
+/** The header's unread badge, kept fresh by the member's own channel on every page. */
+export const chatUnreadTotalAtom = atom<number | null>(null);
+
+const conversationsPath = "/chat/conversations";
+const messagesPath = (id: string) => `/chat/conversations/${encodeURIComponent(id)}/messages`;
+
+export const loadConversationsAtom = atom(null, async (get, set, more?: boolean) => {
+  const state = get(chatStateAtom);
+  if (more && !state.conversationsCursor) return;
+  set(chatStateAtom, conversationsLoadStart(get(chatStateAtom)));
+  try {
+    const query = more ? `?cursor=${encodeURIComponent(state.conversationsCursor!)}` : "";
+    const res = await api<{ conversations: ConversationView[]; meta: PageMeta }>(
+      `${conversationsPath}${query}`,
+    );
+    set(chatStateAtom, conversationsLoaded(get(chatStateAtom), res.conversations, res.meta, more));
+  } catch (error) {
+    set(
+      chatStateAtom,
+      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.conversations)),
+    );
+  }
+});
+
+export const loadArchivedAtom = atom(null, async (get, set) => {
+  try {
+    const res = await api<{ archived_conversations: ConversationView[] }>(
+      `${conversationsPath}/archived`,
+    );
+    set(chatStateAtom, archivedLoaded(get(chatStateAtom), res.archived_conversations));
+  } catch (error) {
+    set(
+      chatStateAtom,
+      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.archived)),
+    );
+  }
+});
+
+/** Opens a conversation and loads its newest page (which marks it read). */
+export const openConversationAtom = atom(null, async (get, set, id: string | null) => {
+  set(chatStateAtom, selectConversation(get(chatStateAtom), id));
+  if (!id) return;
+  set(chatStateAtom, messagesLoadStart(get(chatStateAtom), false));
+  try {
+    const page = await api<{ messages: ChatMessageView[]; meta: PageMeta }>(messagesPath(id));
+    set(chatStateAtom, messagesLoaded(get(chatStateAtom), id, page, false));
+  } catch (error) {
+    if (get(chatStateAtom).activeConversationId !== id) return;
+    set(
+      chatStateAtom,
+      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.messages)),
+    );
+  }
+});
+
+/** Infinite scroll upward: the page before the oldest message held. */
+export const loadOlderAtom = atom(null, async (get, set) => {
+  const s = get(chatStateAtom);
+  const id = s.activeConversationId;
+  if (!id || !s.hasMore || !s.cursor || s.isLoadingMore) return;
+  set(chatStateAtom, messagesLoadStart(s, true));
+  try {
+    const page = await api<{ messages: ChatMessageView[]; meta: PageMeta }>(
+      `${messagesPath(id)}?cursor=${encodeURIComponent(s.cursor)}`,
+    );
+    set(chatStateAtom, messagesLoaded(get(chatStateAtom), id, page, true));
+  } catch (error) {
+    set(
+      chatStateAtom,
+      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.messages)),
+    );
+  }
+});
+
+/** After a (re)connect: every message after the last one held, page by page, merged by id. */
+export const catchUpAtom = atom(null, async (get, set) => {
+  const id = get(chatStateAtom).activeConversationId;
+  if (!id || get(chatStateAtom).isLoadingMessages) return;
+  for (let round = 0; round < 100; round++) {
+    const after = lastSeq(get(chatStateAtom));
+    const page = await api<{ messages: ChatMessageView[]; meta: PageMeta }>(
+      `${messagesPath(id)}?after=${after}`,
+    );
+    set(chatStateAtom, caughtUp(get(chatStateAtom), id, page.messages));
+    if (!page.meta.has_more || get(chatStateAtom).activeConversationId !== id) return;
+  }
+});
+
+export const markReadAtom = atom(null, async (get, _set, id: string) => {
+  if (get(chatStateAtom).activeConversationId !== id) return;
+  const transport = get(chatTransportAtom);
+  if (transport?.conversationId === id && transport.read()) return;
+  await api(`/chat/conversations/${encodeURIComponent(id)}/read`, { method: "POST" });
+});
+
+const SEND_TIMEOUT_MS = 15_000;
+
+export function newClientId(): string {
+  return typeof crypto !== "undefined" && "randomUUID" in crypto
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+async function postMessage(
+  conversationId: string,
+  body: { message: string; client_id: string; gift_id?: string },
+) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), SEND_TIMEOUT_MS);
+  try {
+    return await api<{ message: ChatMessageView }>(messagesPath(conversationId), {
+      method: "POST",
+      body,
+      signal: controller.signal,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Optimistic send: the message shows at once as pending, then becomes the stored message (or
+ * failed, with retry). The client id makes a retry after a timeout safe: the server stores the
+ * message once.
+ */
+export const sendMessageAtom = atom(
+  null,
+  async (get, set, input: { text: string; gift?: Gift; clientId?: string }) => {
+    const s = get(chatStateAtom);
+    const id = s.activeConversationId;
+    const me = get(chatMeAtom);
+    if (!id) return;
+    const clientId = input.clientId ?? newClientId();
+    const text = input.text.trim() || (input.gift ? `${input.gift.icon} ${input.gift.name}` : "");
+    if (!input.clientId) {
+      set(
+        chatStateAtom,
+        sendQueued(s, {
+          id: `local-${clientId}`,
+          conversation_id: id,
+          seq: 0,
+          sender_id: me,
+          client_id: clientId,
+          message: text,
+          sent_at: new Date().toISOString(),
+          read_at: null,
+          gift: input.gift ?? null,
+          status: "pending",
+        }),
+      );
+    } else {
+      set(chatStateAtom, retryQueued(s, clientId));
+    }
+    const body = {
+      message: input.text.trim(),
+      client_id: clientId,
+      ...(input.gift ? { gift_id: input.gift.id } : {}),
+    };
+    try {
+      let stored: ChatMessageView | null = null;
+      const transport = get(chatTransportAtom);
+      if (transport?.conversationId === id) {
+        try {
+          stored = await transport.send(body);
+        } catch (error) {
+          if (error instanceof ApiError) throw error;
+          // The socket could not say: HTTP, with the same client id, stores it at most once.
+        }
+      }
+      stored ??= (await postMessage(id, body)).message;
+      set(chatStateAtom, sendSucceeded(get(chatStateAtom), stored, me));
+      if (stored.gift) {
+        set(chatStateAtom, creditsSpent(get(chatStateAtom), stored.gift.price_credits));
+      }
+    } catch (error) {
+      set(chatStateAtom, sendFailed(get(chatStateAtom), clientId, failureReason(error)));
+      set(chatStateAtom, {
+        ...get(chatStateAtom),
+        error: chatErrorMessage(error, CHAT_ERRORS.send),
+      });
+    }
+  },
+);
+
+export const deleteMessageAtom = atom(null, async (get, set, messageId: string) => {
+  const id = get(chatStateAtom).activeConversationId;
+  if (!id) return;
+  set(chatStateAtom, deleteStarted(get(chatStateAtom), messageId));
+  try {
+    await api(`/chat/messages/${encodeURIComponent(messageId)}`, { method: "DELETE" });
+    set(chatStateAtom, messageRemoved(get(chatStateAtom), id, messageId));
+  } catch (error) {
+    set(
+      chatStateAtom,
+      deleteFailed(get(chatStateAtom), messageId, chatErrorMessage(error, CHAT_ERRORS.delete)),
+    );
+  }
+});
+
+export const archiveAtom = atom(null, async (get, set, id: string) => {
+  try {
+    await api(`/chat/conversations/${encodeURIComponent(id)}/archive`, { method: "POST" });
+    set(chatStateAtom, conversationArchived(get(chatStateAtom), id));
+    return true;
+  } catch (error) {
+    set(chatStateAtom, {
+      ...get(chatStateAtom),
+      error: chatErrorMessage(error, CHAT_ERRORS.archive),
+    });
+    return false;
+  }
+});
+
+export const unarchiveAtom = atom(null, async (get, set, id: string) => {
+  try {
+    await api(`/chat/conversations/${encodeURIComponent(id)}/unarchive`, { method: "POST" });
+    set(chatStateAtom, conversationUnarchived(get(chatStateAtom), id));
+  } catch (error) {
+    set(chatStateAtom, {
+      ...get(chatStateAtom),
+      error: chatErrorMessage(error, CHAT_ERRORS.unarchive),
+    });
+  }
+});
+
+export const startConversationAtom = atom(
+  null,
+  async (get, set, input: { user_id: string; message?: string }) => {
+    try {
+      const res = await api<{ conversation: ConversationView; message: ChatMessageView | null }>(
+        conversationsPath,
+        {
+          method: "POST",
+          body: { ...input, ...(input.message ? { client_id: newClientId() } : {}) },
+        },
+      );
+      set(chatStateAtom, conversationStarted(get(chatStateAtom), res));
+      return res.conversation;
+    } catch (error) {
+      set(chatStateAtom, {
+        ...get(chatStateAtom),
+        error: chatErrorMessage(error, CHAT_ERRORS.start),
+      });
+      return null;
+    }
+  },
+);
+
+export const loadGiftsAtom = atom(null, async (get, set) => {
+  try {
+    const res = await api<{ gifts: Gift[]; user_credits: number }>("/chat/gifts");
+    set(chatStateAtom, giftsLoaded(get(chatStateAtom), res.gifts, res.user_credits));
+  } catch (error) {
+    set(chatStateAtom, {
+      ...get(chatStateAtom),
+      error: chatErrorMessage(error, CHAT_ERRORS.gifts),
+    });
+  }
+});

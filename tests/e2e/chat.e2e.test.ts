@@ -1,0 +1,136 @@
+/**
+ * Chat in Chromium, two members in two browser contexts: one starts the conversation from the
+ * other's profile and writes; the other (on a phone-sized screen) sees it arrive live in the list
+ * and the header, opens and reads it, and the sender sees the read ticks; a reply arrives live,
+ * typing shows, and a deletion disappears on both screens.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { expectTitle, launchBrowser, registerVerifiedMember, visit } from "./helpers";
+
+const bubble = (page: Page, text: string) => page.getByTestId("message").filter({ hasText: text });
+
+describe("chat in Chromium", () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test("send, receive live, read ticks, reply, typing and delete on both sides", async () => {
+    const { member: alice, page: a } = await registerVerifiedMember(browser, "alice");
+    const { member: bob, page: b } = await registerVerifiedMember(browser, "bob");
+    await b.setViewportSize({ width: 390, height: 844 });
+
+    // Bob waits on the chat page, with no conversation yet.
+    await visit(b, "/chat");
+    await expectTitle(b, "Chat");
+    await b.getByText("No conversations yet.", { exact: false }).waitFor();
+
+    // Alice starts the conversation from Bob's profile.
+    await visit(a, `/members/${bob.username}`);
+    await a.getByRole("button", { name: `Message ${bob.username}` }).click();
+    await a.waitForURL((url) => url.pathname === "/chat" && url.searchParams.has("conversation"));
+    await a.getByRole("region", { name: `Conversation with ${bob.username}` }).waitFor();
+    await a.getByText("No messages yet. Say hello!").waitFor();
+
+    const composer = a.getByLabel("Message", { exact: true });
+    await composer.fill("Hello Bob, nice profile!");
+    await composer.press("Enter");
+    const sent = bubble(a, "Hello Bob, nice profile!");
+    await sent.waitFor();
+    await sent.getByLabel("Sent").waitFor();
+    await expect.poll(() => composer.inputValue()).toBe("");
+
+    // Bob: the conversation arrives live in his list, unread, and in the header's badge.
+    const item = b.getByTestId("conversation-item").filter({ hasText: alice.username });
+    await item.waitFor();
+    await item.getByText("Hello Bob, nice profile!").waitFor();
+    await expect.poll(() => item.getByTestId("unread-badge").textContent()).toBe("1");
+    await expect.poll(() => b.getByTestId("chat-unread").textContent()).toBe("1");
+
+    // He opens it (the phone shows the conversation alone, with a way back) and reads it.
+    await item.click();
+    const thread = b.getByRole("region", { name: `Conversation with ${alice.username}` });
+    await thread.waitFor();
+    await bubble(b, "Hello Bob, nice profile!").waitFor();
+    await b.getByRole("button", { name: "Back to conversations" }).waitFor();
+    expect(await b.getByRole("region", { name: "Conversations" }).isVisible()).toBe(false);
+
+    // Alice sees the read ticks.
+    await sent.getByLabel("Read").waitFor();
+    await expect.poll(() => b.getByTestId("chat-unread").count()).toBe(0);
+
+    // Bob types (Alice sees it), then replies; Alice sees the reply live. Typing is only said
+    // over an open socket, so both rooms must be connected first.
+    for (const page of [a, b])
+      await page.locator('section.thread[data-connected="true"]').waitFor();
+    const bobComposer = b.getByLabel("Message", { exact: true });
+    await bobComposer.fill("Hi Alice");
+    await a.getByTestId("typing").waitFor();
+    await b.getByRole("button", { name: "Send", exact: true }).click();
+    await bubble(a, "Hi Alice").waitFor();
+    await expect.poll(() => a.getByTestId("typing").count()).toBe(0);
+    await bubble(b, "Hi Alice").getByLabel("Sent").waitFor();
+    // Alice has the conversation open, so the reply is read at once.
+    await bubble(b, "Hi Alice").getByLabel("Read").waitFor();
+
+    // Both see one order.
+    const order = (page: Page) =>
+      page
+        .getByTestId("message")
+        .evaluateAll((els) => els.map((el) => el.getAttribute("data-seq")));
+    expect(await order(a)).toEqual(["1", "2"]);
+    expect(await order(b)).toEqual(["1", "2"]);
+
+    // Alice deletes her first message: gone on both screens, and from Bob's list preview.
+    await sent.hover();
+    await sent.getByRole("button", { name: "Delete message" }).click();
+    await sent.getByRole("button", { name: "Delete for everyone" }).click();
+    await expect.poll(() => bubble(a, "Hello Bob, nice profile!").count()).toBe(0);
+    await expect.poll(() => bubble(b, "Hello Bob, nice profile!").count()).toBe(0);
+    await bubble(b, "Hi Alice").waitFor();
+
+    // Back on the phone's list, the entry shows the message that remains.
+    await b.getByRole("button", { name: "Back to conversations" }).click();
+    await item.getByText("Hi Alice").waitFor();
+
+    // After a reload everything is as it was: nothing lost, nothing doubled.
+    await a.reload();
+    await bubble(a, "Hi Alice").waitFor();
+    expect(await order(a)).toEqual(["2"]);
+  });
+
+  test("archive hides the conversation; a new message brings it back", async () => {
+    const { member: carol, page: c } = await registerVerifiedMember(browser, "carol");
+    const { member: dan, page: d } = await registerVerifiedMember(browser, "dan");
+
+    await visit(c, `/members/${dan.username}`);
+    await c.getByRole("button", { name: `Message ${dan.username}` }).click();
+    await c.getByRole("region", { name: `Conversation with ${dan.username}` }).waitFor();
+    await c.getByLabel("Message", { exact: true }).fill("Coffee sometime?");
+    await c.getByLabel("Message", { exact: true }).press("Enter");
+    await bubble(c, "Coffee sometime?").getByLabel("Sent").waitFor();
+
+    await visit(d, "/chat");
+    const item = d.getByTestId("conversation-item").filter({ hasText: carol.username });
+    await item.click();
+    await bubble(d, "Coffee sometime?").waitFor();
+    await d.getByRole("button", { name: "Archive" }).click();
+    await expect.poll(() => item.count()).toBe(0);
+    await d.getByRole("tab", { name: "Archived" }).click();
+    await item.waitFor();
+    await d.getByRole("tab", { name: "Chats" }).click();
+
+    // Carol writes again: the conversation is back in Dan's active list.
+    await c.getByLabel("Message", { exact: true }).fill("Or tea?");
+    await c.getByLabel("Message", { exact: true }).press("Enter");
+    await item.getByText("Or tea?").waitFor();
+    await d.getByRole("tab", { name: "Archived" }).click();
+    await d.getByText("No archived conversations.").waitFor();
+  });
+});

@@ -1,0 +1,443 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "~/lib/http";
+import type { ChatMessageView } from "~/realtime/chat";
+import type { ConversationView } from "~/schemas/chat";
+import {
+  CHAT_ERRORS,
+  caughtUp,
+  chatErrorMessage,
+  conversationArchived,
+  conversationsLoaded,
+  conversationStarted,
+  conversationUnarchived,
+  conversationUpdated,
+  creditsSpent,
+  deleteFailed,
+  deleteStarted,
+  discardLocal,
+  failureReason,
+  giftsLoaded,
+  initialChatState,
+  lastSeq,
+  mergeMessages,
+  messageReceived,
+  messageRemoved,
+  messagesLoaded,
+  messagesLoadStart,
+  readReceipt,
+  retryQueued,
+  roomFrameReceived,
+  selectConversation,
+  sendFailed,
+  sendQueued,
+  sendSucceeded,
+  totalUnread,
+  type ChatMessage,
+  type ChatState,
+} from "~/state/chat";
+
+const ME = "me";
+const OTHER = "other";
+
+function conversation(id: string, extra: Partial<ConversationView> = {}): ConversationView {
+  return {
+    id,
+    last_message: null,
+    last_message_time: null,
+    unread_count: 0,
+    user_id: `${id}-user`,
+    user: {
+      id: `${id}-user`,
+      username: `${id}user`,
+      firstName: null,
+      age: 30,
+      gender: null,
+      location: { country: null, state: null, city: null },
+      photo_url: null,
+      online: false,
+      last_seen_at: null,
+    },
+    ...extra,
+  };
+}
+
+function message(seq: number, extra: Partial<ChatMessageView> = {}): ChatMessageView {
+  return {
+    id: `m${seq}`,
+    conversation_id: "c1",
+    seq,
+    sender_id: OTHER,
+    client_id: null,
+    message: `text ${seq}`,
+    sent_at: `2026-01-01T00:00:${String(seq).padStart(2, "0")}.000Z`,
+    read_at: null,
+    gift: null,
+    ...extra,
+  };
+}
+
+const meta = (has_more = false, next_cursor: string | null = null) => ({ has_more, next_cursor });
+
+/** A state with conversations c1 (open, holding `messages`) and c2. */
+function openState(messages: ChatMessage[] = [], extra: Partial<ChatState> = {}): ChatState {
+  return {
+    ...initialChatState,
+    conversations: [
+      conversation("c1", { last_message: "old", last_message_time: "2026-01-01T00:00:00.000Z" }),
+      conversation("c2", {
+        last_message: "hey",
+        last_message_time: "2025-12-31T00:00:00.000Z",
+        unread_count: 2,
+      }),
+    ],
+    activeConversationId: "c1",
+    messages,
+    ...extra,
+  };
+}
+
+describe("selecting a conversation", () => {
+  it("clears messages and resets pagination when another conversation is selected", () => {
+    const s = openState([message(1)], { cursor: "5", hasMore: true, isLoadingMore: true });
+    const next = selectConversation(s, "c2");
+    expect(next).toMatchObject({
+      activeConversationId: "c2",
+      messages: [],
+      cursor: null,
+      hasMore: false,
+      isLoadingMore: false,
+    });
+  });
+
+  it("changes nothing when the same conversation is selected again", () => {
+    const s = openState([message(1)]);
+    expect(selectConversation(s, "c1")).toBe(s);
+  });
+});
+
+describe("loading messages", () => {
+  it("the first page zeroes the conversation's unread count", () => {
+    const s = selectConversation(openState(), "c2");
+    const next = messagesLoaded(
+      messagesLoadStart(s, false),
+      "c2",
+      { messages: [message(1, { conversation_id: "c2" })], meta: meta(true, "1") },
+      false,
+    );
+    expect(next.conversations.find((c) => c.id === "c2")!.unread_count).toBe(0);
+    expect(next).toMatchObject({ cursor: "1", hasMore: true, isLoadingMessages: false });
+    expect(next.messages.map((m) => m.id)).toEqual(["m1"]);
+  });
+
+  it("a page loaded with a cursor prepends older messages", () => {
+    const s = openState([message(51), message(52)], { cursor: "51", hasMore: true });
+    const older = { messages: [message(49), message(50)], meta: meta(false) };
+    const next = messagesLoaded(messagesLoadStart(s, true), "c1", older, true);
+    expect(next.messages.map((m) => m.seq)).toEqual([49, 50, 51, 52]);
+    expect(next).toMatchObject({ cursor: null, hasMore: false, isLoadingMore: false });
+    // An older page leaves the unread count alone.
+    expect(next.conversations).toBe(s.conversations);
+  });
+
+  it("drops a page for a conversation that is no longer open, and keeps live messages", () => {
+    const s = openState([message(3)]);
+    expect(messagesLoaded(s, "c2", { messages: [message(1)], meta: meta() }, false)).toBe(s);
+    const next = messagesLoaded(
+      s,
+      "c1",
+      { messages: [message(1), message(2)], meta: meta() },
+      false,
+    );
+    expect(next.messages.map((m) => m.seq)).toEqual([1, 2, 3]);
+  });
+
+  it("catching up merges by id in seq order and updates the list entry", () => {
+    const s = openState([message(1), message(2)]);
+    expect(lastSeq(s)).toBe(2);
+    const next = caughtUp(s, "c1", [message(2), message(3), message(4)]);
+    expect(next.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    expect(next.conversations[0]).toMatchObject({ id: "c1", last_message: "text 4" });
+    expect(caughtUp(next, "c1", [message(4)])).toBe(next);
+    expect(caughtUp(s, "c2", [message(9)])).toBe(s);
+  });
+});
+
+describe("an incoming message", () => {
+  it("is added to the open conversation once, in seq order, and updates the list entry", () => {
+    const s = openState([message(1), message(3)]);
+    const next = messageReceived(s, message(2), ME);
+    expect(next.messages.map((m) => m.seq)).toEqual([1, 2, 3]);
+    expect(next.conversations[0]).toMatchObject({
+      id: "c1",
+      last_message: "text 2",
+      last_message_time: message(2).sent_at,
+      unread_count: 0,
+    });
+    expect(messageReceived(next, message(2), ME)).toBe(next);
+  });
+
+  it("from another member increments unread only when its conversation is not open, and moves it to the top", () => {
+    const s = openState();
+    const elsewhere = messageReceived(s, message(7, { conversation_id: "c2" }), ME);
+    expect(elsewhere.conversations.map((c) => c.id)).toEqual(["c2", "c1"]);
+    expect(elsewhere.conversations[0]).toMatchObject({ unread_count: 3, last_message: "text 7" });
+    expect(elsewhere.messages).toEqual([]);
+    // My own message elsewhere (another tab) does not count as unread.
+    const mine = messageReceived(s, message(8, { conversation_id: "c2", sender_id: ME }), ME);
+    expect(mine.conversations[0]).toMatchObject({ id: "c2", unread_count: 2 });
+  });
+
+  it("without an id is ignored", () => {
+    const s = openState();
+    expect(messageReceived(s, { ...message(1), id: "" }, ME)).toBe(s);
+    expect(messageReceived(s, undefined as unknown as ChatMessageView, ME)).toBe(s);
+  });
+});
+
+describe("sending (optimistic)", () => {
+  const local = (clientId: string): ChatMessage => ({
+    ...message(0, { sender_id: ME, client_id: clientId, id: `local-${clientId}` }),
+    status: "pending",
+  });
+
+  it("shows the message at once as pending, after the stored ones", () => {
+    const s = sendQueued(openState([message(1)]), local("a"));
+    expect(s.messages.map((m) => [m.id, m.status])).toEqual([
+      ["m1", undefined],
+      ["local-a", "pending"],
+    ]);
+  });
+
+  it("the acknowledgement replaces the pending message once, whether the live frame came first or not", () => {
+    const queued = sendQueued(openState([message(1)]), local("a"));
+    const stored = message(2, { sender_id: ME, client_id: "a" });
+    const ackFirst = sendSucceeded(queued, stored, ME);
+    expect(ackFirst.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+    expect(ackFirst.messages[1]!.status).toBeUndefined();
+    const frameFirst = messageReceived(queued, stored, ME);
+    expect(sendSucceeded(frameFirst, stored, ME).messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+  });
+
+  it("a failure marks it failed with the reason; retry makes it pending again; discard removes it", () => {
+    const queued = sendQueued(openState(), local("a"));
+    const failed = sendFailed(queued, "a", "Not enough credits");
+    expect(failed.messages[0]).toMatchObject({
+      status: "failed",
+      failureReason: "Not enough credits",
+    });
+    expect(retryQueued(failed, "a").messages[0]).toMatchObject({
+      status: "pending",
+      failureReason: null,
+    });
+    expect(discardLocal(failed, "a").messages).toEqual([]);
+  });
+
+  it("keeps local messages after stored ones whatever arrives", () => {
+    const s = sendQueued(openState([message(1)]), local("a"));
+    const next = mergeMessages(s.messages, [message(5), message(3)]);
+    expect(next.map((m) => m.id)).toEqual(["m1", "m3", "m5", "local-a"]);
+  });
+});
+
+describe("deleting", () => {
+  it("marks the message as deleting, then removes it and recomputes the last message", () => {
+    const s = openState([message(1), message(2, { sender_id: ME })]);
+    const marked = deleteStarted(s, "m2");
+    expect(marked.messages[1]!.deleting).toBe(true);
+    const removed = messageRemoved(marked, "c1", "m2");
+    expect(removed.messages.map((m) => m.id)).toEqual(["m1"]);
+    expect(removed.conversations[0]).toMatchObject({
+      last_message: "text 1",
+      last_message_time: message(1).sent_at,
+    });
+    const empty = messageRemoved(removed, "c1", "m1");
+    expect(empty.conversations[0]).toMatchObject({ last_message: null, last_message_time: null });
+  });
+
+  it("clears the flag on failure and keeps the error", () => {
+    const marked = deleteStarted(openState([message(1, { sender_id: ME })]), "m1");
+    const failed = deleteFailed(marked, "m1", "HTTP error! status: 500");
+    expect(failed.messages[0]!.deleting).toBe(false);
+    expect(failed.error).toBe("HTTP error! status: 500");
+  });
+
+  it("ignores a deletion of another conversation or an unknown message", () => {
+    const s = openState([message(1)]);
+    expect(messageRemoved(s, "c2", "m1")).toBe(s);
+    expect(messageRemoved(s, "c1", "nope")).toBe(s);
+  });
+});
+
+describe("read receipts", () => {
+  it("the other member's read sets read_at on my messages up to its seq", () => {
+    const s = openState([
+      message(1, { sender_id: ME }),
+      message(2),
+      message(3, { sender_id: ME }),
+      message(4, { sender_id: ME }),
+    ]);
+    const frame = {
+      conversation_id: "c1",
+      user_id: OTHER,
+      read_at: "2026-01-02T00:00:00.000Z",
+      seq: 3,
+    };
+    const next = readReceipt(s, frame, ME);
+    expect(next.messages.map((m) => m.read_at)).toEqual([frame.read_at, null, frame.read_at, null]);
+    // My own reading, or another conversation, changes nothing.
+    expect(readReceipt(s, { ...frame, user_id: ME }, ME)).toBe(s);
+    expect(readReceipt(s, { ...frame, conversation_id: "c2" }, ME)).toBe(s);
+  });
+});
+
+describe("room frames", () => {
+  it("applies message, deletion and read frames; ignores typing", () => {
+    let s = openState();
+    s = roomFrameReceived(s, { type: "message", message: message(1, { sender_id: ME }) }, ME);
+    expect(s.messages).toHaveLength(1);
+    s = roomFrameReceived(
+      s,
+      {
+        type: "read",
+        conversation_id: "c1",
+        user_id: OTHER,
+        read_at: "2026-01-02T00:00:00.000Z",
+        seq: 1,
+      },
+      ME,
+    );
+    expect(s.messages[0]!.read_at).toBe("2026-01-02T00:00:00.000Z");
+    expect(roomFrameReceived(s, { type: "typing", user_id: OTHER }, ME)).toBe(s);
+    s = roomFrameReceived(s, { type: "message_deleted", id: "m1", conversation_id: "c1" }, ME);
+    expect(s.messages).toEqual([]);
+  });
+});
+
+describe("archiving", () => {
+  it("removes the conversation from the active list and closes it when open", () => {
+    const s = openState([message(1)]);
+    const next = conversationArchived(s, "c1");
+    expect(next.conversations.map((c) => c.id)).toEqual(["c2"]);
+    expect(next.archivedConversations.map((c) => c.id)).toEqual(["c1"]);
+    expect(next).toMatchObject({ activeConversationId: null, messages: [] });
+    const other = conversationArchived(s, "c2");
+    expect(other.activeConversationId).toBe("c1");
+  });
+
+  it("unarchiving removes it from the archived list", () => {
+    const archived = conversationArchived(openState(), "c2");
+    const next = conversationUnarchived(archived, "c2");
+    expect(next.archivedConversations).toEqual([]);
+    expect(next.conversations.map((c) => c.id)).toEqual(["c1", "c2"]);
+  });
+});
+
+describe("starting a conversation", () => {
+  it("adds it to the list if new and opens it when none is open, with the first message", () => {
+    const s = { ...openState(), activeConversationId: null };
+    const started = conversationStarted(s, {
+      conversation: conversation("c3"),
+      message: message(1, { conversation_id: "c3", sender_id: ME }),
+    });
+    expect(started.conversations.map((c) => c.id)).toEqual(["c3", "c1", "c2"]);
+    expect(started.activeConversationId).toBe("c3");
+    expect(started.messages.map((m) => m.id)).toEqual(["m1"]);
+  });
+
+  it("keeps the open conversation open and does not add a known one twice", () => {
+    const s = openState([message(1)]);
+    const started = conversationStarted(s, { conversation: conversation("c2"), message: null });
+    expect(started.conversations.map((c) => c.id)).toEqual(["c1", "c2"]);
+    expect(started.activeConversationId).toBe("c1");
+    expect(started.messages.map((m) => m.id)).toEqual(["m1"]);
+  });
+});
+
+describe("the member channel and lists", () => {
+  it("a conversation frame updates that entry (no unread for the open one)", () => {
+    const s = openState();
+    const frame = {
+      type: "conversation" as const,
+      conversation_id: "c2",
+      last_message: "new",
+      last_message_time: "2026-02-01T00:00:00.000Z",
+      unread_count: 3,
+      message: { id: "x", sender_id: OTHER, message: "new", sent_at: "2026-02-01T00:00:00.000Z" },
+    };
+    const next = conversationUpdated(s, frame);
+    expect(next.conversations.map((c) => c.id)).toEqual(["c2", "c1"]);
+    expect(next.conversations[0]).toMatchObject({ last_message: "new", unread_count: 3 });
+    const open = conversationUpdated(s, { ...frame, conversation_id: "c1" });
+    expect(open.conversations[0]).toMatchObject({ id: "c1", unread_count: 0 });
+    expect(totalUnread(next)).toBe(3);
+  });
+
+  it("a new message brings an archived conversation back to the active list", () => {
+    const s = conversationArchived(openState(), "c2");
+    const next = conversationUpdated(s, {
+      type: "conversation",
+      conversation_id: "c2",
+      last_message: "back",
+      last_message_time: "2026-02-01T00:00:00.000Z",
+      unread_count: 1,
+      message: { id: "y", sender_id: OTHER, message: "back", sent_at: "2026-02-01T00:00:00.000Z" },
+    });
+    expect(next.archivedConversations).toEqual([]);
+    expect(next.conversations[0]).toMatchObject({
+      id: "c2",
+      last_message: "back",
+      unread_count: 1,
+    });
+  });
+
+  it("the first list page replaces, a later one appends what is new", () => {
+    const first = conversationsLoaded(initialChatState, [conversation("a")], meta(true, "cur"));
+    expect(first).toMatchObject({ conversationsCursor: "cur", hasMoreConversations: true });
+    const more = conversationsLoaded(first, [conversation("a"), conversation("b")], meta(), true);
+    expect(more.conversations.map((c) => c.id)).toEqual(["a", "b"]);
+  });
+
+  it("gifts and credits", () => {
+    const s = giftsLoaded(
+      initialChatState,
+      [{ id: "rose", name: "Rose", icon: "🌹", price_credits: 5 }],
+      12,
+    );
+    expect(s.userCredits).toBe(12);
+    expect(creditsSpent(s, 5).userCredits).toBe(7);
+    expect(creditsSpent(s, 50).userCredits).toBe(0);
+  });
+});
+
+describe("SPEC.md §8 messages", () => {
+  it("a non-OK response gives 'HTTP error! status: {code}', anything else the fallback", () => {
+    expect(chatErrorMessage(new ApiError(500, "Server Error"), CHAT_ERRORS.conversations)).toBe(
+      "HTTP error! status: 500",
+    );
+    expect(chatErrorMessage(new ApiError(403, "Nope"), CHAT_ERRORS.send)).toBe(
+      "HTTP error! status: 403",
+    );
+    expect(chatErrorMessage(new TypeError("Failed to fetch"), CHAT_ERRORS.messages)).toBe(
+      "Failed to fetch messages",
+    );
+    expect(Object.values(CHAT_ERRORS)).toEqual([
+      "Failed to fetch conversations",
+      "Failed to fetch archived conversations",
+      "Failed to fetch messages",
+      "Failed to send message",
+      "Failed to start conversation",
+      "Failed to archive conversation",
+      "Failed to unarchive conversation",
+      "Failed to fetch gifts",
+      "Failed to delete message",
+    ]);
+  });
+
+  it("a failed message tells why when the server said", () => {
+    expect(failureReason(new ApiError(402, "Not enough credits"))).toBe("Not enough credits");
+    expect(failureReason(new ApiError(500, "HTTP error! status: 500"))).toBe(
+      "HTTP error! status: 500",
+    );
+    expect(failureReason(new Error("offline"))).toBe("Failed to send message");
+  });
+});

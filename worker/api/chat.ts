@@ -1,0 +1,119 @@
+import { Hono, type Context } from "hono";
+import {
+  conversationsQuerySchema,
+  messagesQuerySchema,
+  sendMessageSchema,
+  startConversationSchema,
+} from "~/schemas/chat";
+import * as chat from "~/server/chat.server";
+import { conversationRoom } from "~/server/chat-rooms.server";
+import { emailNotVerified, unauthenticated } from "~/server/errors.server";
+import { parseInput, readBody } from "~/server/validation.server";
+import { wantsJson } from "../http";
+import { authorizeUpgrade, forwardUpgrade } from "../realtime";
+import type { AppBindings } from "../types";
+
+/**
+ * API.md "Chat" and the conversation sockets of "Realtime". Chat needs a verified email. The
+ * chat page lives at /chat and /chat/{id}: a browser asking for /chat/conversations or
+ * /chat/gifts without wanting JSON falls through to Remix like any other page request.
+ */
+export const chatApi = new Hono<AppBindings>();
+
+/** The signed-in member with a verified email (401, 403). */
+function member(c: Context<AppBindings>) {
+  const user = c.get("rc").user;
+  if (!user) throw unauthenticated();
+  if (!user.emailVerifiedAt) throw emailNotVerified();
+  return user;
+}
+
+/** Work that may finish after the response (frames to the members' own channels). */
+const deferTo = (c: Context<AppBindings>) => (work: Promise<unknown>) =>
+  c.executionCtx.waitUntil(work);
+
+chatApi.get("/chat/conversations", async (c, next) => {
+  if (!wantsJson(c)) return next();
+  const user = member(c);
+  const { cursor } = parseInput(conversationsQuerySchema, c.req.query());
+  return c.json(await chat.listConversations(c.env, user.id, { cursor }));
+});
+
+chatApi.get("/chat/conversations/archived", async (c, next) => {
+  if (!wantsJson(c)) return next();
+  const user = member(c);
+  const { cursor } = parseInput(conversationsQuerySchema, c.req.query());
+  const { conversations, meta } = await chat.listConversations(c.env, user.id, {
+    archived: true,
+    cursor,
+  });
+  return c.json({ archived_conversations: conversations, meta });
+});
+
+chatApi.post("/chat/conversations", async (c) => {
+  const user = member(c);
+  const input = parseInput(startConversationSchema, await readBody(c.req.raw));
+  const { conversation, message, created } = await chat.startConversation(
+    c.env,
+    user.id,
+    input,
+    deferTo(c),
+  );
+  return c.json({ conversation, message }, created ? 201 : 200);
+});
+
+chatApi.get("/chat/conversations/:id/messages", async (c) => {
+  const user = member(c);
+  const query = parseInput(messagesQuerySchema, c.req.query());
+  return c.json(await chat.listMessages(c.env, user.id, c.req.param("id"), query, deferTo(c)));
+});
+
+chatApi.post("/chat/conversations/:id/messages", async (c) => {
+  const user = member(c);
+  const input = parseInput(sendMessageSchema, await readBody(c.req.raw));
+  const { message } = await chat.sendMessage(c.env, user.id, c.req.param("id"), input, deferTo(c));
+  return c.json({ message }, 201);
+});
+
+chatApi.post("/chat/conversations/:id/archive", async (c) => {
+  const user = member(c);
+  return c.json(await chat.setArchived(c.env, user.id, c.req.param("id"), true));
+});
+
+chatApi.post("/chat/conversations/:id/unarchive", async (c) => {
+  const user = member(c);
+  return c.json(await chat.setArchived(c.env, user.id, c.req.param("id"), false));
+});
+
+chatApi.post("/chat/conversations/:id/read", async (c) => {
+  const user = member(c);
+  await chat.markRead(c.env, user.id, c.req.param("id"), deferTo(c));
+  return c.body(null, 204);
+});
+
+chatApi.get("/chat/gifts", async (c, next) => {
+  if (!wantsJson(c)) return next();
+  const user = member(c);
+  return c.json(await chat.listGifts(c.env, user.id));
+});
+
+chatApi.get("/chat/unread", async (c) => {
+  const user = member(c);
+  return c.json({ unread_count: await chat.unreadTotal(c.env, user.id) });
+});
+
+chatApi.delete("/chat/messages/:id", async (c) => {
+  const user = member(c);
+  await chat.deleteMessage(c.env, user.id, c.req.param("id"), deferTo(c));
+  return c.body(null, 204);
+});
+
+/** A conversation's room: its two members only, checked before the upgrade reaches the room. */
+chatApi.get("/ws/chat/:conversationId", async (c) => {
+  const user = authorizeUpgrade(c);
+  const id = c.req.param("conversationId");
+  await chat.authorizeConversationSocket(c.env, user.id, id);
+  const upgrade = forwardUpgrade(c.req.raw, user);
+  upgrade.headers.set("X-Conversation-Id", id);
+  return conversationRoom(c.env, id).fetch(upgrade);
+});
