@@ -2,6 +2,15 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./app/server/db/schema.ts",
+  // The core tables, then one file per later concern.
+  schema: [
+    "./app/server/db/schema.ts",
+    "./app/server/db/blocks.ts",
+    "./app/server/db/notifications.ts",
+    "./app/server/db/activity.ts",
+    "./app/server/db/chat.ts",
+    "./app/server/db/safety.ts",
+    "./app/server/db/discovery.ts",
+  ],
   out: "./migrations",
 });

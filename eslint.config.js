@@ -11,6 +11,7 @@ export default tseslint.config(
       "migrations/",
       ".e2e-state/",
       "bench/.state/",
+      "bench/.state-presence/",
     ],
   },
   js.configs.recommended,

@@ -13,6 +13,8 @@ export default defineConfig({
           APP_ENV: "test",
           APP_KEY: "test-app-key-that-is-long-enough-for-hmac-0123456789",
           TEST_MIGRATIONS: migrations,
+          // A member leaves the presence room this long after their last tab closes (5 s deployed).
+          PRESENCE_GRACE_MS: "300",
         },
       },
     }),

@@ -32,7 +32,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     appearance: appearanceFromCookieHeader(request.headers.get("Cookie")),
     buildVersion: context.buildVersion,
     user: user
-      ? { id: user.id, username: user.username, emailVerified: Boolean(user.emailVerifiedAt) }
+      ? {
+          id: user.id,
+          username: user.username,
+          emailVerified: Boolean(user.emailVerifiedAt),
+          moderator: user.role === "moderator",
+        }
       : null,
   });
 }

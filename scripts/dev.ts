@@ -24,7 +24,10 @@ function ensureDevVars() {
   const current = existsSync(path) ? readFileSync(path, "utf8") : "";
   if (/^APP_KEY=.{32,}$/m.test(current)) return;
   const key = randomBytes(32).toString("base64url");
-  writeFileSync(path, `${current}${current && !current.endsWith("\n") ? "\n" : ""}APP_KEY=${key}\n`);
+  writeFileSync(
+    path,
+    `${current}${current && !current.endsWith("\n") ? "\n" : ""}APP_KEY=${key}\n`,
+  );
   console.log("Created .dev.vars with a random APP_KEY.");
 }
 

@@ -4,11 +4,19 @@ import { requestId } from "hono/request-id";
 import { HttpError } from "~/server/errors.server";
 import { isProduction } from "~/server/env.server";
 import { authApi } from "./api/auth";
+import { blocksApi } from "./api/blocks";
+import { chatApi } from "./api/chat";
 import { devApi } from "./api/dev";
+import { discoveryApi } from "./api/discovery";
+import { notificationsApi } from "./api/notifications";
+import { profileApi } from "./api/profile";
+import { realtimeApi } from "./api/realtime";
+import { safetyApi } from "./api/safety";
 import { wantsJson } from "./http";
 import { requestContext } from "./middleware/context";
 import { csrf } from "./middleware/csrf";
 import { versionCheck } from "./middleware/version";
+import { upgradeTokenAuth } from "./realtime";
 import { errorPage } from "./error-page";
 import type { AppBindings } from "./types";
 
@@ -27,19 +35,33 @@ export function createApp(build: ServerBuild) {
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "strict-origin-when-cross-origin");
     c.header("X-Frame-Options", "DENY");
+    c.header("X-Request-Id", c.get("requestId"));
   });
   app.use(versionCheck(buildVersion));
   app.use(requestContext(buildVersion));
   app.use(csrf);
+  app.use("/ws/*", upgradeTokenAuth);
 
   app.route("/", authApi);
+  app.route("/", profileApi);
+  app.route("/", blocksApi);
+  app.route("/", safetyApi);
+  app.route("/", realtimeApi);
+  app.route("/", notificationsApi);
+  app.route("/", chatApi);
+  app.route("/", discoveryApi);
   app.use("/dev/*", async (c, next) => {
     if (isProduction(c.env)) return c.notFound();
     return next();
   });
   app.route("/", devApi);
 
-  app.all("*", (c) => remix(c.req.raw, c.get("rc") as AppLoadContext));
+  app.all("*", async (c) => {
+    const response = await remix(c.req.raw, c.get("rc") as AppLoadContext);
+    // A JSON client asking for a path no route knows gets API.md's error shape, not the 404 page.
+    if (response.status === 404 && wantsJson(c)) return c.json({ message: "Not found." }, 404);
+    return response;
+  });
 
   app.notFound((c) =>
     wantsJson(c) ? c.json({ message: "Not found." }, 404) : c.html(errorPage(404), 404),

@@ -1,8 +1,10 @@
 import { Form, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { RootLoaderData } from "~/root";
+import { ChatNavLink } from "./chat/nav-link";
 import { CsrfInput } from "./form";
 import { AppLink, AppNavLink } from "./link";
+import { NotificationsBell, RealtimeProvider } from "./realtime";
 
 export function Logo({ to = "/" }: { to?: string }) {
   return (
@@ -30,12 +32,19 @@ export function AppShell({ children }: { children: ReactNode }) {
           {user ? (
             <nav className="nav" aria-label="Main">
               <AppNavLink to="/dashboard">Dashboard</AppNavLink>
+              {user.emailVerified ? <AppNavLink to="/my/matches">Discover</AppNavLink> : null}
+              {user.emailVerified ? <AppNavLink to="/my/likes">Likes</AppNavLink> : null}
+              {user.emailVerified ? <ChatNavLink /> : null}
+              <AppNavLink to="/my/profile">My profile</AppNavLink>
+              <AppNavLink to="/my/activities">Activity</AppNavLink>
               <AppNavLink to="/settings">Settings</AppNavLink>
+              {user.moderator ? <AppNavLink to="/moderation">Moderation</AppNavLink> : null}
             </nav>
           ) : null}
           <div className="header-actions">
             {user ? (
               <>
+                {user.emailVerified ? <NotificationsBell /> : null}
                 <span className="avatar" title={user.username} aria-hidden="true">
                   {user.username.slice(0, 1).toUpperCase()}
                 </span>
@@ -60,6 +69,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         </div>
       </header>
       <main id="main">{children}</main>
+      {user?.emailVerified ? <RealtimeProvider memberId={user.id} /> : null}
       <footer className="site-footer">
         <div className="site-footer-inner">
           <span>© {new Date().getUTCFullYear()} Heartline. For adults 18+.</span>

@@ -1,56 +1,37 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import type {
+  HeadersFunction,
+  LinksFunction,
+  LoaderFunctionArgs,
+  MetaFunction,
+} from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
-import { useLoaderData, useSearchParams } from "@remix-run/react";
-import { FormAlert } from "~/components/form";
-import { AppLink } from "~/components/link";
-import { AppShell } from "~/components/shell";
+import { useLoaderData } from "@remix-run/react";
+import { DashboardPage } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
+import { dashboardSummary } from "~/server/dashboard.server";
+import { searchPageData } from "~/server/discovery-pages.server";
 import { requireVerifiedUser } from "~/server/guards.server";
+import discoveryStyles from "~/styles/discovery.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Dashboard");
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: discoveryStyles }];
+/** Personal pages: never stored by a shared cache. */
+export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
-export function loader({ context, request }: LoaderFunctionArgs) {
+/** The signed-in home: new likes, matches and unread messages beside suggested members. */
+export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
-  return json({ username: user.username });
+  const [search, summary] = await Promise.all([
+    searchPageData(context.env, user.id, new URL(request.url), { searched: false, perPage: 12 }),
+    dashboardSummary(context.env, user.id),
+  ]);
+  return json(
+    { username: user.username, search, summary },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
 }
 
-export default function DashboardPage() {
-  const { username } = useLoaderData<typeof loader>();
-  const [params] = useSearchParams();
-  return (
-    <AppShell>
-      <div className="container">
-        {params.has("verified") ? (
-          <div className="banner">
-            <FormAlert
-              message="Your email address is verified. Welcome to Heartline!"
-              tone="success"
-            />
-          </div>
-        ) : null}
-        <div className="page-head">
-          <div>
-            <h1>Hi {username}</h1>
-            <p className="muted">Here is what is happening on Heartline today.</p>
-          </div>
-        </div>
-        <div className="grid-2">
-          <section className="card">
-            <h2>Your account</h2>
-            <p className="muted">Keep your password fresh and pick the look you like.</p>
-            <AppLink to="/settings/password" className="btn btn-secondary">
-              Change password
-            </AppLink>
-          </section>
-          <section className="card">
-            <h2>Appearance</h2>
-            <p className="muted">Dark, light, or follow your device.</p>
-            <AppLink to="/settings/appearance" className="btn btn-secondary">
-              Choose a theme
-            </AppLink>
-          </section>
-        </div>
-      </div>
-    </AppShell>
-  );
+export default function Dashboard() {
+  const data = useLoaderData<typeof loader>();
+  return <DashboardPage {...data} />;
 }

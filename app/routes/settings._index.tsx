@@ -1,5 +1,5 @@
 import { redirect } from "@remix-run/cloudflare";
 
 export function loader() {
-  return redirect("/settings/appearance");
+  return redirect("/settings/profile");
 }

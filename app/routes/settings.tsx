@@ -19,8 +19,13 @@ export default function SettingsLayout() {
         </div>
         <div className="settings">
           <nav className="settings-nav" aria-label="Settings">
+            <AppNavLink to="/settings/profile">Profile</AppNavLink>
             <AppNavLink to="/settings/password">Password</AppNavLink>
             <AppNavLink to="/settings/appearance">Appearance</AppNavLink>
+            <AppNavLink to="/settings/notifications">Notifications</AppNavLink>
+            <AppNavLink to="/settings/privacy">Privacy</AppNavLink>
+            <AppNavLink to="/settings/blocked">Blocked members</AppNavLink>
+            <AppNavLink to="/settings/account">Account</AppNavLink>
           </nav>
           <div>
             <Outlet />

@@ -1,10 +1,16 @@
 import { z } from "zod";
+import type { ConversationRoom } from "../../durable-objects/conversation-room";
+import type { MemberHub } from "../../durable-objects/member-hub";
+import type { PresenceRoom } from "../../durable-objects/presence-room";
 
 /** Bindings and variables the Worker receives (wrangler.toml, secrets, .dev.vars). */
 export interface Env {
   DB: D1Database;
   PHOTOS: R2Bucket;
   ASSETS: Fetcher;
+  MEMBER_HUB: DurableObjectNamespace<MemberHub>;
+  PRESENCE_ROOM: DurableObjectNamespace<PresenceRoom>;
+  CONVERSATION_ROOM: DurableObjectNamespace<ConversationRoom>;
   APP_ENV: string;
   APP_NAME: string;
   APP_KEY: string;
@@ -12,6 +18,10 @@ export interface Env {
   MAIL_TRANSPORT: string;
   RESEND_API_KEY?: string;
   RATE_LIMITS: Record<string, string>;
+  /** The presence room's shards, fan-out window and leave grace (app/realtime/presence-shards.ts). */
+  PRESENCE_SHARDS?: string;
+  PRESENCE_FLUSH_MS?: string;
+  PRESENCE_GRACE_MS?: string;
 }
 
 const limitSpec = z
@@ -32,6 +42,8 @@ export const rateLimitNames = [
   "verification_resend_account",
   "reset_password_ip",
   "confirm_password_account",
+  "chat_send_account",
+  "chat_start_account",
 ] as const;
 export type RateLimitName = (typeof rateLimitNames)[number];
 

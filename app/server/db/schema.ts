@@ -1,5 +1,12 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 /** ISO-8601 UTC with milliseconds and a Z, as API.md requires (never SQLite's "YYYY-MM-DD HH:MM:SS"). */
 const isoNow = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -85,6 +92,29 @@ export const photos = sqliteTable(
     createdAt: text("created_at").notNull().default(isoNow),
   },
   (t) => [index("photos_user_position").on(t.userId, t.position)],
+);
+
+/**
+ * Who viewed whose profile: one row per viewer, viewed member and UTC day (YYYY-MM-DD). A repeat
+ * view on the same day moves `viewed_at` forward instead of adding a row.
+ */
+export const profileViews = sqliteTable(
+  "profile_views",
+  {
+    viewerId: text("viewer_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    viewedId: text("viewed_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    day: text("day").notNull(),
+    viewedAt: text("viewed_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.viewedId, t.viewerId, t.day] }),
+    index("profile_views_viewed_at").on(t.viewedId, t.viewedAt),
+    index("profile_views_viewer").on(t.viewerId),
+  ],
 );
 
 export const sessions = sqliteTable(

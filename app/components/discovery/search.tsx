@@ -1,0 +1,382 @@
+import { Link, useLocation } from "@remix-run/react";
+import { useState, type FormEvent } from "react";
+import { Chips, OnlineBadge } from "~/components/profile/member";
+import { TagInput } from "~/components/profile/tag-input";
+import { displayName, locationLabel } from "~/lib/members";
+import {
+  GENDER_OPTIONS,
+  INTEREST_SUGGESTIONS,
+  SEARCH_AGE,
+  searchQueryString,
+  SEARCH_SCOPES,
+  type SearchCard,
+  type SearchScope,
+} from "~/schemas/search";
+import { Provider, useAtom, useHydrateAtoms, useSetAtom } from "~/state/jotai";
+import {
+  activeFilterCount,
+  canLoadMore,
+  clearSearch,
+  loadMoreAtom,
+  runSearchAtom,
+  searchScopeAtom,
+  searchStateAtom,
+  setFilters,
+  setKeywords,
+  setMemberLiked,
+  setShowAdvancedFilters,
+  type SearchState,
+} from "~/state/search";
+import { LikeButton, MatchNote } from "./like-button";
+import { LocationFilter } from "./location-filter";
+
+interface DiscoverySearchProps {
+  scope: SearchScope;
+  /** What the page loaded: suggestions (no search yet) or the results of a search. */
+  initial: SearchState;
+  /** The member's own desired age range, shown as the default of the age filter. */
+  ageRange: { min: number; max: number };
+  heading: string;
+}
+
+/**
+ * The search of the dashboard and the matches page: keywords, filters, results, load more and
+ * clear. Each visit of the page has its own store, so arriving on the page (or clearing the
+ * search, which goes back to it) starts from what the page loaded.
+ */
+export function DiscoverySearch(props: DiscoverySearchProps) {
+  const location = useLocation();
+  return (
+    <Provider key={location.key}>
+      <SearchHydrated {...props} />
+    </Provider>
+  );
+}
+
+function SearchHydrated({ scope, initial, ageRange, heading }: DiscoverySearchProps) {
+  useHydrateAtoms([
+    [searchScopeAtom, scope],
+    [searchStateAtom, initial],
+  ]);
+  return (
+    <section className="discover" aria-labelledby={`${scope}-search-heading`}>
+      <SearchForm scope={scope} ageRange={ageRange} />
+      <SearchResults scope={scope} heading={heading} pageState={initial} />
+    </section>
+  );
+}
+
+function SearchForm({
+  scope,
+  ageRange,
+}: {
+  scope: SearchScope;
+  ageRange: { min: number; max: number };
+}) {
+  const [state, setState] = useAtom(searchStateAtom);
+  const runSearch = useSetAtom(runSearchAtom);
+  const { filters } = state;
+  const filterCount = activeFilterCount(filters);
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void runSearch();
+  };
+
+  const age = (value: string) => {
+    if (value.trim() === "") return null;
+    const n = Number(value);
+    return Number.isFinite(n) ? Math.trunc(n) : null;
+  };
+
+  return (
+    <form
+      className="card search-card"
+      role="search"
+      method="get"
+      action={SEARCH_SCOPES[scope].endpoint}
+      onSubmit={onSubmit}
+      aria-label="Search members"
+    >
+      <div className="search-bar">
+        <label htmlFor={`${scope}-keywords`} className="sr-only">
+          Keywords
+        </label>
+        <input
+          id={`${scope}-keywords`}
+          className="input search-input"
+          type="search"
+          name="keywords"
+          placeholder="Search by name, interest or words in a bio"
+          maxLength={100}
+          value={state.keywords}
+          onChange={(e) => setState((s) => setKeywords(s, e.target.value))}
+        />
+        <button type="submit" className="btn btn-primary" disabled={state.isSearching}>
+          {state.isSearching ? "Searching…" : "Search"}
+        </button>
+      </div>
+      <details
+        className="search-filters"
+        open={state.showAdvancedFilters}
+        onToggle={(e) => {
+          const open = (e.currentTarget as HTMLDetailsElement).open;
+          if (open !== state.showAdvancedFilters) setState((s) => setShowAdvancedFilters(s, open));
+        }}
+      >
+        <summary>
+          Filters{filterCount > 0 ? <span className="pill">{filterCount}</span> : null}
+        </summary>
+        <div className="search-filter-grid">
+          <fieldset className="search-ages">
+            <legend className="label">Age</legend>
+            <div className="search-age-inputs">
+              <label>
+                <span className="sr-only">Minimum age</span>
+                <input
+                  className="input"
+                  type="number"
+                  name="age_min"
+                  min={SEARCH_AGE.min}
+                  max={SEARCH_AGE.max}
+                  inputMode="numeric"
+                  placeholder={String(ageRange.min)}
+                  aria-label="Minimum age"
+                  value={filters.age_min ?? ""}
+                  onChange={(e) => setState((s) => setFilters(s, { age_min: age(e.target.value) }))}
+                />
+              </label>
+              <span aria-hidden="true">to</span>
+              <label>
+                <span className="sr-only">Maximum age</span>
+                <input
+                  className="input"
+                  type="number"
+                  name="age_max"
+                  min={SEARCH_AGE.min}
+                  max={SEARCH_AGE.max}
+                  inputMode="numeric"
+                  placeholder={String(ageRange.max)}
+                  aria-label="Maximum age"
+                  value={filters.age_max ?? ""}
+                  onChange={(e) => setState((s) => setFilters(s, { age_max: age(e.target.value) }))}
+                />
+              </label>
+            </div>
+            <p className="field-hint">
+              Empty: your range, {ageRange.min}–{ageRange.max}.
+            </p>
+          </fieldset>
+          <div className="field">
+            <label htmlFor={`${scope}-gender`}>Gender</label>
+            <select
+              id={`${scope}-gender`}
+              className="input"
+              name="gender"
+              value={filters.gender}
+              onChange={(e) => setState((s) => setFilters(s, { gender: e.target.value }))}
+            >
+              <option value="">Anyone</option>
+              {GENDER_OPTIONS.map((g) => (
+                <option key={g} value={g}>
+                  {g}
+                </option>
+              ))}
+            </select>
+          </div>
+          <LocationFilter
+            value={filters.location}
+            onChange={(location) => setState((s) => setFilters(s, { location }))}
+          />
+          <div className="search-interests">
+            <TagInput
+              id={`${scope}-interests`}
+              label="Interests"
+              values={filters.interests}
+              onChange={(interests) => setState((s) => setFilters(s, { interests }))}
+              placeholder="Any of these interests"
+              suggestions={INTEREST_SUGGESTIONS}
+              hint="Members with any of them. Press Enter to add."
+            />
+            {filters.interests.map((i) => (
+              <input key={i} type="hidden" name="interests" value={i} />
+            ))}
+          </div>
+          <div className="search-flags">
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                name="online_only"
+                value="1"
+                checked={filters.online_only}
+                onChange={(e) => setState((s) => setFilters(s, { online_only: e.target.checked }))}
+              />
+              Online now
+            </label>
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                name="with_photo"
+                value="1"
+                checked={filters.with_photo}
+                onChange={(e) => setState((s) => setFilters(s, { with_photo: e.target.checked }))}
+              />
+              With a photo
+            </label>
+          </div>
+        </div>
+      </details>
+      {state.searchError ? (
+        <div className="alert alert-error" role="alert">
+          {state.searchError}
+        </div>
+      ) : null}
+    </form>
+  );
+}
+
+function SearchResults({
+  scope,
+  heading,
+  pageState,
+}: {
+  scope: SearchScope;
+  heading: string;
+  /** What the page showed when it loaded: clearing on the page itself goes back to it. */
+  pageState: SearchState;
+}) {
+  const [state, setState] = useAtom(searchStateAtom);
+  const { pathname } = useLocation();
+  const loadMore = useSetAtom(loadMoreAtom);
+  const { meta, results } = state;
+  const total = meta ? `${meta.total.toLocaleString("en")}${meta.total_capped ? "+" : ""}` : "0";
+  const nextHref =
+    meta?.has_more && state.lastRequest
+      ? `${SEARCH_SCOPES[scope].endpoint}?${searchQueryString(
+          state.lastRequest.keywords,
+          state.lastRequest.filters,
+          { page: meta.page + 1, per_page: meta.per_page, cursor: meta.cursor },
+        )}`
+      : null;
+
+  return (
+    <div className="search-results" aria-busy={state.isSearching || state.isLoadingMore}>
+      <div className="search-results-head">
+        <div>
+          <h2 id={`${scope}-search-heading`}>{state.hasSearched ? "Search results" : heading}</h2>
+          <p className="muted" role="status" data-testid="search-summary">
+            {state.hasSearched
+              ? `${total} ${meta?.total === 1 && !meta.total_capped ? "member" : "members"} found${
+                  state.lastSearchKeywords ? ` for “${state.lastSearchKeywords}”` : ""
+                }`
+              : "Recently active members who are looking for someone like you."}
+          </p>
+        </div>
+        {state.hasSearched ? (
+          <Link
+            to={SEARCH_SCOPES[scope].page}
+            className="btn btn-secondary btn-sm"
+            onClick={(event) => {
+              // On the page itself, clearing needs no trip to the server; from the search page
+              // (…/search, without JavaScript) the link goes back to the page.
+              if (pathname === SEARCH_SCOPES[scope].page && !pageState.hasSearched) {
+                event.preventDefault();
+                setState((s) => clearSearch(s, pageState));
+              }
+            }}
+          >
+            Clear search
+          </Link>
+        ) : null}
+      </div>
+      {results.length === 0 ? (
+        <p className="empty-state">
+          {state.hasSearched
+            ? "No members match. Try fewer filters or other words."
+            : "No one fits your age range yet. Widen it in your profile, or search with other filters."}
+        </p>
+      ) : (
+        <ul className="result-grid" aria-label="Members">
+          {results.map((member) => (
+            <li key={member.id}>
+              <ResultCard
+                member={member}
+                onLikedChange={(liked) => setState((s) => setMemberLiked(s, member.id, liked))}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+      {state.loadMoreError ? (
+        <div className="alert alert-error load-more-error" role="alert">
+          {state.loadMoreError}
+        </div>
+      ) : null}
+      {nextHref ? (
+        <div className="load-more">
+          <a
+            href={nextHref}
+            className="btn btn-secondary"
+            aria-disabled={!canLoadMore(state)}
+            onClick={(e) => {
+              e.preventDefault();
+              if (canLoadMore(state)) void loadMore();
+            }}
+          >
+            {state.isLoadingMore ? "Loading…" : "Load more"}
+          </a>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function ResultCard({
+  member,
+  onLikedChange,
+}: {
+  member: SearchCard;
+  onLikedChange(liked: boolean): void;
+}) {
+  const [matched, setMatched] = useState(false);
+  const name = displayName(member);
+  const place = locationLabel(member.location);
+  const href = `/members/${encodeURIComponent(member.username)}`;
+  return (
+    <article className="result-card" aria-label={`${name}, ${member.age}`}>
+      <Link to={href} className="result-photo" tabIndex={-1} aria-hidden="true">
+        {member.photo_url ? (
+          <img src={member.photo_url} alt="" loading="lazy" />
+        ) : (
+          <span className="result-initial">{name.slice(0, 1).toUpperCase()}</span>
+        )}
+      </Link>
+      <div className="result-body">
+        <h3 className="result-name">
+          <Link to={href}>
+            {name}, {member.age}
+          </Link>
+        </h3>
+        <OnlineBadge memberId={member.id} online={member.online} lastSeenAt={member.last_seen_at} />
+        {place ? <p className="muted small result-place">📍 {place}</p> : null}
+        {member.bio ? <p className="result-bio">{member.bio}</p> : null}
+        {member.interests.length ? (
+          <Chips items={member.interests.slice(0, 4)} tone="brand" />
+        ) : null}
+      </div>
+      <div className="result-actions">
+        <LikeButton
+          memberId={member.id}
+          name={name}
+          liked={member.liked}
+          size="sm"
+          onChange={(liked, isMatch) => {
+            setMatched(liked && isMatch);
+            onLikedChange(liked);
+          }}
+        />
+      </div>
+      {matched ? <MatchNote name={name} /> : null}
+    </article>
+  );
+}

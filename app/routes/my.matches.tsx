@@ -1,0 +1,33 @@
+import type {
+  HeadersFunction,
+  LinksFunction,
+  LoaderFunctionArgs,
+  MetaFunction,
+} from "@remix-run/cloudflare";
+import { json } from "@remix-run/cloudflare";
+import { useLoaderData } from "@remix-run/react";
+import { MatchesPage } from "~/components/discovery/pages";
+import { titleMeta } from "~/lib/title";
+import { searchPageData } from "~/server/discovery-pages.server";
+import { requireVerifiedUser } from "~/server/guards.server";
+import { matchesPreview } from "~/server/likes.server";
+import discoveryStyles from "~/styles/discovery.css?url";
+
+export const meta: MetaFunction = () => titleMeta("Discover");
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: discoveryStyles }];
+export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
+
+/** The matches page: suggested members to search from, and my matches. */
+export async function loader({ context, request }: LoaderFunctionArgs) {
+  const { user } = requireVerifiedUser(context, request);
+  const [search, matches] = await Promise.all([
+    searchPageData(context.env, user.id, new URL(request.url), { searched: false }),
+    matchesPreview(context.env, user.id),
+  ]);
+  return json({ search, matches }, { headers: { "Cache-Control": "private, no-store" } });
+}
+
+export default function Matches() {
+  const data = useLoaderData<typeof loader>();
+  return <MatchesPage {...data} />;
+}

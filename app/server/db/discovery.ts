@@ -1,0 +1,102 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "./schema";
+
+/**
+ * One row per member who liked another. A like both ways is a match. Rows go when either member's
+ * account goes; unliking deletes the row.
+ */
+export const likes = sqliteTable(
+  "likes",
+  {
+    likerId: text("liker_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    likedId: text("liked_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.likerId, t.likedId] }),
+    index("likes_liked_created").on(t.likedId, t.createdAt),
+    index("likes_liker_created").on(t.likerId, t.createdAt),
+  ],
+);
+
+/**
+ * How many likes a member gave on one UTC day (YYYY-MM-DD). Counted when a like is given and never
+ * given back by an unlike, so unliking and liking again cannot get round the daily limit.
+ */
+export const likeQuota = sqliteTable(
+  "like_quota",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    day: text("day").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day] })],
+);
+
+/**
+ * The search index of discovery: one row per searchable member (active, email verified, with a
+ * profile) and version, kept in step with users, profiles and photos by the triggers of the
+ * `discovery_fts` migration (never written by application code). Its columns copy what the
+ * filters need, so that every filter combination is answered from this table and its indexes.
+ *
+ * `sort_key` is the row id and the order of results (highest first):
+ *   ((bucket * 4 + completeness) << 30) + n
+ * where `bucket` is the hour (since the epoch) of the member's last activity (the day's first hour
+ * for members who hide their online status), `completeness` counts photo, bio and interests (0-3)
+ * and `n` numbers the rows of one bucket in the order they were made. Because the key is the row
+ * id, the full-text table (whose row ids are the same keys) returns matches in result order.
+ *
+ * A member's key changes only when their bucket or completeness does: the current row is then
+ * closed (`valid_to`) and a new one opened (`valid_from`), so a search that started at time T pages
+ * through the rows valid at T and never shows a member twice or skips one. Closed rows are
+ * removed a day later. Other profile changes update every row of the member in place.
+ */
+export const memberSearch = sqliteTable(
+  "member_search",
+  {
+    sortKey: integer("sort_key").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Epoch milliseconds (the database clock) from which this row is the member's current one. */
+    validFrom: integer("valid_from").notNull(),
+    /** Epoch milliseconds at which a newer row replaced this one; null for the current row. */
+    validTo: integer("valid_to"),
+    bucket: integer("bucket").notNull(),
+    completeness: integer("completeness").notNull(),
+    /** Date of birth, YYYY-MM-DD. */
+    birth: text("birth").notNull(),
+    /** Lower-cased. */
+    gender: text("gender"),
+    country: text("country"),
+    state: text("state"),
+    /** Lower-cased city name. */
+    city: text("city"),
+    ageMin: integer("age_min").notNull(),
+    ageMax: integer("age_max").notNull(),
+    hasPhoto: integer("has_photo").notNull(),
+  },
+  (t) => {
+    // Every filter column after the leading ones, so that counting and narrow searches are read
+    // from the index alone (the row id, i.e. the sort key, is part of every index entry).
+    const rest = [t.ageMin, t.ageMax, t.hasPhoto, t.validTo, t.validFrom, t.userId] as const;
+    return [
+      index("member_search_user").on(t.userId, t.validTo),
+      index("member_search_closed")
+        .on(t.validTo)
+        .where(sql`${t.validTo} IS NOT NULL`),
+      index("member_search_by_age").on(t.birth, t.gender, ...rest),
+      index("member_search_by_gender").on(t.gender, t.birth, ...rest),
+      index("member_search_by_country").on(t.country, t.birth, t.gender, ...rest),
+      index("member_search_by_state").on(t.country, t.state, t.birth, t.gender, ...rest),
+      index("member_search_by_city").on(t.country, t.state, t.city, t.birth, t.gender, ...rest),
+    ];
+  },
+);

@@ -1,0 +1,124 @@
+import {
+  searchRequestFromQuery,
+  searchRequestSchema,
+  SEARCH_PER_PAGE,
+  type SearchFilters,
+  type SearchResponse,
+} from "~/schemas/search";
+import { fieldErrors } from "~/schemas/validation";
+import type { SearchFilterState, SearchRequestBody } from "~/state/search";
+import { searchMembers } from "./discovery.server";
+import type { Env } from "./env.server";
+import { HttpError } from "./errors.server";
+import { canonicalLocation } from "./geo.server";
+
+/**
+ * What the dashboard and the matches page load for their search: suggested members on the page
+ * itself, or (on …/search, the form's target without JavaScript) the results of the search in
+ * the query string, with the filters as the form shows them.
+ */
+export interface SearchPageData {
+  searched: boolean;
+  request: SearchRequestBody;
+  filters: SearchFilterState;
+  response: SearchResponse | null;
+  error: string | null;
+  ageRange: { min: number; max: number };
+}
+
+async function ageRangeOf(env: Env, me: string) {
+  const row = await env.DB.prepare(
+    "SELECT age_min AS min, age_max AS max FROM profiles WHERE user_id = ?1",
+  )
+    .bind(me)
+    .first<{ min: number; max: number }>();
+  return row ?? { min: 18, max: 100 };
+}
+
+/** The filter form's state for parsed filters (the location's names from the location data). */
+async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterState> {
+  let location: SearchFilterState["location"] = null;
+  if (f.country) {
+    const asked = {
+      country: { isoCode: f.country, name: f.country },
+      state: f.state ? { isoCode: f.state, name: f.state, countryCode: f.country } : null,
+      city: f.state && f.city ? { name: f.city, countryCode: f.country, stateCode: f.state } : null,
+    };
+    location = (await canonicalLocation(env, asked).catch(() => null)) ?? asked;
+  }
+  return {
+    age_min: f.age_min ?? null,
+    age_max: f.age_max ?? null,
+    gender: f.gender ?? "",
+    location,
+    interests: f.interests,
+    online_only: f.online_only,
+    with_photo: f.with_photo,
+  };
+}
+
+const EMPTY_FILTERS: SearchFilterState = {
+  age_min: null,
+  age_max: null,
+  gender: "",
+  location: null,
+  interests: [],
+  online_only: false,
+  with_photo: false,
+};
+
+export async function searchPageData(
+  env: Env,
+  me: string,
+  url: URL,
+  { searched, perPage = SEARCH_PER_PAGE }: { searched: boolean; perPage?: number },
+): Promise<SearchPageData> {
+  const ageRange = await ageRangeOf(env, me);
+  if (!searched) {
+    const request = searchRequestSchema.parse({ per_page: perPage });
+    return {
+      searched,
+      request: { keywords: "", filters: {} },
+      filters: EMPTY_FILTERS,
+      response: await searchMembers(env, me, request),
+      error: null,
+      ageRange,
+    };
+  }
+  const raw = searchRequestFromQuery(url.searchParams);
+  const parsed = searchRequestSchema.safeParse(raw);
+  const keywords = typeof raw.keywords === "string" ? raw.keywords : "";
+  if (!parsed.success) {
+    const messages = Object.values(fieldErrors(parsed.error)).flat();
+    return {
+      searched,
+      request: { keywords, filters: {} },
+      filters: EMPTY_FILTERS,
+      response: null,
+      error: messages.join(", "),
+      ageRange,
+    };
+  }
+  const filters = parsed.data.filters;
+  const request = { keywords: parsed.data.keywords, filters: { ...filters } };
+  try {
+    return {
+      searched,
+      request,
+      filters: await filterState(env, filters),
+      response: await searchMembers(env, me, parsed.data),
+      error: null,
+      ageRange,
+    };
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 422) throw error;
+    return {
+      searched,
+      request,
+      filters: await filterState(env, filters),
+      response: null,
+      error: error.message,
+      ageRange,
+    };
+  }
+}

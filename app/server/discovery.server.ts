@@ -1,0 +1,616 @@
+import { eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import { ageOn } from "~/lib/age";
+import {
+  SEARCH_AGE,
+  SEARCH_MESSAGES,
+  SEARCH_TOTAL_CAP,
+  type SearchCard,
+  type SearchFilters,
+  type SearchRequest,
+  type SearchResponse,
+} from "~/schemas/search";
+import { getDb, schema } from "./db.server";
+import type { Env } from "./env.server";
+import { hmacSign, hmacVerify } from "./crypto.server";
+import { notFound, ValidationError } from "./errors.server";
+import { cardColumns, ONLINE_WINDOW_MS, toMemberCard } from "./members.server";
+import { HIDDEN_BY_REPORTS_SQL } from "./reports.server";
+import { join, prepare, q, raw, toSql, type Fragment } from "./search-sql.server";
+
+/**
+ * Member search (SPEC.md §2 and §4 "Search", API.md "Discovery, likes and matches").
+ *
+ * The rows come from `member_search` (app/server/db/discovery.ts), which the database keeps in
+ * step with members through triggers, and its full-text table `member_search_fts`.
+ *
+ * Who is never found: the searcher, members either side has blocked, members who are not
+ * searchable (unverified, suspended: they have no rows). Who is found: members whose age is in the
+ * searcher's desired range (or the range the filters ask for) and whose desired range holds the
+ * searcher's age, filtered further by the filters and keywords.
+ *
+ * Order: highest `sort_key` first, i.e. last active hour, then profile completeness, then the
+ * newest change (see the table's comment). Paging: every page reads the rows as they were at
+ * `as_of` (the first page's time) and continues after the last key shown, so loading more never
+ * repeats or skips anyone while members join, leave or change.
+ *
+ * Query plans. Each page runs one of four plans, chosen on the first page and kept by the cursor:
+ *   - "cover": when at most SEARCH_TOTAL_CAP members pass the filters, they are read from the
+ *     covering index of the most selective filter (city, state, country, gender, or age) and the
+ *     top of them sorted: the work is bounded by the number of matches;
+ *   - "pk": with more matches than that, the table is read in key order and stops as soon as the
+ *     page is full: on average per_page / (share of members that match) rows;
+ *   - "fts": with keywords or interests and many matches, the full-text index yields its matches
+ *     already in key order (CROSS JOIN keeps it the outer loop) and stops when the page is full;
+ *   - "online": "online now" with at most ONLINE_PLAN_LIMIT members online starts from them
+ *     (users_online) and sorts the top: the work is bounded by that limit. With more online, the
+ *     other plans check each row, and stop early because most recently active members are online.
+ * With keywords, the cover, pk and online plans check each row against the full-text matches,
+ * read once per statement.
+ * The total is counted once, on the first page, up to SEARCH_TOTAL_CAP. Snapshot times come from
+ * the database's clock, the one that stamps the rows.
+ */
+
+/** Width of one (bucket, completeness) range of sort keys (see member_search). */
+const KEY_RANGE = 2 ** 30;
+/** Above every sort key: the "after" of a first page. */
+const KEY_CEILING = Number.MAX_SAFE_INTEGER;
+/** How old a paging cursor may be; closed rows are kept for a day, so it stays below that. */
+export const SNAPSHOT_MAX_AGE_MS = 12 * 60 * 60_000;
+
+export type SearchPlan = "cover" | "pk" | "fts" | "online";
+
+/** The searcher's date of birth and desired age range (their profile). */
+export interface Searcher {
+  dob: string;
+  ageMin: number;
+  ageMax: number;
+}
+
+/** YYYY-MM-DD such that someone born on or before it is at least `years` old on `today` (UTC). */
+export function bornBy(today: Date, years: number): string {
+  const y = String(today.getUTCFullYear() - years).padStart(4, "0");
+  const m = String(today.getUTCMonth() + 1).padStart(2, "0");
+  const d = String(today.getUTCDate()).padStart(2, "0");
+  return `${y}-${m}-${d}`;
+}
+
+/** Words of the keywords, as the full-text tokenizer splits them (letters and digits). */
+export function keywordTokens(keywords: string): string[] {
+  const tokens = keywords.toLowerCase().match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+  return [...new Set(tokens)].slice(0, 8);
+}
+
+/**
+ * An interest as the one token the index stores for it: the hex of its UTF-8 text after the same
+ * trimming and lower-casing (ASCII letters only) as SQLite's trim() and lower().
+ */
+export function interestToken(interest: string): string {
+  const text = interest.replace(/^ +| +$/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
+}
+
+/**
+ * The full-text query for keywords and interests, or null when there are neither. Every word must
+ * match the start of a word of the username, first name, bio or interests; any one of the
+ * interests must be among the member's. Built from tokens only, so no input is read as FTS syntax.
+ */
+export function matchExpression(keywords: string, interests: string[]): string | null {
+  const parts: string[] = [];
+  const words = keywordTokens(keywords);
+  if (words.length) {
+    parts.push(
+      `{username first_name bio interests} : (${words.map((w) => `"${w}"*`).join(" AND ")})`,
+    );
+  }
+  if (interests.length) {
+    parts.push(`tags : (${interests.map((i) => `"${interestToken(i)}"`).join(" OR ")})`);
+  }
+  return parts.length ? parts.join(" AND ") : null;
+}
+
+/** The searcher-dependent values of a search, as SQL: bound values, or reads of the `me` CTE. */
+interface Terms {
+  asOf: Fragment;
+  myAge: Fragment;
+  bornAfter: Fragment;
+  bornUpTo: Fragment;
+  onlineFloor: Fragment;
+}
+
+/**
+ * What a search asks for (the request, the searcher, the clock of `online_only`) and the searcher's
+ * values at the snapshot, as `terms`. Built from known values (`buildContext`), or, for the first
+ * page's count, from the `me` CTE that reads the profile and the clock in the same statement.
+ */
+export interface SearchContext {
+  me: string;
+  gender?: string;
+  country?: string;
+  state?: string;
+  city?: string;
+  withPhoto: boolean;
+  /** Members online are those seen since then (null: no online filter). */
+  onlineSince: string | null;
+  match: string | null;
+  /** The age range the filters ask for, or null for the searcher's own desired range. */
+  custom: { from: number; to: number } | null;
+  terms: Terms;
+}
+
+/** The searcher's values at a snapshot: what the first page resolves and the cursor carries. */
+export interface Resolved {
+  asOf: number;
+  myAge: number;
+  ageFrom: number;
+  ageTo: number;
+}
+
+const onlineFloorKey = (asOf: number) =>
+  Math.floor((asOf - ONLINE_WINDOW_MS) / 3_600_000) * 4 * KEY_RANGE;
+
+function valueTerms(r: Resolved): Terms {
+  const today = new Date(r.asOf);
+  return {
+    asOf: q`${r.asOf}`,
+    myAge: q`${r.myAge}`,
+    bornAfter: q`${bornBy(today, r.ageTo + 1)}`,
+    bornUpTo: q`${bornBy(today, r.ageFrom)}`,
+    // A member online at `asOf` was active in this hour or the one before, so their row at
+    // `asOf` has a key from that hour's range or above.
+    onlineFloor: q`${onlineFloorKey(r.asOf)}`,
+  };
+}
+
+const CTE_TERMS: Terms = {
+  asOf: raw("(SELECT now FROM me)"),
+  myAge: raw("(SELECT my_age FROM me)"),
+  bornAfter: raw("(SELECT born_after FROM me)"),
+  bornUpTo: raw("(SELECT born_up_to FROM me)"),
+  onlineFloor: raw("(SELECT online_floor FROM me)"),
+};
+
+function queryOf(
+  me: string,
+  filters: SearchFilters,
+  keywords: string,
+  terms: Terms,
+): SearchContext {
+  const custom = filters.age_min !== undefined || filters.age_max !== undefined;
+  return {
+    me,
+    gender: filters.gender,
+    country: filters.country,
+    state: filters.state,
+    city: filters.city?.toLowerCase(),
+    withPhoto: filters.with_photo,
+    onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
+    match: matchExpression(keywords, filters.interests),
+    custom: custom
+      ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
+      : null,
+    terms,
+  };
+}
+
+/** Resolves a request against the searcher's profile at snapshot time `asOf` (pure). */
+export function buildContext(
+  me: string,
+  searcher: Searcher,
+  filters: SearchFilters,
+  keywords: string,
+  asOf: number,
+): SearchContext {
+  const base = queryOf(me, filters, keywords, CTE_TERMS);
+  return { ...base, terms: valueTerms(resolve(base, searcher, asOf)) };
+}
+
+function resolve(c: SearchContext, searcher: Searcher, asOf: number): Resolved {
+  return {
+    asOf,
+    myAge: ageOn(searcher.dob, new Date(asOf)),
+    ageFrom: c.custom ? c.custom.from : searcher.ageMin,
+    ageTo: c.custom ? c.custom.to : searcher.ageMax,
+  };
+}
+
+/**
+ * `me`: the searcher's values read from their profile and the database clock within the
+ * statement, with the same arithmetic as `resolve`, `bornBy` and `ageOn` (UTC dates as text).
+ */
+function meCte(c: SearchContext): Fragment {
+  return q`WITH me AS MATERIALIZED (
+    SELECT now, my_age, age_from, age_to,
+      printf('%04d', y - age_to - 1) || md AS born_after,
+      printf('%04d', y - age_from) || md AS born_up_to,
+      ((now - ${ONLINE_WINDOW_MS}) / 3600000) * ${4 * KEY_RANGE} AS online_floor
+    FROM (
+      SELECT t.now, t.y, t.md,
+        t.y - CAST(substr(p.date_of_birth, 1, 4) AS INTEGER)
+          - (substr(t.md, 2) < substr(p.date_of_birth, 6)) AS my_age,
+        coalesce(${c.custom?.from ?? null}, p.age_min) AS age_from,
+        coalesce(${c.custom?.to ?? null}, p.age_max) AS age_to
+      FROM profiles p, (
+        SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER) AS now,
+          CAST(strftime('%Y', 'now') AS INTEGER) AS y, strftime('-%m-%d', 'now') AS md
+      ) t
+      WHERE p.user_id = ${c.me}
+    )
+  ) `;
+}
+
+/** Every condition but the keywords and the paging position, on `member_search s`. */
+function conditions(c: SearchContext, plan?: SearchPlan): Fragment {
+  const t = c.terms;
+  const parts = [
+    q`s.valid_from <= ${t.asOf} AND (s.valid_to IS NULL OR s.valid_to > ${t.asOf})`,
+    q`s.user_id <> ${c.me}`,
+    q`s.birth > ${t.bornAfter} AND s.birth <= ${t.bornUpTo}`,
+    q`s.age_min <= ${t.myAge} AND s.age_max >= ${t.myAge}`,
+  ];
+  if (c.gender) parts.push(q`s.gender = ${c.gender}`);
+  if (c.country) parts.push(q`s.country = ${c.country}`);
+  if (c.state) parts.push(q`s.state = ${c.state}`);
+  if (c.city) parts.push(q`s.city = ${c.city}`);
+  if (c.withPhoto) parts.push(q`s.has_photo = 1`);
+  // The online plan starts from the members online; the others check each row (its key first:
+  // a member online at the snapshot has a key from the last hour or two, in every index entry).
+  if (c.onlineSince && plan !== "online") {
+    parts.push(
+      q`s.sort_key >= ${t.onlineFloor} AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0)`,
+    );
+  }
+  // Either side's block hides the member (the rule of visibility.server.ts's notBlockedWith),
+  // written as one list read once per statement rather than two lookups for every row examined.
+  parts.push(
+    q`s.user_id NOT IN (SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${c.me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${c.me})`,
+  );
+  // Members reported by several distinct members wait for a moderator (reports.server.ts).
+  parts.push(q`s.user_id NOT IN (${raw(HIDDEN_BY_REPORTS_SQL)})`);
+  return join(parts, " AND ");
+}
+
+/** The covering index that leads with the most selective filter given. */
+function coverIndex(c: SearchContext): Fragment {
+  if (c.city) return raw("member_search_by_city");
+  if (c.state) return raw("member_search_by_state");
+  if (c.country) return raw("member_search_by_country");
+  if (c.gender) return raw("member_search_by_gender");
+  return raw("member_search_by_age");
+}
+
+/**
+ * The keywords as a condition on a row: its key among the full-text matches, a list SQLite reads
+ * once per statement (a probe of the full-text index for every row would parse the query each time).
+ */
+const keywordCondition = (c: SearchContext) =>
+  c.match
+    ? q` AND s.sort_key IN (SELECT rowid FROM member_search_fts WHERE member_search_fts MATCH ${c.match})`
+    : raw("");
+
+/**
+ * Members online now: seen since `onlineSince` (the users_online index), each with their rows
+ * found by member id (left to itself, SQLite may search a filter's index once per member online).
+ */
+const onlineFrom = (c: SearchContext) =>
+  q`FROM users u INDEXED BY users_online CROSS JOIN member_search s INDEXED BY member_search_user ON s.user_id = u.id WHERE u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0`;
+
+/**
+ * Up to this many members online, "online now" starts from them (the online plan); with more,
+ * the other plans are cheaper: they stop at the cap or a full page, and most members active in
+ * the last hour are online then.
+ */
+export const ONLINE_PLAN_LIMIT = 2000;
+
+/** How many members are online now, counted in the index up to just past the limit. */
+const onlineCount = (c: SearchContext) =>
+  q`(SELECT count(*) FROM (SELECT 1 FROM users u INDEXED BY users_online WHERE u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0 LIMIT ${ONLINE_PLAN_LIMIT + 1}))`;
+
+/** Counts matches up to the cap (plus one, to tell "exactly the cap" from "more"). */
+export function countStatement(
+  c: SearchContext,
+  plan: SearchPlan,
+  withKeywords: boolean,
+): Fragment {
+  const limit = SEARCH_TOTAL_CAP + 1;
+  if (plan === "fts") {
+    return q`SELECT count(*) AS n FROM (SELECT 1 FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid WHERE f.member_search_fts MATCH ${c.match} AND ${conditions(c)} LIMIT ${limit})`;
+  }
+  const keywords = withKeywords ? keywordCondition(c) : raw("");
+  if (plan === "online") {
+    return q`SELECT count(*) AS n FROM (SELECT 1 ${onlineFrom(c)} AND ${conditions(c, plan)}${keywords} LIMIT ${limit})`;
+  }
+  return q`SELECT count(*) AS n FROM (SELECT 1 FROM member_search s INDEXED BY ${coverIndex(c)} WHERE ${conditions(c)}${keywords} LIMIT ${limit})`;
+}
+
+/**
+ * The first page's one statement before the page itself: the searcher's values at the snapshot
+ * (profile and clock) and the members that pass every filter but the keywords, counted up to the
+ * cap in the covering index of the most selective filter (or among the members online).
+ */
+function probeStatement(c: SearchContext): Fragment {
+  const head = q`${meCte(c)}SELECT now AS asOf, my_age AS myAge, age_from AS ageFrom, age_to AS ageTo`;
+  if (!c.onlineSince) {
+    return q`${head}, NULL AS online, (${countStatement(c, "cover", false)}) AS n FROM me`;
+  }
+  return q`${head}, ${onlineCount(c)} AS online, (${countStatement(c, onlineCountPlan(c), false)}) AS n FROM me`;
+}
+
+/**
+ * Where "online now" is counted: in the covering index of a place (few entries), or else among
+ * the members online, which stops at the cap as soon as enough of them match.
+ */
+const onlineCountPlan = (c: SearchContext): SearchPlan =>
+  c.city || c.state || c.country ? "cover" : "online";
+
+/** One page of (sort_key, user_id), best first, after `after` (a sort key) and `offset` rows. */
+export function pageStatement(
+  c: SearchContext,
+  plan: SearchPlan,
+  after: number,
+  limit: number,
+  offset = 0,
+): Fragment {
+  const select = raw("SELECT s.sort_key AS sortKey, s.user_id AS userId");
+  const order = q`ORDER BY s.sort_key DESC LIMIT ${limit} OFFSET ${offset}`;
+  if (plan === "fts") {
+    return q`${select} FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid WHERE f.member_search_fts MATCH ${c.match} AND f.rowid < ${after} AND ${conditions(c)} ORDER BY f.rowid DESC LIMIT ${limit} OFFSET ${offset}`;
+  }
+  const keywords = keywordCondition(c);
+  if (plan === "online") {
+    return q`${select} ${onlineFrom(c)} AND s.sort_key < ${after} AND ${conditions(c, plan)}${keywords} ${order}`;
+  }
+  if (plan === "pk") {
+    return q`${select} FROM member_search s NOT INDEXED WHERE s.sort_key < ${after} AND ${conditions(c)}${keywords} ${order}`;
+  }
+  return q`${select} FROM member_search s INDEXED BY ${coverIndex(c)} WHERE s.sort_key < ${after} AND ${conditions(c)}${keywords} ${order}`;
+}
+
+// Paging cursor: where the last page ended, the snapshot and the searcher's values then, the
+// plan and the first page's total. Signed, so that the server can take its values as its own.
+
+const cursorSchema = z.object({
+  v: z.literal(1),
+  /** The search it belongs to (queryKey). */
+  q: z.string(),
+  /** Snapshot time, ms. */
+  t: z.number().int(),
+  /** Last sort key shown. */
+  k: z.number().int(),
+  p: z.enum(["cover", "pk", "fts", "online"]),
+  n: z.number().int().min(0),
+  c: z.boolean(),
+  pg: z.number().int().min(1),
+  age: z.number().int(),
+  from: z.number().int(),
+  to: z.number().int(),
+});
+type Cursor = z.infer<typeof cursorSchema>;
+
+const b64url = (text: string) =>
+  btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+async function encodeCursor(env: Env, me: string, cursor: Cursor): Promise<string> {
+  const body = b64url(JSON.stringify(cursor));
+  return `${body}.${await hmacSign(env.APP_KEY, `search-cursor:${me}:${body}`)}`;
+}
+
+async function decodeCursor(env: Env, me: string, text: string): Promise<Cursor | null> {
+  const [body, mac, extra] = text.split(".");
+  if (!body || !mac || extra !== undefined) return null;
+  if (!(await hmacVerify(env.APP_KEY, `search-cursor:${me}:${body}`, mac))) return null;
+  try {
+    const parsed = cursorSchema.safeParse(
+      JSON.parse(atob(body.replace(/-/g, "+").replace(/_/g, "/"))),
+    );
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What identifies the question asked, so that a cursor is only used for the search it came from. */
+function queryKey(c: SearchContext): string {
+  const text = JSON.stringify([
+    c.match,
+    c.custom,
+    c.gender ?? null,
+    c.country ?? null,
+    c.state ?? null,
+    c.city ?? null,
+    c.withPhoto,
+    c.onlineSince !== null,
+  ]);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(36);
+}
+
+const expired = () => new ValidationError({ cursor: [SEARCH_MESSAGES.cursor] });
+
+/**
+ * The cards query of a page: the page's members with everything their search card shows, and
+ * (`count`) the number of matches on every row (SQLite runs an uncorrelated subquery once).
+ */
+function cardsQuery(env: Env, c: SearchContext, page: Fragment, count?: Fragment) {
+  const { users, profiles } = schema;
+  return getDb(env.DB)
+    .select({
+      n: count ? sql<number>`(${toSql(count)})` : sql<null>`NULL`,
+      card: cardColumns,
+      bio: profiles.bio,
+      interests: profiles.interests,
+      liked: sql<number>`EXISTS (SELECT 1 FROM likes l WHERE l.liker_id = ${c.me} AND l.liked_id = ${users.id})`,
+      sortKey: sql<number>`(SELECT ms.sort_key FROM member_search ms WHERE ms.user_id = ${users.id} AND ms.valid_from <= ${toSql(c.terms.asOf)} AND (ms.valid_to IS NULL OR ms.valid_to > ${toSql(c.terms.asOf)}))`,
+    })
+    .from(users)
+    .innerJoin(profiles, eq(profiles.userId, users.id))
+    .where(inArray(users.id, sql`(SELECT pg.userId FROM (${toSql(page)}) pg)`));
+}
+
+type CardRow = Awaited<ReturnType<ReturnType<typeof cardsQuery>["all"]>>[number];
+
+function toSearchCards(rows: CardRow[], now: number) {
+  return rows
+    .sort((a, b) => b.sortKey - a.sortKey)
+    .map((row) => ({
+      card: {
+        ...toMemberCard(row.card, now),
+        bio: row.bio,
+        interests: row.interests,
+        liked: Boolean(row.liked),
+      } satisfies SearchCard,
+      sortKey: row.sortKey,
+    }));
+}
+
+/**
+ * POST and GET /my/matches/search and /dashboard/search: one page of search cards and the paging
+ * meta of API.md, plus `cursor` (pass it back for the next page) and `as_of`.
+ *
+ * A first page is two round trips: the probe (profile, clock and bounded count), then the page
+ * with its cards (and, with keywords, the count of matches) in one batch. Loading more is one.
+ */
+export async function searchMembers(
+  env: Env,
+  me: string,
+  request: SearchRequest,
+  now = Date.now(),
+): Promise<SearchResponse> {
+  const perPage = request.per_page;
+  const base = queryOf(me, request.filters, request.keywords, CTE_TERMS);
+  let resolved: Resolved;
+  let plan: SearchPlan;
+  let total: number;
+  let capped: boolean;
+  let after = KEY_CEILING;
+  let offset = 0;
+  let page = request.page;
+  let rows: CardRow[];
+
+  if (request.cursor) {
+    const cursor = await decodeCursor(env, me, request.cursor);
+    if (!cursor || cursor.q !== queryKey(base)) throw expired();
+    if (cursor.t < now - SNAPSHOT_MAX_AGE_MS || cursor.t > now + 60_000) throw expired();
+    resolved = { asOf: cursor.t, myAge: cursor.age, ageFrom: cursor.from, ageTo: cursor.to };
+    ({ p: plan, n: total, c: capped, k: after } = cursor);
+    page = cursor.pg + 1;
+    const context = { ...base, terms: valueTerms(resolved) };
+    rows = await cardsQuery(env, context, pageStatement(context, plan, after, perPage + 1)).all();
+  } else {
+    const probe = await prepare(env.DB, probeStatement(base)).first<
+      Resolved & { n: number; online: number | null }
+    >();
+    if (!probe) throw notFound("Profile not found.");
+    resolved = { asOf: probe.asOf, myAge: probe.myAge, ageFrom: probe.ageFrom, ageTo: probe.ageTo };
+    const context = { ...base, terms: valueTerms(resolved) };
+    const many = probe.n > SEARCH_TOTAL_CAP;
+    const fewOnline = probe.online !== null && probe.online <= ONLINE_PLAN_LIMIT;
+    offset = (page - 1) * perPage;
+    if (!context.match) {
+      plan = fewOnline ? "online" : many ? "pk" : "cover";
+      total = Math.min(probe.n, SEARCH_TOTAL_CAP);
+      capped = many;
+      rows = await cardsQuery(
+        env,
+        context,
+        pageStatement(context, plan, after, perPage + 1, offset),
+      ).all();
+    } else if (probe.n === 0) {
+      plan = fewOnline ? "online" : "cover";
+      total = 0;
+      capped = false;
+      rows = [];
+    } else {
+      plan = fewOnline ? "online" : many ? "fts" : "cover";
+      // With a place, its covering index holds few entries: counting there (checking each against
+      // the keyword matches) reads less than walking the matches until enough pass the filters.
+      const hasPlace = Boolean(context.city || context.state || context.country);
+      const counted = countStatement(context, plan === "fts" && hasPlace ? "cover" : plan, true);
+      rows = await cardsQuery(
+        env,
+        context,
+        pageStatement(context, plan, after, perPage + 1, offset),
+        counted,
+      ).all();
+      // A page past the last match has no row to carry the count.
+      const n =
+        rows[0]?.n ??
+        (offset > 0 ? ((await prepare(env.DB, counted).first<{ n: number }>())?.n ?? 0) : 0);
+      total = Math.min(n, SEARCH_TOTAL_CAP);
+      capped = n > SEARCH_TOTAL_CAP;
+    }
+  }
+
+  const cards = toSearchCards(rows, now);
+  const hasMore = cards.length > perPage;
+  const last = cards[perPage - 1];
+  return {
+    results: cards.slice(0, perPage).map((c) => c.card),
+    meta: {
+      page,
+      per_page: perPage,
+      total,
+      total_capped: capped,
+      has_more: hasMore,
+      cursor:
+        hasMore && last
+          ? await encodeCursor(env, me, {
+              v: 1,
+              q: queryKey(base),
+              t: resolved.asOf,
+              k: last.sortKey,
+              p: plan,
+              n: total,
+              c: capped,
+              pg: page,
+              age: resolved.myAge,
+              from: resolved.ageFrom,
+              to: resolved.ageTo,
+            })
+          : null,
+      as_of: new Date(resolved.asOf).toISOString(),
+    },
+  };
+}
+
+/**
+ * The query plans SQLite chooses for a search, statement by statement (EXPLAIN QUERY PLAN): what
+ * tests and the benchmark use to show that every filter combination reads an index.
+ */
+export async function explainSearch(env: Env, me: string, request: SearchRequest) {
+  const base = queryOf(me, request.filters, request.keywords, CTE_TERMS);
+  const probe = await prepare(env.DB, probeStatement(base)).first<Resolved>();
+  if (!probe) throw notFound("Profile not found.");
+  const context = { ...base, terms: valueTerms(probe) };
+  const statements: Record<string, Fragment> = {
+    probe: probeStatement(base),
+    count: countStatement(context, "cover", Boolean(context.match)),
+    cover: pageStatement(context, "cover", KEY_CEILING, request.per_page + 1),
+    pk: pageStatement(context, "pk", KEY_CEILING, request.per_page + 1),
+  };
+  if (context.onlineSince) {
+    statements.onlineCount = countStatement(context, "online", true);
+    statements.online = pageStatement(context, "online", KEY_CEILING, request.per_page + 1);
+  }
+  if (context.match) {
+    statements.ftsCount = countStatement(context, "fts", true);
+    statements.fts = pageStatement(context, "fts", KEY_CEILING, request.per_page + 1);
+  }
+  const cards = cardsQuery(env, context, statements.pk!).toSQL();
+  statements.cards = { text: cards.sql, params: cards.params };
+  const plans: Record<string, string[]> = {};
+  for (const [name, statement] of Object.entries(statements)) {
+    const { results } = await prepare(env.DB, {
+      text: `EXPLAIN QUERY PLAN ${statement.text}`,
+      params: statement.params,
+    }).all<{ detail: string }>();
+    plans[name] = results.map((r) => r.detail);
+  }
+  return plans;
+}

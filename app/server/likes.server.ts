@@ -1,0 +1,246 @@
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import { recordActivity } from "./activities.server";
+import { likes } from "./db/discovery";
+import { getDb, nowIso, schema } from "./db.server";
+import type { Env } from "./env.server";
+import { HttpError, notFound, ValidationError } from "./errors.server";
+import { memberCards, type MemberCard } from "./members.server";
+import { notify } from "./notifications.server";
+import { canSee, visibleTo } from "./visibility.server";
+
+/** Likes a free member may give per UTC day. */
+export const FREE_DAILY_LIKES = 50;
+export const DAILY_LIMIT_MESSAGE = "You have reached your daily like limit.";
+export const CANNOT_LIKE_SELF = "You cannot like yourself.";
+
+/**
+ * The daily like limit of one member: the one place a plan with more likes would raise it.
+ */
+export async function dailyLikeLimit(_env: Env, _userId: string): Promise<number> {
+  return FREE_DAILY_LIKES;
+}
+
+const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
+
+/** Seconds from `now` until the UTC day ends (when the daily count starts again). */
+export function secondsUntilUtcMidnight(now: number): number {
+  const d = new Date(now);
+  const midnight = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((midnight - now) / 1000));
+}
+
+export const dailyLimitReached = (now: number) =>
+  new HttpError(429, DAILY_LIMIT_MESSAGE, undefined, {
+    "Retry-After": String(secondsUntilUtcMidnight(now)),
+  });
+
+async function likeExists(env: Env, likerId: string, likedId: string): Promise<boolean> {
+  const row = await env.DB.prepare("SELECT 1 AS x FROM likes WHERE liker_id = ?1 AND liked_id = ?2")
+    .bind(likerId, likedId)
+    .first();
+  return row !== null;
+}
+
+/**
+ * POST /my/likes: `me` likes `targetId`. Liking again changes nothing and costs nothing. A member
+ * who is hidden from `me` (unknown, unverified, suspended, blocked either way) is 404. A new like
+ * uses one of the day's likes (429 with Retry-After once they are used up); when it makes a match
+ * both members hear of the match, otherwise the liked member hears of the like.
+ */
+export async function likeMember(
+  env: Env,
+  me: string,
+  targetId: string,
+  now = Date.now(),
+): Promise<{ liked: true; is_match: boolean }> {
+  if (targetId === me) throw new ValidationError({ user_id: [CANNOT_LIKE_SELF] });
+  // canSee: the member exists, is active and verified, and neither has blocked the other.
+  if (!(await canSee(env, me, targetId))) throw notFound("Member not found.");
+  if (await likeExists(env, me, targetId)) {
+    return { liked: true, is_match: await likeExists(env, targetId, me) };
+  }
+
+  const day = utcDay(now);
+  const limit = await dailyLikeLimit(env, me);
+  // Counts the like before storing it; the conditional upsert never lets the count pass the limit.
+  const quota = await env.DB.prepare(
+    `INSERT INTO like_quota (user_id, day, count) VALUES (?1, ?2, 1)
+     ON CONFLICT (user_id, day) DO UPDATE SET count = count + 1 WHERE like_quota.count < ?3
+     RETURNING count`,
+  )
+    .bind(me, day, limit)
+    .first<{ count: number }>();
+  if (!quota) throw dailyLimitReached(now);
+
+  const [inserted, reverse] = await env.DB.batch<{ x: number }>([
+    env.DB.prepare(
+      `INSERT INTO likes (liker_id, liked_id, created_at) VALUES (?1, ?2, ?3)
+       ON CONFLICT DO NOTHING RETURNING 1 AS x`,
+    ).bind(me, targetId, nowIso(now)),
+    env.DB.prepare("SELECT 1 AS x FROM likes WHERE liker_id = ?1 AND liked_id = ?2").bind(
+      targetId,
+      me,
+    ),
+    env.DB.prepare("DELETE FROM like_quota WHERE user_id = ?1 AND day < ?2").bind(me, day),
+  ]);
+  const isMatch = (reverse?.results.length ?? 0) > 0;
+  if ((inserted?.results.length ?? 0) > 0) {
+    await recordActivity(
+      env,
+      { userId: me, type: "like_sent", otherUserId: targetId },
+      { userId: targetId, type: "like_received", otherUserId: me },
+      ...(isMatch
+        ? [
+            { userId: me, type: "match" as const, otherUserId: targetId },
+            { userId: targetId, type: "match" as const, otherUserId: me },
+          ]
+        : []),
+    );
+    await announceLike(env, me, targetId, isMatch, now);
+  }
+  return { liked: true, is_match: isMatch };
+}
+
+/** Notifications never decide whether a like is stored: a failure to send one is only logged. */
+async function announceLike(env: Env, me: string, other: string, isMatch: boolean, now: number) {
+  try {
+    const [myCard, theirCard] = await memberCards(env, [me, other], now);
+    if (!myCard || !theirCard) return;
+    if (isMatch) {
+      await notify(env, { to: other, type: "match", actorId: me, data: { user: myCard } });
+      await notify(env, { to: me, type: "match", actorId: other, data: { user: theirCard } });
+    } else {
+      await notify(env, { to: other, type: "like", actorId: me, data: { user: myCard } });
+    }
+  } catch (error) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        message: "like notification failed",
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
+}
+
+/** DELETE /my/likes/{userId}: takes my like back (and so the match). Harmless when there is none. */
+export async function unlikeMember(env: Env, me: string, targetId: string): Promise<void> {
+  await getDb(env.DB)
+    .delete(likes)
+    .where(and(eq(likes.likerId, me), eq(likes.likedId, targetId)));
+}
+
+/** Between me and another member: whether I liked them, they liked me, and so whether we match. */
+export async function likeStatus(env: Env, me: string, other: string) {
+  const [liked, likedMe] = await Promise.all([
+    likeExists(env, me, other),
+    likeExists(env, other, me),
+  ]);
+  return { liked, liked_me: likedMe, is_match: liked && likedMe };
+}
+
+export const LIKES_PER_PAGE = 24;
+export const LIKE_LISTS = ["received", "sent", "matches"] as const;
+export type LikeList = (typeof LIKE_LISTS)[number];
+
+export type LikedCard = MemberCard & { liked_at: string };
+export type MatchCard = MemberCard & { matched_at: string };
+
+export interface ListMeta {
+  page: number;
+  per_page: number;
+  total: number;
+  has_more: boolean;
+}
+
+/**
+ * The three lists of GET /my/likes, each newest first and a page at a time: `received` are members
+ * who liked me whom I have not liked back, `sent` members I liked who have not liked me back, and
+ * `matches` members who liked me and whom I liked (a member is in one list only). Members hidden
+ * from me (unverified, suspended, blocked either way) are left out.
+ */
+export async function listLikes(
+  env: Env,
+  me: string,
+  list: LikeList,
+  { page = 1, perPage = LIKES_PER_PAGE }: { page?: number; perPage?: number } = {},
+  now = Date.now(),
+): Promise<{ cards: (MemberCard & { at: string })[]; meta: ListMeta }> {
+  const db = getDb(env.DB);
+  const other = list === "received" ? likes.likerId : likes.likedId;
+  const reverse = sql`EXISTS (SELECT 1 FROM likes r WHERE r.liker_id = ${likes.likedId} AND r.liked_id = ${likes.likerId})`;
+  const where = and(
+    list === "received" ? eq(likes.likedId, me) : eq(likes.likerId, me),
+    list === "matches" ? reverse : sql`NOT ${reverse}`,
+    // Active, verified, and no block either way (visibility.server.ts's notBlockedWith).
+    visibleTo(me),
+  );
+  // A match dates from the second of the two likes.
+  const at =
+    list === "matches"
+      ? sql<string>`max(${likes.createdAt}, (SELECT r.created_at FROM likes r WHERE r.liker_id = ${likes.likedId} AND r.liked_id = ${likes.likerId}))`
+      : sql<string>`${likes.createdAt}`;
+  const [rows, totals] = await Promise.all([
+    db
+      .select({ id: schema.users.id, at })
+      .from(likes)
+      .innerJoin(schema.users, eq(schema.users.id, other))
+      .where(where)
+      .orderBy(desc(at), schema.users.id)
+      .limit(perPage + 1)
+      .offset((page - 1) * perPage)
+      .all(),
+    db
+      .select({ total: count() })
+      .from(likes)
+      .innerJoin(schema.users, eq(schema.users.id, other))
+      .where(where)
+      .get(),
+  ]);
+  const pageRows = rows.slice(0, perPage);
+  const cards = await memberCards(
+    env,
+    pageRows.map((r) => r.id),
+    now,
+  );
+  const atById = new Map(pageRows.map((r) => [r.id, r.at]));
+  return {
+    cards: cards.map((card) => ({ ...card, at: atById.get(card.id) ?? "" })),
+    meta: { page, per_page: perPage, total: totals?.total ?? 0, has_more: rows.length > perPage },
+  };
+}
+
+/** GET /my/likes, or one of its lists (`list`) at another page. */
+export async function likesOverview(
+  env: Env,
+  me: string,
+  options: { list?: LikeList; page?: number; perPage?: number } = {},
+) {
+  const lists = options.list ? [options.list] : [...LIKE_LISTS];
+  const out: Partial<
+    Record<LikeList, (MemberCard & { liked_at?: string; matched_at?: string })[]>
+  > = {};
+  const meta: Partial<Record<LikeList, ListMeta>> = {};
+  await Promise.all(
+    lists.map(async (list) => {
+      const { cards, meta: listMeta } = await listLikes(env, me, list, {
+        page: options.list ? options.page : 1,
+        perPage: options.perPage,
+      });
+      out[list] = cards.map(({ at, ...card }) =>
+        list === "matches" ? { ...card, matched_at: at } : { ...card, liked_at: at },
+      );
+      meta[list] = listMeta;
+    }),
+  );
+  return { ...out, meta };
+}
+
+/** The newest matches and how many there are (the top of the matches page). */
+export async function matchesPreview(env: Env, me: string, perPage = 12) {
+  const { cards, meta } = await listLikes(env, me, "matches", { perPage });
+  return {
+    members: cards.map(({ at, ...card }) => ({ ...card, matched_at: at })),
+    total: meta.total,
+  };
+}

@@ -1,0 +1,591 @@
+/**
+ * bench/search: latency of the member search API through the Worker at 10,000 and at 100,000
+ * members, as README.md "Performance" reports it.
+ *
+ *   npm run build && npx tsx bench/search/run.ts [--sizes 10000,100000] [--requests 1000]
+ *                                                [--concurrency 2] [--json FILE]
+ *
+ * How it runs:
+ *   1. fresh local state in bench/.state/search/ (gitignored) with a snapshot of the sources and
+ *      the build (so that work in the tree cannot change the Worker mid-run), and the D1
+ *      migrations applied to it;
+ *   2. for each size, the members of the seed's generator (scripts/lib/members.ts) written
+ *      straight into local D1 in chunks of 500 (users, photos, then profiles: the search triggers
+ *      index each member as their profile arrives), growing the same database from one size to
+ *      the next, plus one verified searcher with a known password (age 30, looking for 22-45);
+ *      then one member in 20 comes online (a heartbeat's update, through the search triggers);
+ *   3. EXPLAIN QUERY PLAN of the main query shapes, read from the same database;
+ *   4. the Worker started with wrangler's `unstable_startWorker`: inspector OFF (DESIGN.md), no
+ *      file watching, persistence in the bench state, on 127.0.0.1 only;
+ *   5. the searcher signs in (`GET /csrf-token`, `POST /login`), then a fixed, seeded mix of
+ *      searches (bench/search/dataset.ts: keywords, every filter, combinations, and "load more"
+ *      through the cursor) goes to POST /my/matches/search and GET …?cursor= with at most
+ *      `--concurrency` requests in flight, after a warm-up; each latency runs from just before
+ *      the request until its JSON body is read.
+ * It prints, for each size, p50/p95/p99, throughput, p95 by kind of search and the CPU time
+ * workerd spent per request (which, unlike latency, does not grow when other work shares the
+ * machine); the latency of a signed-in request that only reads the session (the floor under every
+ * API call); and how the figures grew between the sizes.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cp, mkdir, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { cpus, loadavg } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { experimental_readRawConfig, getPlatformProxy, unstable_startWorker } from "wrangler";
+import { searchRequestSchema } from "~/schemas/search";
+import { explainSearch } from "~/server/discovery.server";
+import type { Env } from "~/server/env.server";
+import { hashPassword } from "~/server/password.server";
+import { buildMembers, type SeedMember } from "../../scripts/lib/members";
+import {
+  INSERT_PHOTOS,
+  INSERT_PROFILES,
+  INSERT_USERS,
+  memberRows,
+  planShapes,
+  queryMix,
+  vocabularyOf,
+  type BenchQuery,
+} from "./dataset";
+
+interface Options {
+  sizes: number[];
+  requests: number;
+  concurrency: number;
+  warmup: number;
+  json?: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const value = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const positive = (name: string, fallback: number) => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new Error(`--${name} must be a positive whole number`);
+    return n;
+  };
+  const sizes = (value("sizes") ?? "10000,100000").split(",").map(Number);
+  if (
+    sizes.some((n) => !Number.isInteger(n) || n <= 0) ||
+    sizes.some((n, i) => i > 0 && n <= sizes[i - 1]!)
+  ) {
+    throw new Error("--sizes wants increasing whole numbers, e.g. 10000,100000");
+  }
+  return {
+    sizes,
+    requests: positive("requests", 1000),
+    concurrency: positive("concurrency", 2),
+    warmup: positive("warmup", 50),
+    json: value("json"),
+  };
+}
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const STATE_DIR = path.join(ROOT, "bench", ".state", "search");
+const PERSIST_DIR = path.join(STATE_DIR, "persist");
+const CONFIG_PATH = path.join(STATE_DIR, "wrangler.json");
+const SOURCE_DIR = path.join(STATE_DIR, "src");
+const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+const BENCH_APP_KEY = "bench-only-app-key-0123456789-abcdefghijklmnopqrstuvwxyz";
+const SEARCHER = {
+  username: "bench_searcher",
+  email: "bench.searcher@example.test",
+  password: "bench-searcher-password",
+};
+const CHUNK = 500;
+/** Requests of the floor measurement. */
+const FLOOR_REQUESTS = 300;
+/** One member in this many is online during a measurement. */
+const ONLINE_EVERY = 20;
+
+const wranglerEnv = {
+  ...process.env,
+  CI: "true",
+  WRANGLER_SEND_METRICS: "false",
+  NO_UPDATE_NOTIFIER: "1",
+  FORCE_COLOR: "0",
+};
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: wranglerEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${args.join(" ")} failed\n${output}`)),
+    );
+  });
+}
+
+const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", "package.json"];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A snapshot of the Worker's sources and the Remix build, so that edits and builds in the working
+ * tree during a run cannot change or break the Worker under test.
+ */
+async function snapshotSources() {
+  for (let attempt = 1; attempt <= 30; attempt++) {
+    try {
+      await rm(SOURCE_DIR, { recursive: true, force: true });
+      for (const entry of SNAPSHOT) {
+        await cp(path.join(ROOT, entry), path.join(SOURCE_DIR, entry), { recursive: true });
+      }
+      if (existsSync(path.join(SOURCE_DIR, "build", "server", "index.js"))) return;
+    } catch {
+      // A build running in the tree replaces build/ for a moment: try again.
+    }
+    await sleep(2000);
+  }
+  throw new Error("build/ stayed incomplete: run `npm run build` first");
+}
+
+/** wrangler.toml without `[build]` and `[env.*]`, pointing at the snapshot. */
+async function writeConfig() {
+  const { rawConfig } = experimental_readRawConfig({ config: path.join(ROOT, "wrangler.toml") });
+  const config = structuredClone(rawConfig) as Record<string, unknown> & {
+    main?: string;
+    assets?: { directory?: string };
+    d1_databases?: { migrations_dir?: string }[];
+  };
+  delete config.build;
+  delete config.env;
+  if (config.main) config.main = path.resolve(SOURCE_DIR, config.main);
+  if (config.assets?.directory) {
+    config.assets.directory = path.resolve(SOURCE_DIR, config.assets.directory);
+  }
+  for (const db of config.d1_databases ?? []) {
+    if (db.migrations_dir) db.migrations_dir = path.resolve(ROOT, db.migrations_dir);
+  }
+  await writeFile(CONFIG_PATH, JSON.stringify(config, null, 2));
+}
+
+/** CPU seconds used so far by this process's descendants whose name starts with `name`. */
+function cpuSecondsOf(name: string): number {
+  const ticks =
+    Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+  const stats = new Map<number, { parent: number; name: string; cpu: number }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const fields = stat.slice(close + 2).split(" ");
+      stats.set(Number(entry), {
+        parent: Number(fields[1]),
+        name: stat.slice(stat.indexOf("(") + 1, close),
+        cpu: (Number(fields[11]) + Number(fields[12])) / ticks,
+      });
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const isMine = (pid: number) => {
+    for (let p = stats.get(pid)?.parent; p !== undefined && p > 1; p = stats.get(p)?.parent) {
+      if (p === process.pid) return true;
+    }
+    return false;
+  };
+  let total = 0;
+  for (const [pid, stat] of stats) if (stat.name.startsWith(name) && isMine(pid)) total += stat.cpu;
+  return total;
+}
+
+interface Bindings {
+  DB: D1Database;
+}
+
+type Proxy = Awaited<ReturnType<typeof getPlatformProxy<Bindings>>>;
+
+const openProxy = () =>
+  getPlatformProxy<Bindings>({
+    configPath: CONFIG_PATH,
+    persist: { path: path.join(PERSIST_DIR, "v3") },
+  });
+
+/**
+ * Writes `members` in chunks (each chunk one transaction). The proxy to local D1 can drop a call
+ * on a busy machine: the chunk is then sent again on a new proxy (the inserts ignore rows that
+ * already made it). Returns the proxy in use and the milliseconds it took.
+ */
+async function seed(proxy: Proxy, members: SeedMember[], passwordHash: string) {
+  const started = performance.now();
+  for (let i = 0; i < members.length; i += CHUNK) {
+    const { users, photos, profiles } = memberRows(members.slice(i, i + CHUNK), passwordHash);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const db = proxy.env.DB;
+        await db.batch([
+          db.prepare(INSERT_USERS).bind(JSON.stringify(users)),
+          db.prepare(INSERT_PHOTOS).bind(JSON.stringify(photos)),
+          db.prepare(INSERT_PROFILES).bind(JSON.stringify(profiles)),
+        ]);
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        console.warn(`  chunk at ${i} failed (${String(error).slice(0, 80)}); sending it again`);
+        await proxy.dispose().catch(() => {});
+        proxy = await openProxy();
+      }
+    }
+    if ((i / CHUNK) % 20 === 19) process.stdout.write(`  … ${i + CHUNK} members\n`);
+  }
+  return { proxy, ms: performance.now() - started };
+}
+
+async function addSearcher(db: D1Database, passwordHash: string) {
+  const id = "benchsearcher0000001";
+  const now = new Date().toISOString();
+  const born = new Date();
+  born.setUTCFullYear(born.getUTCFullYear() - 30);
+  born.setUTCDate(born.getUTCDate() - 40);
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO users (id, username, email, password_hash, email_verified_at, last_seen_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5)`,
+      )
+      .bind(id, SEARCHER.username, SEARCHER.email, passwordHash, now),
+    db
+      .prepare(
+        `INSERT INTO profiles (user_id, first_name, date_of_birth, bio, gender, interests, age_min, age_max, country_code)
+         VALUES (?1, 'Bench', ?2, 'Here to measure.', 'woman', '["Hiking"]', 22, 45, 'US')`,
+      )
+      .bind(id, born.toISOString().slice(0, 10)),
+  ]);
+  return id;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length
+    ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+    : 0;
+
+interface Sample {
+  kind: string;
+  ms: number;
+  status: number;
+}
+
+class Session {
+  private cookies = new Map<string, string>();
+  csrf = "";
+  constructor(readonly base: string) {}
+
+  private cookieHeader() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+
+  async request(method: string, pathname: string, body?: unknown) {
+    const headers: Record<string, string> = { Accept: "application/json" };
+    if (this.cookies.size) headers.Cookie = this.cookieHeader();
+    if (method !== "GET") headers["X-CSRF-Token"] = this.csrf;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const res = await fetch(`${this.base}${pathname}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair!.indexOf("=");
+      this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
+    }
+    const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+    return { status: res.status, json };
+  }
+
+  async signIn() {
+    const token = await this.request("GET", "/csrf-token");
+    this.csrf = String(token.json?.token ?? "");
+    const login = await this.request("POST", "/login", {
+      email: SEARCHER.email,
+      password: SEARCHER.password,
+    });
+    if (login.status !== 200)
+      throw new Error(`sign-in failed: ${login.status} ${JSON.stringify(login.json)}`);
+    const fresh = await this.request("GET", "/csrf-token");
+    this.csrf = String(fresh.json?.token ?? this.csrf);
+  }
+}
+
+/** One search and its "load more" pages; every request is a sample. */
+async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) {
+  const first = performance.now();
+  const res = await session.request("POST", "/my/matches/search", { ...query.body, per_page: 20 });
+  samples.push({ kind: query.kind, ms: performance.now() - first, status: res.status });
+  let meta = res.json?.meta as { cursor?: string | null } | undefined;
+  for (let page = 0; page < query.more && meta?.cursor; page++) {
+    const params = new URLSearchParams();
+    if (query.body.keywords) params.set("keywords", query.body.keywords);
+    for (const [k, v] of Object.entries(query.body.filters ?? {})) {
+      if (Array.isArray(v)) for (const item of v) params.append(k, String(item));
+      else params.set(k, String(v));
+    }
+    params.set("per_page", "20");
+    params.set("cursor", meta.cursor);
+    const started = performance.now();
+    const more = await session.request("GET", `/my/matches/search?${params.toString()}`);
+    samples.push({
+      kind: "load more (next page)",
+      ms: performance.now() - started,
+      status: more.status,
+    });
+    meta = more.json?.meta as typeof meta;
+  }
+}
+
+async function drive(session: Session, queries: BenchQuery[], concurrency: number) {
+  const samples: Sample[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < queries.length) {
+        const query = queries[next++]!;
+        await runQuery(session, query, samples);
+      }
+    }),
+  );
+  return { samples, wallMs: performance.now() - started };
+}
+
+/** The floor: a signed-in request that only reads the session, at the same concurrency. */
+async function measureFloor(session: Session, concurrency: number) {
+  const ms: number[] = [];
+  let left = FLOOR_REQUESTS;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left-- > 0) {
+        const started = performance.now();
+        await session.request("GET", "/csrf-token");
+        ms.push(performance.now() - started);
+      }
+    }),
+  );
+  ms.sort((a, b) => a - b);
+  return { p50: percentile(ms, 50), p95: percentile(ms, 95) };
+}
+
+function summarize(samples: Sample[], wallMs: number) {
+  const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const byKind = new Map<string, number[]>();
+  for (const s of samples) byKind.set(s.kind, [...(byKind.get(s.kind) ?? []), s.ms]);
+  return {
+    requests: samples.length,
+    errors: samples.filter((s) => s.status !== 200).length,
+    p50: percentile(ms, 50),
+    p95: percentile(ms, 95),
+    p99: percentile(ms, 99),
+    max: ms[ms.length - 1] ?? 0,
+    throughput: samples.length / (wallMs / 1000),
+    byKind: [...byKind].map(([kind, list]) => {
+      const sorted = list.sort((a, b) => a - b);
+      return { kind, n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+    }),
+  };
+}
+
+const f1 = (n: number) => n.toFixed(1);
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  console.info(
+    `bench/search: sizes ${options.sizes.join(", ")}, ${options.requests} searches each, ` +
+      `concurrency ${options.concurrency}; ${cpus().length} CPUs, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+  );
+  await rm(STATE_DIR, { recursive: true, force: true });
+  await mkdir(PERSIST_DIR, { recursive: true });
+  await snapshotSources();
+  await writeConfig();
+  await run(process.execPath, [
+    WRANGLER_BIN,
+    "d1",
+    "migrations",
+    "apply",
+    "DB",
+    "--local",
+    "--persist-to",
+    PERSIST_DIR,
+    "--config",
+    CONFIG_PATH,
+  ]);
+
+  // Activity as the generator spreads it, ending a quarter of an hour ago: then, before each
+  // measurement, one member in twenty comes online (as heartbeats would), at every size alike.
+  const all = buildMembers({
+    count: options.sizes[options.sizes.length - 1]!,
+    withoutDemo: true,
+    now: new Date(Date.now() - 15 * 60_000),
+  });
+  const vocabulary = vocabularyOf(all);
+  const passwordHash = await hashPassword(SEARCHER.password);
+  const results: Record<string, unknown>[] = [];
+  let seeded = 0;
+  let searcherId = "";
+
+  for (const size of options.sizes) {
+    console.info(`\n== ${size.toLocaleString("en")} members ==`);
+    let proxy = await openProxy();
+    const plans: Record<string, Record<string, string[]>> = {};
+    try {
+      const seeded_ = await seed(proxy, all.slice(seeded, size), passwordHash);
+      proxy = seeded_.proxy;
+      console.info(
+        `seeded ${(size - seeded).toLocaleString("en")} members in ${seconds(seeded_.ms)}`,
+      );
+      seeded = size;
+      if (!searcherId) searcherId = await addSearcher(proxy.env.DB, passwordHash);
+      await proxy.env.DB.prepare(
+        `UPDATE users SET last_seen_at = ?1 WHERE rowid % ${ONLINE_EVERY} = 0 AND id <> ?2`,
+      )
+        .bind(new Date().toISOString(), searcherId)
+        .run();
+      const online = await proxy.env.DB.prepare(
+        "SELECT count(*) AS n FROM users WHERE last_seen_at >= ?1",
+      )
+        .bind(new Date(Date.now() - 60_000).toISOString())
+        .first<{ n: number }>();
+      console.info(`${(online?.n ?? 0).toLocaleString("en")} members online`);
+      const env = { DB: proxy.env.DB } as unknown as Env;
+      for (const shape of planShapes(vocabulary)) {
+        plans[shape.name] = await explainSearch(
+          env,
+          searcherId,
+          searchRequestSchema.parse(shape.body),
+        );
+      }
+    } finally {
+      await proxy.dispose();
+    }
+
+    process.env.WRANGLER_SEND_METRICS = "false";
+    const worker = await unstable_startWorker({
+      config: CONFIG_PATH,
+      envFiles: [],
+      sendMetrics: false,
+      bindings: {
+        APP_KEY: { type: "secret_text", value: BENCH_APP_KEY },
+        APP_ENV: { type: "plain_text", value: "test" },
+      },
+      dev: {
+        remote: false,
+        inspector: false,
+        watch: false,
+        liveReload: false,
+        persist: PERSIST_DIR,
+        server: { hostname: "127.0.0.1", port: 0 },
+        logLevel: "warn",
+        enableContainers: false,
+        generateTypes: false,
+      },
+    });
+    try {
+      await worker.ready;
+      const base = (await worker.url).origin;
+      const session = new Session(base);
+      await session.signIn();
+      await drive(
+        session,
+        queryMix(vocabulary, options.warmup, `warmup-${size}`),
+        options.concurrency,
+      );
+      const floorCpuBefore = cpuSecondsOf("workerd");
+      const floor = await measureFloor(session, options.concurrency);
+      const floorCpuMs = ((cpuSecondsOf("workerd") - floorCpuBefore) * 1000) / FLOOR_REQUESTS;
+      const load = loadavg()[0]!;
+      const cpuBefore = cpuSecondsOf("workerd");
+      const { samples, wallMs } = await drive(
+        session,
+        queryMix(vocabulary, options.requests),
+        options.concurrency,
+      );
+      const cpuMs = ((cpuSecondsOf("workerd") - cpuBefore) * 1000) / samples.length;
+      const summary = summarize(samples, wallMs);
+      results.push({
+        size,
+        ...summary,
+        floor: { ...floor, cpuMsPerRequest: floorCpuMs },
+        cpuMsPerRequest: cpuMs,
+        loadAverage: load,
+        plans,
+      });
+      console.info(
+        `${summary.requests} requests (${summary.errors} not 200) in ${seconds(wallMs)}: ` +
+          `p50 ${f1(summary.p50)} ms, p95 ${f1(summary.p95)} ms, p99 ${f1(summary.p99)} ms, ` +
+          `max ${f1(summary.max)} ms, ${f1(summary.throughput)} req/s, ` +
+          `workerd CPU ${f1(cpuMs)} ms a request (load average ${load.toFixed(2)})`,
+      );
+      console.info(
+        `floor (GET /csrf-token, signed in): p50 ${f1(floor.p50)} ms, p95 ${f1(floor.p95)} ms, ` +
+          `workerd CPU ${f1(floorCpuMs)} ms a request`,
+      );
+      console.info("p50 / p95 by kind of search (ms):");
+      for (const k of summary.byKind.sort((a, b) => b.p95 - a.p95)) {
+        console.info(
+          `  ${k.kind.padEnd(28)} n=${String(k.n).padStart(4)}  ${f1(k.p50).padStart(6)}  ${f1(k.p95).padStart(6)}`,
+        );
+      }
+      if (summary.errors > 0) {
+        const statuses = [...new Set(samples.filter((s) => s.status !== 200).map((s) => s.status))];
+        throw new Error(`${summary.errors} requests failed (statuses ${statuses.join(", ")})`);
+      }
+    } finally {
+      await worker.dispose();
+    }
+  }
+
+  const last = results[results.length - 1] as {
+    size: number;
+    plans: Record<string, Record<string, string[]>>;
+  };
+  console.info(
+    `\nEXPLAIN QUERY PLAN at ${last.size.toLocaleString("en")} members (statement: plan):`,
+  );
+  for (const [shape, statements] of Object.entries(last.plans)) {
+    console.info(`  ${shape}`);
+    for (const [name, lines] of Object.entries(statements)) {
+      const shown = lines.filter(
+        (l) =>
+          !/^(LIST SUBQUERY|CREATE BLOOM|COMPOUND|LEFT-MOST|UNION ALL|SCAN \(subquery)/.test(l),
+      );
+      console.info(`    ${name.padEnd(8)} ${shown.join(" | ")}`);
+    }
+  }
+  if (results.length > 1) {
+    const a = results[0] as { size: number; p50: number; p95: number; p99: number };
+    const b = last as unknown as { size: number; p50: number; p95: number; p99: number };
+    console.info(
+      `\nGrowth ${a.size.toLocaleString("en")} → ${b.size.toLocaleString("en")} members (x${b.size / a.size}): ` +
+        `p50 x${(b.p50 / a.p50).toFixed(2)}, p95 x${(b.p95 / a.p95).toFixed(2)}, p99 x${(b.p99 / a.p99).toFixed(2)}`,
+    );
+  }
+  if (options.json) writeFileSync(options.json, JSON.stringify(results, null, 2));
+  console.info(`\nDone in ${seconds(performance.now() - started)}.`);
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+}

@@ -1,0 +1,382 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { searchFiltersSchema, SEARCH_TOTAL_CAP } from "~/schemas/search";
+import {
+  buildContext,
+  explainSearch,
+  pageStatement,
+  type SearchPlan,
+} from "~/server/discovery.server";
+import { hmacSign } from "~/server/crypto.server";
+import { prepare } from "~/server/search-sql.server";
+import { searchRequestSchema } from "~/schemas/search";
+import {
+  bornYearsAgo,
+  search,
+  searcher,
+  seedMember,
+  setProfile,
+  setUser,
+  TEXAS,
+  US,
+} from "./fixtures";
+
+const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
+
+/** Pages through a search with the cursor, collecting every id in the order shown. */
+async function pageThrough(
+  client: Awaited<ReturnType<typeof searcher>>["client"],
+  body: { keywords?: string; filters?: Record<string, unknown> },
+  perPage: number,
+  between: (page: number) => Promise<void> = async () => {},
+) {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  let page = 1;
+  for (;;) {
+    const res = await search(client, { ...body, per_page: perPage, page, cursor });
+    if (res.status !== 200)
+      throw new Error(`page ${page}: ${res.status} ${JSON.stringify(res.body)}`);
+    expect(res.body.meta.page).toBe(page);
+    ids.push(...res.body.results.map((r) => r.id));
+    if (!res.body.meta.has_more) {
+      expect(res.body.meta.cursor).toBeNull();
+      break;
+    }
+    cursor = res.body.meta.cursor;
+    await between(page);
+    page += 1;
+  }
+  return ids;
+}
+
+describe("paging", () => {
+  it("shows every member once, in order, while members join, come online and edit profiles", async () => {
+    const me = await searcher();
+    const city = "Pagingville";
+    const members: { id: string; username: string }[] = [];
+    // Different last-activity hours give a known order: most recently active first.
+    for (let i = 0; i < 37; i++) {
+      members.push(
+        await seedMember({ country: US, state: TEXAS, city, lastSeenAt: hoursAgo(2 + i) }),
+      );
+    }
+    const expected = members.map((m) => m.id);
+    const query = { filters: { country: "US", state: "TX", city } };
+
+    const ids = await pageThrough(me.client, query, 10, async (page) => {
+      if (page === 1) {
+        // New members join and one comes online: after the first page's time, so not shown.
+        await seedMember({ country: US, state: TEXAS, city, lastSeenAt: new Date().toISOString() });
+        await seedMember({ country: US, state: TEXAS, city });
+        // Members not shown yet become active now (they move to the top of a fresh search)…
+        await setUser(members[25]!.id, { last_seen_at: new Date().toISOString() });
+        await setUser(members[30]!.id, { last_seen_at: new Date().toISOString() });
+        // …a member already shown adds a photo and bio (a new key, further down)…
+        await env.DB.prepare(
+          "INSERT INTO photos (id, user_id, r2_key, content_type, size, position, etag) VALUES (?1, ?2, 'k', 'image/png', 1, 0, 'e')",
+        )
+          .bind(`photo-${members[3]!.id}`, members[3]!.id)
+          .run();
+        await setProfile(members[3]!.id, { bio: "Now with a bio" });
+        // …and one not shown yet edits a field that does not change the order.
+        await setProfile(members[20]!.id, { first_name: "Renamed" });
+      }
+    });
+    expect(ids).toEqual(expected);
+
+    // A fresh search sees the new order: the members active now first, the new ones included.
+    const fresh = await pageThrough(me.client, query, 50);
+    expect(fresh).toHaveLength(39);
+    expect(fresh.slice(0, 4)).toEqual(expect.arrayContaining([members[25]!.id, members[30]!.id]));
+  });
+
+  it("hides members blocked or suspended between pages (never shows them again)", async () => {
+    const me = await searcher();
+    const city = "Blockburg";
+    const members: { id: string; username: string }[] = [];
+    for (let i = 0; i < 12; i++) {
+      members.push(
+        await seedMember({ country: US, state: TEXAS, city, lastSeenAt: hoursAgo(1 + i) }),
+      );
+    }
+    const ids = await pageThrough(
+      me.client,
+      { filters: { country: "US", state: "TX", city } },
+      5,
+      async (page) => {
+        if (page === 1) {
+          await setUser(members[7]!.id, { status: "suspended" });
+          await env.DB.prepare(
+            "INSERT INTO blocks (blocker_id, blocked_id, reason_type) VALUES (?1, ?2, 'spam')",
+          )
+            .bind(members[9]!.id, me.id)
+            .run();
+        }
+      },
+    );
+    expect(ids).toEqual(members.map((m) => m.id).filter((_, i) => i !== 7 && i !== 9));
+  });
+
+  it("pages by page number alone (no cursor) on the current results", async () => {
+    const me = await searcher();
+    const city = "Offsetton";
+    const members: { id: string; username: string }[] = [];
+    for (let i = 0; i < 7; i++) {
+      members.push(
+        await seedMember({ country: US, state: TEXAS, city, lastSeenAt: hoursAgo(1 + i) }),
+      );
+    }
+    const query = { filters: { country: "US", state: "TX", city }, per_page: 3 };
+    const pages = [];
+    for (const page of [1, 2, 3]) pages.push((await search(me.client, { ...query, page })).body);
+    expect(pages.flatMap((p) => p.results.map((r) => r.id))).toEqual(members.map((m) => m.id));
+    expect(pages.map((p) => p.meta.has_more)).toEqual([true, true, false]);
+    expect(pages.map((p) => p.meta.total)).toEqual([7, 7, 7]);
+  });
+
+  it("refuses a cursor from another search, a stale one, or a forged one", async () => {
+    const me = await searcher();
+    const city = "Cursorham";
+    for (let i = 0; i < 4; i++) await seedMember({ country: US, state: TEXAS, city });
+    const query = { filters: { country: "US", state: "TX", city }, per_page: 2 };
+    const first = await search(me.client, query);
+    const cursor = first.body.meta.cursor!;
+    expect(cursor).toBeTruthy();
+    const expired = { cursor: ["These results have expired. Please search again."] };
+    const other = await search(me.client, { ...query, keywords: "other", cursor });
+    expect(other).toMatchObject({ status: 422, body: { errors: expired } });
+    const forged = await search(me.client, { ...query, cursor: "not-a-cursor" });
+    expect(forged).toMatchObject({ status: 422, body: { errors: expired } });
+    // Signed: a cursor changed by the client is refused…
+    const [body] = cursor.split(".");
+    const decoded = JSON.parse(atob(body!.replace(/-/g, "+").replace(/_/g, "/"))) as {
+      t: number;
+      age: number;
+    };
+    const encode = (value: unknown) =>
+      btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const tampered = `${encode({ ...decoded, age: 99 })}.${cursor.split(".")[1]}`;
+    expect(await search(me.client, { ...query, cursor: tampered })).toMatchObject({ status: 422 });
+    // …and so is one older than the snapshots the index keeps.
+    const staleBody = encode({ ...decoded, t: decoded.t - 13 * 3_600_000 });
+    const stale = `${staleBody}.${await hmacSign(env.APP_KEY, `search-cursor:${me.id}:${staleBody}`)}`;
+    expect(await search(me.client, { ...query, cursor: stale })).toMatchObject({ status: 422 });
+    // GET load more works with the cursor too.
+    const more = await me.client.json<{ results: unknown[]; meta: { page: number } }>(
+      "GET",
+      `/my/matches/search?country=US&state=TX&city=${city}&per_page=2&cursor=${cursor}`,
+    );
+    expect(more.status).toBe(200);
+    expect(more.body.meta.page).toBe(2);
+    expect(more.body.results).toHaveLength(2);
+  });
+});
+
+describe("totals and query plans", () => {
+  it("counts up to the cap, then pages the table in key order", async () => {
+    const me = await searcher();
+    const city = "Bigtown";
+    const count = SEARCH_TOTAL_CAP + 5;
+    // Straight into the tables in bulk (the triggers index each one).
+    const now = new Date().toISOString();
+    const rows = Array.from({ length: count }, (_, i) => ({
+      id: `big${i}`,
+      username: `big_${i}`,
+      last_seen_at: hoursAgo(1 + (i % 50)),
+    }));
+    const json = JSON.stringify(rows);
+    await env.DB.batch([
+      env.DB.prepare(
+        `INSERT INTO users (id, username, email, password_hash, email_verified_at, last_seen_at)
+         SELECT j.value->>'id', j.value->>'username', (j.value->>'username') || '@example.test', 'x', ?2, j.value->>'last_seen_at'
+         FROM json_each(?1) j`,
+      ).bind(json, now),
+      env.DB.prepare(
+        `INSERT INTO profiles (user_id, date_of_birth, bio, country_code, state_code, city_name)
+         SELECT j.value->>'id', ?2, 'Big town life', 'US', 'TX', ?3 FROM json_each(?1) j`,
+      ).bind(json, bornYearsAgo(30, 3), city),
+    ]);
+    const query = { filters: { country: "US", state: "TX", city }, per_page: 50 };
+    const first = await search(me.client, query);
+    expect(first.body.meta).toMatchObject({
+      total: SEARCH_TOTAL_CAP,
+      total_capped: true,
+      has_more: true,
+    });
+    const seen = new Set<string>();
+    let res = first;
+    let pages = 1;
+    for (;;) {
+      for (const r of res.body.results) {
+        expect(seen.has(r.id)).toBe(false);
+        seen.add(r.id);
+      }
+      if (!res.body.meta.has_more) break;
+      res = await search(me.client, { ...query, cursor: res.body.meta.cursor });
+      pages += 1;
+    }
+    expect(seen.size).toBe(count);
+    expect(pages).toBe(Math.ceil(count / 50));
+    // With keywords the full-text index drives the same paging.
+    const words = await search(me.client, { ...query, keywords: "big town" });
+    expect(words.body.meta).toMatchObject({ total: SEARCH_TOTAL_CAP, total_capped: true });
+    expect(words.body.results.map((r) => r.id)).toEqual(first.body.results.map((r) => r.id));
+  });
+
+  it("gives the same results in the same order under every plan", async () => {
+    const me = await searcher({ age: 30, ageMin: 20, ageMax: 50 });
+    const city = "Planfield";
+    for (let i = 0; i < 23; i++) {
+      await seedMember({
+        country: US,
+        state: TEXAS,
+        city,
+        age: 22 + i,
+        ageMin: i % 5 === 0 ? 40 : 18,
+        bio: i % 3 === 0 ? "Sailing and chess" : "Chess",
+        interests: i % 2 === 0 ? ["Chess"] : ["Go"],
+        photo: i % 4 !== 0,
+        lastSeenAt: hoursAgo(i % 6),
+      });
+    }
+    const profile = await env.DB.prepare(
+      "SELECT date_of_birth AS dob, age_min AS ageMin, age_max AS ageMax FROM profiles WHERE user_id = ?1",
+    )
+      .bind(me.id)
+      .first<{ dob: string; ageMin: number; ageMax: number }>();
+    const asOf = Date.now();
+    const filters = searchFiltersSchema.parse({
+      country: "US",
+      state: "TX",
+      city,
+      interests: ["chess"],
+    });
+    const context = buildContext(me.id, profile!, filters, "chess", asOf);
+    const run = async (plan: SearchPlan) => {
+      const out: string[] = [];
+      let after = Number.MAX_SAFE_INTEGER;
+      for (;;) {
+        const { results } = await prepare(env.DB, pageStatement(context, plan, after, 4)).all<{
+          sortKey: number;
+          userId: string;
+        }>();
+        out.push(...results.map((r) => r.userId));
+        if (results.length < 4) break;
+        after = results[results.length - 1]!.sortKey;
+      }
+      return out;
+    };
+    const cover = await run("cover");
+    expect(cover.length).toBeGreaterThan(4);
+    expect(await run("pk")).toEqual(cover);
+    expect(await run("fts")).toEqual(cover);
+    // Online now: the same, among the members online.
+    const online = buildContext(
+      me.id,
+      profile!,
+      { ...filters, online_only: true },
+      "chess",
+      asOf,
+    );
+    const onlineRun = async (plan: SearchPlan) => {
+      const out: string[] = [];
+      let after = Number.MAX_SAFE_INTEGER;
+      for (;;) {
+        const { results } = await prepare(env.DB, pageStatement(online, plan, after, 4)).all<{
+          sortKey: number;
+          userId: string;
+        }>();
+        out.push(...results.map((r) => r.userId));
+        if (results.length < 4) break;
+        after = results[results.length - 1]!.sortKey;
+      }
+      return out;
+    };
+    const onlineCover = await onlineRun("cover");
+    expect(onlineCover.length).toBeGreaterThan(0);
+    expect(await onlineRun("online")).toEqual(onlineCover);
+    expect(await onlineRun("pk")).toEqual(onlineCover);
+  });
+
+  it("reads an index for every filter combination the search form can make", async () => {
+    const me = await searcher();
+    await seedMember({ country: US, state: TEXAS, city: "Austin", bio: "Index me" });
+    const options = {
+      keywords: ["", "index"],
+      gender: [undefined, "woman"],
+      place: [
+        {},
+        { country: "US" },
+        { country: "US", state: "TX" },
+        { country: "US", state: "TX", city: "Austin" },
+      ],
+      interests: [[], ["Chess"]],
+      online_only: [false, true],
+      with_photo: [false, true],
+      ages: [{}, { age_min: 20, age_max: 30 }],
+    };
+    let combinations = 0;
+    for (const keywords of options.keywords)
+      for (const gender of options.gender)
+        for (const place of options.place)
+          for (const interests of options.interests)
+            for (const online_only of options.online_only)
+              for (const with_photo of options.with_photo)
+                for (const ages of options.ages) {
+                  const request = searchRequestSchema.parse({
+                    keywords,
+                    filters: { gender, ...place, interests, online_only, with_photo, ...ages },
+                  });
+                  const plans = await explainSearch(env, me.id, request);
+                  const label = JSON.stringify(request);
+                  for (const [name, lines] of Object.entries(plans)) {
+                    // No statement reads member_search from end to end.
+                    for (const line of lines) {
+                      expect(line, `${name} ${label}`).not.toMatch(/^SCAN s\b(?! VIRTUAL)/);
+                      expect(line, `${name} ${label}`).not.toMatch(
+                        /^SCAN (member_search|users|profiles)\b/,
+                      );
+                    }
+                  }
+                  expect(plans.pk![0], label).toMatch(
+                    /^SEARCH s USING INTEGER PRIMARY KEY \((rowid=\?|(rowid>\? AND )?rowid<\?)\)$/,
+                  );
+                  expect(plans.cover!.join(" "), label).toMatch(
+                    /SEARCH s USING (COVERING )?INDEX member_search_by_/,
+                  );
+                  if (plans.online) {
+                    expect(plans.online[0], label).toMatch(
+                      /^SEARCH u USING (COVERING )?INDEX users_online \(last_seen_at>\?\)$/,
+                    );
+                    expect(plans.online[1], label).toBe(
+                      "SEARCH s USING INDEX member_search_user (user_id=?)",
+                    );
+                  }
+                  if (plans.fts) {
+                    expect(plans.fts[0], label).toMatch(/^SCAN f VIRTUAL TABLE INDEX/);
+                    expect(plans.fts, label).toContain(
+                      "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
+                    );
+                  }
+                  combinations += 1;
+                }
+    expect(combinations).toBe(256);
+  }, 120_000);
+
+  it("keeps its triggers on users, profiles and photos", async () => {
+    const { results } = await env.DB.prepare(
+      "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%search%' ORDER BY name",
+    ).all<{ name: string; tbl_name: string }>();
+    expect(results).toEqual([
+      { name: "member_search_fts_delete", tbl_name: "member_search" },
+      { name: "member_search_fts_insert", tbl_name: "member_search" },
+      { name: "member_search_sync_run", tbl_name: "member_search_sync" },
+      { name: "photos_search_delete", tbl_name: "photos" },
+      { name: "photos_search_insert", tbl_name: "photos" },
+      { name: "profiles_search_insert", tbl_name: "profiles" },
+      { name: "profiles_search_update", tbl_name: "profiles" },
+      { name: "users_search_update", tbl_name: "users" },
+    ]);
+  });
+});
