@@ -272,13 +272,7 @@ describe("totals and query plans", () => {
     expect(await run("pk")).toEqual(cover);
     expect(await run("fts")).toEqual(cover);
     // Online now: the same, among the members online.
-    const online = buildContext(
-      me.id,
-      profile!,
-      { ...filters, online_only: true },
-      "chess",
-      asOf,
-    );
+    const online = buildContext(me.id, profile!, { ...filters, online_only: true }, "chess", asOf);
     const onlineRun = async (plan: SearchPlan) => {
       const out: string[] = [];
       let after = Number.MAX_SAFE_INTEGER;

@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
 import { registerMember } from "../helpers/members";
-import {
-  foundIds,
-  OHIO,
-  search,
-  searcher,
-  SE,
-  seedMember,
-  setUser,
-  TEXAS,
-  US,
-} from "./fixtures";
+import { foundIds, OHIO, search, searcher, SE, seedMember, setUser, TEXAS, US } from "./fixtures";
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
