@@ -357,7 +357,7 @@ export class PresenceRoom extends DurableObject<Env> {
     const state = this.remoteState(shard);
     state.loading ??= (async () => {
       try {
-        const snap = await this.stub(shard).snapshot(shard);
+        const snap = await this.shardRoom(shard).snapshot(shard);
         const reload = state.epoch !== "";
         const before = state.members;
         const queued = state.queued;
@@ -564,7 +564,7 @@ export class PresenceRoom extends DurableObject<Env> {
     for (let s = 0; s < this.config.shards; s++) {
       if (s === batch.from) continue;
       sends.push(
-        this.stub(s)
+        this.shardRoom(s)
           .relay(s, batch)
           .catch((error: unknown) => {
             // The receiver notices the gap at the next relay and reloads this shard.
@@ -583,7 +583,7 @@ export class PresenceRoom extends DurableObject<Env> {
     await Promise.all(sends);
   }
 
-  private stub(shard: number) {
+  private shardRoom(shard: number) {
     const ns = this.env.PRESENCE_ROOM;
     return ns.get(ns.idFromName(shardName(shard, this.config.shards)));
   }

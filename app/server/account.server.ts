@@ -42,8 +42,8 @@ export async function closeConversationRoomsOf(env: Env, userId: string): Promis
 /** Takes the member out of everyone's presence at once (their open pages may linger). */
 export async function hideFromPresence(env: Env, userId: string): Promise<void> {
   try {
-    const { shard, stub } = presenceShardFor(env, userId);
-    await stub.setHidden(shard, userId, true);
+    const { shard, room } = presenceShardFor(env, userId);
+    await room.setHidden(shard, userId, true);
   } catch (error) {
     logFailure("presence_hide_failed", error);
   }

@@ -13,8 +13,8 @@ import type { Env } from "./env.server";
 export function presenceShardFor(env: Env, memberId: string) {
   const { shards } = presenceConfig(env);
   const shard = shardOf(memberId, shards);
-  const stub = env.PRESENCE_ROOM.get(env.PRESENCE_ROOM.idFromName(shardName(shard, shards)));
-  return { shard, stub };
+  const room = env.PRESENCE_ROOM.get(env.PRESENCE_ROOM.idFromName(shardName(shard, shards)));
+  return { shard, room };
 }
 
 function logFailure(event: string, error: unknown) {
@@ -32,8 +32,8 @@ export async function presenceBlockChanged(env: Env, a: string, b: string): Prom
     const one = presenceShardFor(env, a);
     const two = presenceShardFor(env, b);
     await Promise.all([
-      one.stub.blockChanged(one.shard, a, b, blocked),
-      two.stub.blockChanged(two.shard, b, a, blocked),
+      one.room.blockChanged(one.shard, a, b, blocked),
+      two.room.blockChanged(two.shard, b, a, blocked),
     ]);
   } catch (error) {
     logFailure("presence_block_update_failed", error);
@@ -57,8 +57,8 @@ export async function setHideOnline(env: Env, userId: string, hidden: boolean): 
     .set({ hideOnline: hidden, updatedAt: nowIso() })
     .where(eq(schema.users.id, userId));
   try {
-    const { shard, stub } = presenceShardFor(env, userId);
-    await stub.setHidden(shard, userId, hidden);
+    const { shard, room } = presenceShardFor(env, userId);
+    await room.setHidden(shard, userId, hidden);
   } catch (error) {
     logFailure("presence_hidden_update_failed", error);
   }

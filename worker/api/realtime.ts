@@ -23,11 +23,11 @@ realtimeApi.get("/ws/me", (c) => {
  */
 realtimeApi.get("/ws/presence", async (c) => {
   const user = authorizeUpgrade(c);
-  const { shard, stub } = presenceShardFor(c.env, user.id);
+  const { shard, room } = presenceShardFor(c.env, user.id);
   const request = forwardUpgrade(c.req.raw, user);
   request.headers.set("X-Presence-Shard", String(shard));
   request.headers.set("X-Member-Blocks", JSON.stringify(await blockedEitherWayIds(c.env, user.id)));
-  return stub.fetch(request);
+  return room.fetch(request);
 });
 
 /** SPEC.md §8 "Heartbeat": keeps last_seen_at fresh (written at most once a minute). */
