@@ -1,6 +1,6 @@
-import { Combobox, type ComboOption } from "~/components/combobox";
-import { loadCountries, loadStates } from "~/lib/geo";
-import type { City, Country, GeoState, Location } from "~/schemas/profile";
+import { Combobox } from "~/components/combobox";
+import { locationOptions } from "~/components/location-options";
+import type { Location } from "~/schemas/profile";
 
 interface LocationPickerProps {
   value: Location | null;
@@ -17,31 +17,7 @@ export function LocationPicker({ value, onChange, error }: LocationPickerProps) 
   const state = value?.state ?? null;
   const city = value?.city ?? null;
 
-  const countryOptions = async (): Promise<ComboOption<Country>[]> =>
-    (await loadCountries()).map((c) => ({
-      key: c.isoCode,
-      label: `${c.flag ? `${c.flag} ` : ""}${c.name}`,
-      value: c,
-    }));
-
-  const stateOptions = async (): Promise<ComboOption<GeoState>[]> => {
-    if (!country) return [];
-    return (await loadStates(country.isoCode)).map((s) => ({
-      key: s.isoCode,
-      label: s.name,
-      value: { isoCode: s.isoCode, name: s.name, countryCode: country.isoCode },
-    }));
-  };
-
-  const cityOptions = async (): Promise<ComboOption<City>[]> => {
-    if (!country || !state) return [];
-    const entry = (await loadStates(country.isoCode)).find((s) => s.isoCode === state.isoCode);
-    return (entry?.cities ?? []).map((name) => ({
-      key: name,
-      label: name,
-      value: { name, countryCode: country.isoCode, stateCode: state.isoCode },
-    }));
-  };
+  const { countryOptions, stateOptions, cityOptions } = locationOptions(value);
 
   return (
     <div className="location-picker">
