@@ -11,7 +11,6 @@ export default tseslint.config(
       "migrations/",
       ".e2e-state/",
       "bench/.state/",
-      "bench/.state-presence/",
     ],
   },
   js.configs.recommended,

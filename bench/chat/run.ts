@@ -14,14 +14,15 @@
  *   --rounds N     the measured time is split into N rounds per target, Heartline and the relay
  *                  taking turns, so that other work on the machine weighs on both alike (default 2)
  *   --json FILE    also write the figures as JSON
+ *   --via-dev-proxy  send through wrangler dev's reload proxy, not straight to the Worker
  *
  * How it runs: fresh local state in bench/.state/chat/ (gitignored), with a snapshot of the
  * sources and the build (so that work in the tree cannot reload the Worker mid-run); the D1
- * migrations; members
- * with verified emails, profiles and sessions written straight into D1 (no password hashing); the
- * Worker started with wrangler's `unstable_startWorker`, inspector OFF (DESIGN.md: wrangler's
- * inspector adds tens of milliseconds to Durable Object calls), no file watching, on 127.0.0.1,
- * with the per-member send limit raised for the run. Each pair starts its conversation through
+ * migrations; members with verified emails, profiles and sessions written straight into D1 (no
+ * password hashing); the Worker started in workerd as `wrangler dev` runs it (bench/lib/worker.ts),
+ * inspector OFF (DESIGN.md: wrangler's inspector adds tens of milliseconds to Durable Object
+ * calls), no file watching, on 127.0.0.1, reached straight (not through the dev proxy), with the
+ * per-member send limit raised for the run. Each pair starts its conversation through
  * the API (`POST /chat/conversations` with a first message, and a reply), then both members open
  * `/ws/chat/{id}`. The load is open-loop: message k is due at k / rate seconds, whatever the
  * answers; pairs take turns and within a pair the members alternate. Each message carries a client
@@ -30,16 +31,22 @@
  * code, also goes through the relay (bench/chat/relay.ts, its own Node process), in turns with
  * Heartline.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { cp, mkdir, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { WebSocket } from "undici";
+import {
+  BENCH_APP_KEY,
+  BenchState,
+  cpuSecondsOf,
+  percentile,
+  ROOT,
+  startWorker,
+  wrangler,
+} from "../lib/worker";
 
 interface Options {
   pairs: number;
@@ -48,6 +55,7 @@ interface Options {
   warmup: number;
   rounds: number;
   via: "socket" | "http";
+  viaDevProxy: boolean;
   json?: string;
 }
 
@@ -70,41 +78,17 @@ function parseArgs(argv: string[]): Options {
     warmup: num("warmup", 3),
     rounds: Math.round(num("rounds", 2)),
     via: value("via") === "http" ? "http" : "socket",
+    viaDevProxy: argv.includes("--via-dev-proxy"),
     json: value("json"),
   };
 }
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const STATE_DIR = path.join(ROOT, "bench", ".state", "chat");
-const PERSIST_DIR = path.join(STATE_DIR, "persist");
-const SOURCE_DIR = path.join(STATE_DIR, "src");
-const CONFIG_PATH = path.join(STATE_DIR, "wrangler.json");
-const SEED_PATH = path.join(STATE_DIR, "seed.sql");
-const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+const state = new BenchState("chat");
+const SEED_PATH = path.join(state.dir, "seed.sql");
 const TSX_BIN = path.join(ROOT, "node_modules", ".bin", "tsx");
-const BENCH_APP_KEY = "bench-only-app-key-0123456789-abcdefghijklmnopqrstuvwxyz";
-
-const wranglerEnv = {
-  ...process.env,
-  CI: "true",
-  WRANGLER_SEND_METRICS: "false",
-  NO_UPDATE_NOTIFIER: "1",
-  FORCE_COLOR: "0",
-};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
-
-function wrangler(args: string[]) {
-  const result = spawnSync(process.execPath, [WRANGLER_BIN, ...args], {
-    cwd: ROOT,
-    env: wranglerEnv,
-    encoding: "utf8",
-  });
-  if (result.status !== 0) {
-    throw new Error(`wrangler ${args.join(" ")} failed\n${result.stdout}\n${result.stderr}`);
-  }
-}
 
 interface Member {
   id: string;
@@ -140,95 +124,17 @@ async function seedMembers(count: number): Promise<Member[]> {
     });
   }
   await writeFile(SEED_PATH, lines.join("\n"));
-  wrangler(["d1", "execute", "DB", "--local", "--persist-to", PERSIST_DIR, "--file", SEED_PATH]);
+  await wrangler([
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--persist-to",
+    state.persistDir,
+    "--file",
+    SEED_PATH,
+  ]);
   return members;
-}
-
-/**
- * A snapshot of the Worker's sources and the Remix build, so that edits and builds in the working
- * tree during a run do not make wrangler rebuild or reload the Worker.
- */
-async function snapshotSources() {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await rm(SOURCE_DIR, { recursive: true, force: true });
-      for (const entry of SNAPSHOT) {
-        await cp(path.join(ROOT, entry), path.join(SOURCE_DIR, entry), { recursive: true });
-      }
-      if (existsSync(path.join(SOURCE_DIR, "build", "server", "index.js"))) return;
-    } catch (error) {
-      if (attempt >= 30) throw error;
-    }
-    // A build running in the tree replaces build/ for a moment: wait for it.
-    if (attempt >= 30) throw new Error("build/ stayed incomplete: run `npm run build` first");
-    await sleep(2000);
-  }
-}
-
-const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", "package.json"];
-
-/** CPU seconds used so far by the processes below this one whose name starts with `name`. */
-function cpuSecondsOf(name: string): number {
-  const ticks =
-    Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
-  const stats = new Map<number, { parent: number; name: string; cpu: number }>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const fields = stat.slice(close + 2).split(" ");
-      stats.set(Number(entry), {
-        parent: Number(fields[1]),
-        name: stat.slice(stat.indexOf("(") + 1, close),
-        cpu: (Number(fields[11]) + Number(fields[12])) / ticks,
-      });
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  const isMine = (pid: number) => {
-    for (let p = stats.get(pid)?.parent; p !== undefined && p > 1; p = stats.get(p)?.parent) {
-      if (p === process.pid) return true;
-    }
-    return false;
-  };
-  let total = 0;
-  for (const [pid, stat] of stats) if (stat.name.startsWith(name) && isMine(pid)) total += stat.cpu;
-  return total;
-}
-
-/**
- * wrangler.toml as JSON without [build] and [env.*], pointing at the snapshot, with the
- * per-member send limit raised for the run.
- */
-async function writeConfig() {
-  const { experimental_readRawConfig } = await import("wrangler");
-  const { rawConfig } = experimental_readRawConfig({ config: path.join(ROOT, "wrangler.toml") });
-  const config = structuredClone(rawConfig) as Record<string, unknown> & {
-    main?: string;
-    assets?: { directory?: string };
-    d1_databases?: { migrations_dir?: string }[];
-    vars?: { RATE_LIMITS?: Record<string, string> };
-  };
-  delete config.build;
-  delete config.env;
-  if (config.main) config.main = path.resolve(SOURCE_DIR, config.main);
-  if (config.assets?.directory) {
-    config.assets.directory = path.resolve(SOURCE_DIR, config.assets.directory);
-  }
-  for (const db of config.d1_databases ?? []) {
-    if (db.migrations_dir) db.migrations_dir = path.resolve(ROOT, db.migrations_dir);
-  }
-  if (config.vars?.RATE_LIMITS) {
-    config.vars.RATE_LIMITS = { ...config.vars.RATE_LIMITS, chat_send_account: "100000000/60" };
-  }
-  await writeFile(CONFIG_PATH, JSON.stringify(config, null, 2));
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Where the load goes: Heartline's chat, or the bare relay. */
@@ -499,60 +405,26 @@ function print(name: string, o: Outcome) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  if (!existsSync(path.join(ROOT, "build", "server", "index.js"))) {
-    throw new Error("The Remix build is missing: run `npm run build` first.");
-  }
   log(
     `${options.pairs} pairs (${options.pairs * 2} sockets), ${options.rate} msg/s, ` +
       `${options.seconds} s measured after ${options.warmup} s warm-up`,
   );
-  await rm(STATE_DIR, { recursive: true, force: true });
-  await mkdir(PERSIST_DIR, { recursive: true });
-  wrangler([
-    "d1",
-    "migrations",
-    "apply",
-    "DB",
-    "--local",
-    "--persist-to",
-    PERSIST_DIR,
-    "--config",
-    path.join(ROOT, "wrangler.toml"),
-  ]);
+  await state.reset();
   const members = await seedMembers(options.pairs * 2);
-  await snapshotSources();
-  await writeConfig();
-
-  const { unstable_startWorker } = await import("wrangler");
-  process.env.WRANGLER_SEND_METRICS = "false";
-  const worker = await unstable_startWorker({
-    config: CONFIG_PATH,
-    envFiles: [],
-    sendMetrics: false,
-    bindings: {
-      APP_KEY: { type: "secret_text", value: BENCH_APP_KEY },
-      APP_ENV: { type: "plain_text", value: "development" },
-    },
-    dev: {
-      remote: false,
-      inspector: false,
-      watch: false,
-      liveReload: false,
-      persist: PERSIST_DIR,
-      server: { hostname: "127.0.0.1", port: 0 },
-      logLevel: "warn",
-      enableContainers: false,
-      generateTypes: false,
-    },
+  // The per-member send limit is raised for the run.
+  await state.prepareWorker((config) => {
+    const limits = config.vars?.RATE_LIMITS as Record<string, string> | undefined;
+    if (limits) limits.chat_send_account = "100000000/60";
+  });
+  const worker = await startWorker(state, {
+    vars: { APP_ENV: "development" },
+    viaDevProxy: options.viaDevProxy,
   });
 
   let relay: ChildProcess | null = null;
   try {
-    await worker.ready;
-    const base = (await worker.url).origin;
-    log(
-      `Worker on ${base} (wrangler unstable_startWorker, inspector off, local D1 and Durable Objects)`,
-    );
+    const base = worker.url;
+    log(`Worker on ${base}, ${worker.route} (inspector off, local D1 and Durable Objects)`);
 
     const pairs: Pair[] = [];
     for (let i = 0; i < options.pairs; i++) {
@@ -628,7 +500,7 @@ async function main() {
       seconds: options.seconds,
       rounds: options.rounds,
       via: options.via,
-      runtime: "wrangler 4.86 unstable_startWorker, inspector off, local D1/DO, 127.0.0.1",
+      runtime: `workerd (wrangler 4.86), inspector off, local D1/DO, 127.0.0.1, ${worker.route}`,
       cores: cpus().length,
       load_average: [round(loadBefore), round(loadAfter)],
       heartline: ours,
@@ -643,7 +515,7 @@ async function main() {
     console.log(
       `send → receive (sent ${options.via === "socket" ? "over the socket" : "by HTTP POST"}), ` +
         `${options.pairs} pairs, ${options.rate} msg/s target, ${options.seconds} s ` +
-        `(Worker: unstable_startWorker, inspector OFF; ${cpus().length} cores)`,
+        `(Worker in workerd, inspector OFF, ${worker.route}; ${cpus().length} cores)`,
     );
     print("heartline", ours);
     print("bare relay", floor);

@@ -11,17 +11,18 @@
  *   --flush-ms N   PRESENCE_FLUSH_MS for this run (default: wrangler.toml's)
  *   --grace-ms N   PRESENCE_GRACE_MS for this run (default: wrangler.toml's)
  *   --json FILE    also write the figures as JSON
+ *   --via-dev-proxy  connect through wrangler dev's reload proxy, not straight to the Worker
  *
  * `--shards 1 --flush-ms 0` is the single global room: every join and leave goes to every socket
  * at once.
  *
- * How it runs: fresh local state in bench/.state-presence/ (gitignored), with a snapshot of the
+ * How it runs: fresh local state in bench/.state/presence/ (gitignored), with a snapshot of the
  * sources and the build (so that work in the tree cannot reload the Worker mid-run); the D1
- * migrations; members
- * with verified emails and sessions seeded straight into D1 (no password hashing); the Worker
- * started with wrangler's `unstable_startWorker`, inspector off (DESIGN.md: wrangler's inspector
- * adds tens of milliseconds to Durable Object calls), on 127.0.0.1; one authenticated socket per
- * member from this process. After every socket has its `here`, the churn starts: each tick one
+ * migrations; members with verified emails and sessions seeded straight into D1 (no password
+ * hashing); the Worker started in workerd as `wrangler dev` runs it (bench/lib/worker.ts),
+ * inspector off (DESIGN.md: wrangler's inspector adds tens of milliseconds to Durable Object
+ * calls), on 127.0.0.1; one authenticated socket per member from this process, straight to the
+ * Worker. After every socket has its `here`, the churn starts: each tick one
  * random member closes their socket (they leave after the grace period) and a member who is not
  * online opens one.
  *
@@ -33,14 +34,13 @@
  *   batched or not) per second;
  * - CPU: the workerd process (the Worker and every room) and this client, as a share of one core.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { cp, mkdir, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { BenchState, cpuSecondsOf, percentile, startWorker, wrangler } from "../lib/worker";
 
 interface Options {
   sockets: number;
@@ -49,6 +49,7 @@ interface Options {
   shards?: number;
   flushMs?: number;
   graceMs?: number;
+  viaDevProxy: boolean;
   json?: string;
 }
 
@@ -72,41 +73,17 @@ function parseArgs(argv: string[]): Options {
     shards: num("shards"),
     flushMs: num("flush-ms"),
     graceMs: num("grace-ms"),
+    viaDevProxy: argv.includes("--via-dev-proxy"),
     json: value("json"),
   };
 }
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const STATE_DIR = path.join(ROOT, "bench", ".state-presence");
-const PERSIST_DIR = path.join(STATE_DIR, "persist");
-const SOURCE_DIR = path.join(STATE_DIR, "src");
-const CONFIG_PATH = path.join(STATE_DIR, "wrangler.json");
-const SEED_PATH = path.join(STATE_DIR, "seed.sql");
-const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
-const BENCH_APP_KEY = "bench-only-app-key-0123456789-abcdefghijklmnopqrstuvwxyz";
+const state = new BenchState("presence");
+const SEED_PATH = path.join(state.dir, "seed.sql");
 const SESSION_COOKIE = "heartline_session";
-
-const wranglerEnv = {
-  ...process.env,
-  CI: "true",
-  WRANGLER_SEND_METRICS: "false",
-  NO_UPDATE_NOTIFIER: "1",
-  FORCE_COLOR: "0",
-};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
-
-function wrangler(args: string[]) {
-  const result = spawnSync(process.execPath, [WRANGLER_BIN, ...args], {
-    cwd: ROOT,
-    env: wranglerEnv,
-    encoding: "utf8",
-  });
-  if (result.status !== 0) {
-    throw new Error(`wrangler ${args.join(" ")} failed\n${result.stdout}\n${result.stderr}`);
-  }
-}
 
 interface Member {
   id: string;
@@ -133,90 +110,17 @@ async function seed(count: number): Promise<Member[]> {
     members.push({ id, cookie: `${SESSION_COOKIE}=${token}`, online: false, restUntil: 0 });
   }
   await writeFile(SEED_PATH, lines.join("\n"));
-  wrangler(["d1", "execute", "DB", "--local", "--persist-to", PERSIST_DIR, "--file", SEED_PATH]);
+  await wrangler([
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--persist-to",
+    state.persistDir,
+    "--file",
+    SEED_PATH,
+  ]);
   return members;
-}
-
-/**
- * A snapshot of the Worker's sources and the Remix build, so that edits and builds in the working
- * tree during a run do not make wrangler reload the Worker (which drops every socket).
- */
-async function snapshotSources() {
-  for (const entry of [
-    "app",
-    "worker",
-    "durable-objects",
-    "build",
-    "tsconfig.json",
-    "package.json",
-  ]) {
-    await cp(path.join(ROOT, entry), path.join(SOURCE_DIR, entry), { recursive: true });
-  }
-}
-
-/** wrangler.toml as JSON without [build] and [env.*], pointing at the snapshot (as tests/e2e does). */
-async function writeConfig() {
-  const { experimental_readRawConfig } = await import("wrangler");
-  const { rawConfig } = experimental_readRawConfig({ config: path.join(ROOT, "wrangler.toml") });
-  const config = structuredClone(rawConfig) as Record<string, unknown> & {
-    main?: string;
-    assets?: { directory?: string };
-    d1_databases?: { migrations_dir?: string }[];
-  };
-  delete config.build;
-  delete config.env;
-  if (config.main) config.main = path.resolve(SOURCE_DIR, config.main);
-  if (config.assets?.directory) {
-    config.assets.directory = path.resolve(SOURCE_DIR, config.assets.directory);
-  }
-  for (const db of config.d1_databases ?? []) {
-    if (db.migrations_dir) db.migrations_dir = path.resolve(ROOT, db.migrations_dir);
-  }
-  await writeFile(CONFIG_PATH, JSON.stringify(config, null, 2));
-  return config as { vars?: Record<string, unknown> };
-}
-
-/** CPU seconds used so far by every workerd process below this one. */
-function workerdCpuSeconds(): number {
-  const ticks =
-    Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const fields = stat.slice(close + 2).split(" ");
-      parents.set(Number(entry), Number(fields[1]));
-      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  const isMine = (pid: number) => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === process.pid) return true;
-    }
-    return false;
-  };
-  let total = 0;
-  for (const [pid, name] of names) {
-    if (!name.startsWith("workerd") || !isMine(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) / ticks;
-    } catch {
-      // Ended.
-    }
-  }
-  return total;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 interface Join {
@@ -330,70 +234,37 @@ class BenchSocket {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  if (!existsSync(path.join(ROOT, "build", "server", "index.js"))) {
-    throw new Error("The Remix build is missing: run `npm run build` first.");
-  }
   const spare = Math.ceil(options.churn * 25) + 50;
   log(
     `sockets ${options.sockets}, churn ${options.churn} joins/s + ${options.churn} leaves/s, ` +
       `${options.seconds} s measured`,
   );
 
-  await rm(STATE_DIR, { recursive: true, force: true });
-  await mkdir(PERSIST_DIR, { recursive: true });
-  wrangler([
-    "d1",
-    "migrations",
-    "apply",
-    "DB",
-    "--local",
-    "--persist-to",
-    PERSIST_DIR,
-    "--config",
-    path.join(ROOT, "wrangler.toml"),
-  ]);
+  await state.reset();
   const members = await seed(options.sockets + spare);
-  await snapshotSources();
-  const config = await writeConfig();
+  const config = await state.prepareWorker();
   const vars = config.vars ?? {};
   const shards = options.shards ?? Number(vars.PRESENCE_SHARDS ?? 1);
   const flushMs = options.flushMs ?? Number(vars.PRESENCE_FLUSH_MS ?? 0);
   const graceMs = options.graceMs ?? Number(vars.PRESENCE_GRACE_MS ?? 5000);
   log(`room: ${shards} shard(s), fan-out window ${flushMs} ms, leave grace ${graceMs} ms`);
 
-  const { unstable_startWorker } = await import("wrangler");
-  process.env.WRANGLER_SEND_METRICS = "false";
-  const worker = await unstable_startWorker({
-    config: CONFIG_PATH,
-    envFiles: [],
-    sendMetrics: false,
-    bindings: {
-      APP_KEY: { type: "secret_text", value: BENCH_APP_KEY },
-      APP_ENV: { type: "plain_text", value: "development" },
-      PRESENCE_SHARDS: { type: "plain_text", value: String(shards) },
-      PRESENCE_FLUSH_MS: { type: "plain_text", value: String(flushMs) },
-      PRESENCE_GRACE_MS: { type: "plain_text", value: String(graceMs) },
+  const worker = await startWorker(state, {
+    vars: {
+      APP_ENV: "development",
+      PRESENCE_SHARDS: String(shards),
+      PRESENCE_FLUSH_MS: String(flushMs),
+      PRESENCE_GRACE_MS: String(graceMs),
     },
-    dev: {
-      remote: false,
-      inspector: false,
-      watch: false,
-      liveReload: false,
-      persist: PERSIST_DIR,
-      server: { hostname: "127.0.0.1", port: 0 },
-      logLevel: "warn",
-      enableContainers: false,
-      generateTypes: false,
-    },
+    viaDevProxy: options.viaDevProxy,
   });
 
   const stats = new Stats();
   const sockets = new Set<BenchSocket>();
   try {
-    await worker.ready;
-    const base = (await worker.url).origin;
+    const base = worker.url;
     const wsUrl = `${base.replace(/^http/, "ws")}/ws/presence`;
-    log(`Worker on ${base}; connecting ${options.sockets} sockets`);
+    log(`Worker on ${base}, ${worker.route}; connecting ${options.sockets} sockets`);
 
     const connectStarted = performance.now();
     const pool = members.slice(0, options.sockets);
@@ -411,7 +282,7 @@ async function main() {
     await sleep(Math.max(2000, flushMs * 4));
 
     const loadBefore = loadavg()[0]!;
-    const cpuBefore = workerdCpuSeconds();
+    const cpuBefore = cpuSecondsOf("workerd");
     const clientBefore = process.cpuUsage();
     const started = performance.now();
     stats.measuring = true;
@@ -442,7 +313,7 @@ async function main() {
     }
     const elapsed = (performance.now() - started) / 1000;
     stats.measuring = false;
-    const cpuSeconds = workerdCpuSeconds() - cpuBefore;
+    const cpuSeconds = cpuSecondsOf("workerd") - cpuBefore;
     const cpu = cpuSeconds / elapsed;
     const loadAfter = loadavg()[0]!;
     const client = process.cpuUsage(clientBefore);
@@ -530,8 +401,6 @@ async function main() {
     for (const socket of [...sockets]) socket.close();
     await sleep(200);
     await worker.dispose();
-    // The snapshot is only for the run (and would otherwise be type-checked with the project).
-    await rm(SOURCE_DIR, { recursive: true, force: true });
   }
 }
 

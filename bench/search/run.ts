@@ -4,6 +4,7 @@
  *
  *   npm run build && npx tsx bench/search/run.ts [--sizes 10000,100000] [--requests 1000]
  *                                                [--concurrency 2] [--json FILE]
+ *                                                [--via-dev-proxy]
  *
  * How it runs:
  *   1. fresh local state in bench/.state/search/ (gitignored) with a snapshot of the sources and
@@ -15,8 +16,10 @@
  *      the next, plus one verified searcher with a known password (age 30, looking for 22-45);
  *      then one member in 20 comes online (a heartbeat's update, through the search triggers);
  *   3. EXPLAIN QUERY PLAN of the main query shapes, read from the same database;
- *   4. the Worker started with wrangler's `unstable_startWorker`: inspector OFF (DESIGN.md), no
- *      file watching, persistence in the bench state, on 127.0.0.1 only;
+ *   4. the Worker started in workerd as `wrangler dev` runs it (bench/lib/worker.ts): inspector
+ *      OFF (DESIGN.md), no file watching, persistence in the bench state, on 127.0.0.1 only;
+ *      requests go straight to the Worker, or with `--via-dev-proxy` through wrangler dev's
+ *      reload proxy in front of it;
  *   5. the searcher signs in (`GET /csrf-token`, `POST /login`), then a fixed, seeded mix of
  *      searches (bench/search/dataset.ts: keywords, every filter, combinations, and "load more"
  *      through the cursor) goes to POST /my/matches/search and GET …?cursor= with at most
@@ -27,19 +30,16 @@
  * machine); the latency of a signed-in request that only reads the session (the floor under every
  * API call); and how the figures grew between the sizes.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cp, mkdir, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { experimental_readRawConfig, getPlatformProxy, unstable_startWorker } from "wrangler";
+import { getPlatformProxy } from "wrangler";
 import { searchRequestSchema } from "~/schemas/search";
 import { explainSearch } from "~/server/discovery.server";
 import type { Env } from "~/server/env.server";
 import { hashPassword } from "~/server/password.server";
 import { buildMembers, type SeedMember } from "../../scripts/lib/members";
+import { BenchState, cpuSecondsOf, percentile, startWorker } from "../lib/worker";
 import {
   INSERT_PHOTOS,
   INSERT_PROFILES,
@@ -56,6 +56,7 @@ interface Options {
   requests: number;
   concurrency: number;
   warmup: number;
+  viaDevProxy: boolean;
   json?: string;
 }
 
@@ -84,17 +85,12 @@ function parseArgs(argv: string[]): Options {
     requests: positive("requests", 1000),
     concurrency: positive("concurrency", 2),
     warmup: positive("warmup", 50),
+    viaDevProxy: argv.includes("--via-dev-proxy"),
     json: value("json"),
   };
 }
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const STATE_DIR = path.join(ROOT, "bench", ".state", "search");
-const PERSIST_DIR = path.join(STATE_DIR, "persist");
-const CONFIG_PATH = path.join(STATE_DIR, "wrangler.json");
-const SOURCE_DIR = path.join(STATE_DIR, "src");
-const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
-const BENCH_APP_KEY = "bench-only-app-key-0123456789-abcdefghijklmnopqrstuvwxyz";
+const state = new BenchState("search");
 const SEARCHER = {
   username: "bench_searcher",
   email: "bench.searcher@example.test",
@@ -106,106 +102,7 @@ const FLOOR_REQUESTS = 300;
 /** One member in this many is online during a measurement. */
 const ONLINE_EVERY = 20;
 
-const wranglerEnv = {
-  ...process.env,
-  CI: "true",
-  WRANGLER_SEND_METRICS: "false",
-  NO_UPDATE_NOTIFIER: "1",
-  FORCE_COLOR: "0",
-};
-
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: ROOT,
-      env: wranglerEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${args.join(" ")} failed\n${output}`)),
-    );
-  });
-}
-
-const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", "package.json"];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * A snapshot of the Worker's sources and the Remix build, so that edits and builds in the working
- * tree during a run cannot change or break the Worker under test.
- */
-async function snapshotSources() {
-  for (let attempt = 1; attempt <= 30; attempt++) {
-    try {
-      await rm(SOURCE_DIR, { recursive: true, force: true });
-      for (const entry of SNAPSHOT) {
-        await cp(path.join(ROOT, entry), path.join(SOURCE_DIR, entry), { recursive: true });
-      }
-      if (existsSync(path.join(SOURCE_DIR, "build", "server", "index.js"))) return;
-    } catch {
-      // A build running in the tree replaces build/ for a moment: try again.
-    }
-    await sleep(2000);
-  }
-  throw new Error("build/ stayed incomplete: run `npm run build` first");
-}
-
-/** wrangler.toml without `[build]` and `[env.*]`, pointing at the snapshot. */
-async function writeConfig() {
-  const { rawConfig } = experimental_readRawConfig({ config: path.join(ROOT, "wrangler.toml") });
-  const config = structuredClone(rawConfig) as Record<string, unknown> & {
-    main?: string;
-    assets?: { directory?: string };
-    d1_databases?: { migrations_dir?: string }[];
-  };
-  delete config.build;
-  delete config.env;
-  if (config.main) config.main = path.resolve(SOURCE_DIR, config.main);
-  if (config.assets?.directory) {
-    config.assets.directory = path.resolve(SOURCE_DIR, config.assets.directory);
-  }
-  for (const db of config.d1_databases ?? []) {
-    if (db.migrations_dir) db.migrations_dir = path.resolve(ROOT, db.migrations_dir);
-  }
-  await writeFile(CONFIG_PATH, JSON.stringify(config, null, 2));
-}
-
-/** CPU seconds used so far by this process's descendants whose name starts with `name`. */
-function cpuSecondsOf(name: string): number {
-  const ticks =
-    Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
-  const stats = new Map<number, { parent: number; name: string; cpu: number }>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const fields = stat.slice(close + 2).split(" ");
-      stats.set(Number(entry), {
-        parent: Number(fields[1]),
-        name: stat.slice(stat.indexOf("(") + 1, close),
-        cpu: (Number(fields[11]) + Number(fields[12])) / ticks,
-      });
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  const isMine = (pid: number) => {
-    for (let p = stats.get(pid)?.parent; p !== undefined && p > 1; p = stats.get(p)?.parent) {
-      if (p === process.pid) return true;
-    }
-    return false;
-  };
-  let total = 0;
-  for (const [pid, stat] of stats) if (stat.name.startsWith(name) && isMine(pid)) total += stat.cpu;
-  return total;
-}
 
 interface Bindings {
   DB: D1Database;
@@ -215,8 +112,8 @@ type Proxy = Awaited<ReturnType<typeof getPlatformProxy<Bindings>>>;
 
 const openProxy = () =>
   getPlatformProxy<Bindings>({
-    configPath: CONFIG_PATH,
-    persist: { path: path.join(PERSIST_DIR, "v3") },
+    configPath: state.configPath,
+    persist: { path: path.join(state.persistDir, "v3") },
   });
 
 /**
@@ -271,11 +168,6 @@ async function addSearcher(db: D1Database, passwordHash: string) {
   ]);
   return id;
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length
-    ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-    : 0;
 
 interface Sample {
   kind: string;
@@ -413,22 +305,8 @@ async function main() {
         .map((l) => l.toFixed(2))
         .join(" ")}`,
   );
-  await rm(STATE_DIR, { recursive: true, force: true });
-  await mkdir(PERSIST_DIR, { recursive: true });
-  await snapshotSources();
-  await writeConfig();
-  await run(process.execPath, [
-    WRANGLER_BIN,
-    "d1",
-    "migrations",
-    "apply",
-    "DB",
-    "--local",
-    "--persist-to",
-    PERSIST_DIR,
-    "--config",
-    CONFIG_PATH,
-  ]);
+  await state.reset();
+  await state.prepareWorker();
 
   // Activity as the generator spreads it, ending a quarter of an hour ago: then, before each
   // measurement, one member in twenty comes online (as heartbeats would), at every size alike.
@@ -478,30 +356,13 @@ async function main() {
       await proxy.dispose();
     }
 
-    process.env.WRANGLER_SEND_METRICS = "false";
-    const worker = await unstable_startWorker({
-      config: CONFIG_PATH,
-      envFiles: [],
-      sendMetrics: false,
-      bindings: {
-        APP_KEY: { type: "secret_text", value: BENCH_APP_KEY },
-        APP_ENV: { type: "plain_text", value: "test" },
-      },
-      dev: {
-        remote: false,
-        inspector: false,
-        watch: false,
-        liveReload: false,
-        persist: PERSIST_DIR,
-        server: { hostname: "127.0.0.1", port: 0 },
-        logLevel: "warn",
-        enableContainers: false,
-        generateTypes: false,
-      },
+    const worker = await startWorker(state, {
+      vars: { APP_ENV: "test" },
+      viaDevProxy: options.viaDevProxy,
     });
     try {
-      await worker.ready;
-      const base = (await worker.url).origin;
+      const base = worker.url;
+      if (size === options.sizes[0]) console.info(`requests go ${worker.route}`);
       const session = new Session(base);
       await session.signIn();
       await drive(

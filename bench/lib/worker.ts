@@ -1,0 +1,239 @@
+/**
+ * What every benchmark shares: its local state, a snapshot of the Worker, the Worker started in
+ * workerd, and the CPU time workerd spends.
+ *
+ * The Worker runs in the same runtime as `wrangler dev` (workerd through Miniflare, with local D1,
+ * R2 and Durable Objects) with the inspector off (DESIGN.md). Requests go straight to it, as they
+ * do in production: `wrangler dev` also puts a reload proxy (a second workerd) in front of the
+ * Worker, which buffers requests while it rebuilds; `viaDevProxy` measures through that proxy too.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { cp, mkdir, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { experimental_readRawConfig, unstable_DevEnv } from "wrangler";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const BENCH_APP_KEY = "bench-only-app-key-0123456789-abcdefghijklmnopqrstuvwxyz";
+const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+
+const wranglerEnv = {
+  ...process.env,
+  CI: "true",
+  WRANGLER_SEND_METRICS: "false",
+  NO_UPDATE_NOTIFIER: "1",
+  FORCE_COLOR: "0",
+};
+
+/** What the Worker is built from, copied for the run. */
+const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", "package.json"];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A benchmark's state under bench/.state/<name>/ (gitignored): D1/R2/DO data, snapshot, config. */
+export class BenchState {
+  readonly dir: string;
+  readonly persistDir: string;
+  readonly sourceDir: string;
+  readonly configPath: string;
+
+  constructor(name: string) {
+    this.dir = path.join(ROOT, "bench", ".state", name);
+    this.persistDir = path.join(this.dir, "persist");
+    this.sourceDir = path.join(this.dir, "src");
+    this.configPath = path.join(this.dir, "wrangler.json");
+  }
+
+  /** Empties the state and applies the D1 migrations to it. */
+  async reset() {
+    if (!existsSync(path.join(ROOT, "build", "server", "index.js"))) {
+      throw new Error("The Remix build is missing: run `npm run build` first.");
+    }
+    await rm(this.dir, { recursive: true, force: true });
+    await mkdir(this.persistDir, { recursive: true });
+    await wrangler([
+      "d1",
+      "migrations",
+      "apply",
+      "DB",
+      "--local",
+      "--persist-to",
+      this.persistDir,
+      "--config",
+      path.join(ROOT, "wrangler.toml"),
+    ]);
+  }
+
+  /**
+   * A snapshot of the Worker's sources and the Remix build, so that edits and builds in the
+   * working tree during a run cannot change, reload or break the Worker under test; and
+   * wrangler.toml as JSON without `[build]` and `[env.*]`, pointing at it, changed by `edit`.
+   */
+  async prepareWorker<C extends RawConfig>(edit?: (config: C) => void): Promise<C> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await rm(this.sourceDir, { recursive: true, force: true });
+        for (const entry of SNAPSHOT) {
+          await cp(path.join(ROOT, entry), path.join(this.sourceDir, entry), { recursive: true });
+        }
+        if (existsSync(path.join(this.sourceDir, "build", "server", "index.js"))) break;
+      } catch (error) {
+        if (attempt >= 30) throw error;
+      }
+      // A build running in the tree replaces build/ for a moment: wait for it.
+      if (attempt >= 30) throw new Error("build/ stayed incomplete: run `npm run build` first");
+      await sleep(2000);
+    }
+    const { rawConfig } = experimental_readRawConfig({ config: path.join(ROOT, "wrangler.toml") });
+    const config = structuredClone(rawConfig) as C;
+    delete config.build;
+    delete config.env;
+    if (config.main) config.main = path.resolve(this.sourceDir, config.main);
+    if (config.assets?.directory) {
+      config.assets.directory = path.resolve(this.sourceDir, config.assets.directory);
+    }
+    for (const db of config.d1_databases ?? []) {
+      if (db.migrations_dir) db.migrations_dir = path.resolve(ROOT, db.migrations_dir);
+    }
+    edit?.(config);
+    await writeFile(this.configPath, JSON.stringify(config, null, 2));
+    return config;
+  }
+}
+
+export interface RawConfig {
+  main?: string;
+  build?: unknown;
+  env?: unknown;
+  assets?: { directory?: string };
+  d1_databases?: { migrations_dir?: string }[];
+  vars?: Record<string, unknown>;
+}
+
+/** Runs wrangler's CLI; rejects with its output when it fails. */
+export function wrangler(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WRANGLER_BIN, ...args], {
+      cwd: ROOT,
+      env: wranglerEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`wrangler ${args.join(" ")} failed\n${output}`)),
+    );
+  });
+}
+
+export interface BenchWorker {
+  /** Where requests go: the Worker itself, or wrangler dev's proxy with `viaDevProxy`. */
+  url: string;
+  /** How requests reach the Worker, for the report. */
+  route: string;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts the Worker of `state` (after `prepareWorker`) in workerd: inspector off, no file
+ * watching, persistence in the state, on 127.0.0.1 only, with `vars` (text) and the bench key.
+ */
+export async function startWorker(
+  state: BenchState,
+  options: { vars?: Record<string, string>; viaDevProxy?: boolean } = {},
+): Promise<BenchWorker> {
+  process.env.WRANGLER_SEND_METRICS = "false";
+  const devEnv = new unstable_DevEnv();
+  // The runtime reports where the Worker listens when it is (re)loaded; wrangler's proxy then
+  // forwards to it.
+  let workerUrl: string | undefined;
+  const proxy = devEnv.proxy;
+  const onReloadComplete = proxy.onReloadComplete.bind(proxy);
+  proxy.onReloadComplete = (event) => {
+    const { protocol, hostname, port } = event.proxyData.userWorkerUrl;
+    workerUrl = `${protocol}//${hostname}:${port}`;
+    onReloadComplete(event);
+  };
+  const bindings: Record<string, { type: "plain_text" | "secret_text"; value: string }> = {
+    APP_KEY: { type: "secret_text", value: BENCH_APP_KEY },
+  };
+  for (const [name, value] of Object.entries(options.vars ?? {})) {
+    bindings[name] = { type: "plain_text", value };
+  }
+  const worker = await devEnv.startWorker({
+    config: state.configPath,
+    envFiles: [],
+    sendMetrics: false,
+    bindings,
+    dev: {
+      remote: false,
+      inspector: false,
+      watch: false,
+      liveReload: false,
+      persist: state.persistDir,
+      server: { hostname: "127.0.0.1", port: 0 },
+      logLevel: "warn",
+      enableContainers: false,
+      generateTypes: false,
+    },
+  });
+  try {
+    await worker.ready;
+    const proxyUrl = (await worker.url).origin;
+    // The proxy holds requests until the Worker is loaded: one through it waits for that.
+    await fetch(`${proxyUrl}/favicon.svg`).then((res) => res.arrayBuffer());
+    if (!workerUrl) throw new Error("the Worker's own address was not reported");
+    return {
+      url: options.viaDevProxy ? proxyUrl : workerUrl,
+      route: options.viaDevProxy
+        ? "through wrangler dev's reload proxy to the Worker"
+        : "straight to the Worker (no dev proxy)",
+      dispose: () => worker.dispose(),
+    };
+  } catch (error) {
+    await worker.dispose();
+    throw error;
+  }
+}
+
+/** CPU seconds used so far by this process's descendants whose name starts with `name`. */
+export function cpuSecondsOf(name: string): number {
+  const ticks = 100; // USER_HZ on Linux
+  const stats = new Map<number, { parent: number; name: string; cpu: number }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const fields = stat.slice(close + 2).split(" ");
+      stats.set(Number(entry), {
+        parent: Number(fields[1]),
+        name: stat.slice(stat.indexOf("(") + 1, close),
+        cpu: (Number(fields[11]) + Number(fields[12])) / ticks,
+      });
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const isMine = (pid: number) => {
+    for (let p = stats.get(pid)?.parent; p !== undefined && p > 1; p = stats.get(p)?.parent) {
+      if (p === process.pid) return true;
+    }
+    return false;
+  };
+  let total = 0;
+  for (const [pid, stat] of stats) if (stat.name.startsWith(name) && isMine(pid)) total += stat.cpu;
+  return total;
+}
+
+/** The nearest-rank percentile `p` (0–100) of ascending `sorted` values (NaN when empty). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[
+    Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  ]!;
+}
