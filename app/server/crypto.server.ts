@@ -39,14 +39,28 @@ export async function sha256Hex(value: string): Promise<string> {
   return toHex(await crypto.subtle.digest("SHA-256", encoder.encode(value)));
 }
 
-async function hmacKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey(
-    "raw",
-    encoder.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign", "verify"],
-  );
+/**
+ * HMAC keys by secret, imported once per isolate: a request signs and verifies several times (its
+ * CSRF token, a paging cursor) with the same few secrets.
+ */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey(
+      "raw",
+      encoder.encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
+    // Bounded: a secret that is not the app's own (tests use a few) never fills the isolate.
+    if (hmacKeys.size >= 16) hmacKeys.clear();
+    hmacKeys.set(secret, key);
+    key.catch(() => hmacKeys.delete(secret));
+  }
+  return key;
 }
 
 export async function hmacSign(secret: string, message: string): Promise<string> {
