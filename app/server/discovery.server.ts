@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ageOn } from "~/lib/age";
 import {
@@ -16,7 +16,7 @@ import { hmacSign, hmacVerify } from "./crypto.server";
 import { notFound, ValidationError } from "./errors.server";
 import { cardColumns, ONLINE_WINDOW_MS, toMemberCard } from "./members.server";
 import { HIDDEN_BY_REPORTS_SQL } from "./reports.server";
-import { join, prepare, q, raw, toSql, type Fragment } from "./search-sql.server";
+import { join, prepare, q, raw, selection, toSql, type Fragment } from "./search-sql.server";
 
 /**
  * Member search (SPEC.md §2 and §4 "Search", API.md "Discovery, likes and matches").
@@ -34,7 +34,8 @@ import { join, prepare, q, raw, toSql, type Fragment } from "./search-sql.server
  * `as_of` (the first page's time) and continues after the last key shown, so loading more never
  * repeats or skips anyone while members join, leave or change.
  *
- * Query plans. Each page runs one of four plans, chosen on the first page and kept by the cursor:
+ * Query plans. Each page runs one of four plans, chosen within the first page's statement from
+ * bounded counts (choiceCtes) and kept by the cursor:
  *   - "cover": when at most SEARCH_TOTAL_CAP members pass the filters, they are read from the
  *     covering index of the most selective filter (city, state, country, gender, or age) and the
  *     top of them sorted: the work is bounded by the number of matches;
@@ -48,7 +49,10 @@ import { join, prepare, q, raw, toSql, type Fragment } from "./search-sql.server
  * With keywords, the cover, pk and online plans check each row against the full-text matches,
  * read once per statement.
  * The total is counted once, on the first page, up to SEARCH_TOTAL_CAP. Snapshot times come from
- * the database's clock, the one that stamps the rows.
+ * the Worker's clock and the rows are stamped by the database's: a skew between the two only
+ * shows a change that much later, since a change closes a member's old row at the very time it
+ * opens the new one, so at any time each member has exactly one row in a snapshot. (Reading the
+ * clock inside the statement instead makes SQLite evaluate it again for every row examined.)
  */
 
 /** Width of one (bucket, completeness) range of sort keys (see member_search). */
@@ -123,7 +127,7 @@ interface Terms {
 /**
  * What a search asks for (the request, the searcher, the clock of `online_only`) and the searcher's
  * values at the snapshot, as `terms`. Built from known values (`buildContext`), or, for the first
- * page's count, from the `me` CTE that reads the profile and the clock in the same statement.
+ * page, from the `me` CTE that reads the profile in the same statement.
  */
 export interface SearchContext {
   me: string;
@@ -164,13 +168,19 @@ function valueTerms(r: Resolved): Terms {
   };
 }
 
-const CTE_TERMS: Terms = {
-  asOf: raw("(SELECT now FROM me)"),
-  myAge: raw("(SELECT my_age FROM me)"),
-  bornAfter: raw("(SELECT born_after FROM me)"),
-  bornUpTo: raw("(SELECT born_up_to FROM me)"),
-  onlineFloor: raw("(SELECT online_floor FROM me)"),
-};
+/**
+ * The terms of a first page at `asOf`: the clock's values bound, the searcher's read from `me` (see
+ * meQuery) in the same statement.
+ */
+function snapshotTerms(asOf: number): Terms {
+  return {
+    asOf: q`${asOf}`,
+    myAge: raw("(SELECT my_age FROM me)"),
+    bornAfter: raw("(SELECT born_after FROM me)"),
+    bornUpTo: raw("(SELECT born_up_to FROM me)"),
+    onlineFloor: q`${onlineFloorKey(asOf)}`,
+  };
+}
 
 function queryOf(
   me: string,
@@ -203,7 +213,7 @@ export function buildContext(
   keywords: string,
   asOf: number,
 ): SearchContext {
-  const base = queryOf(me, filters, keywords, CTE_TERMS);
+  const base = queryOf(me, filters, keywords, snapshotTerms(asOf));
   return { ...base, terms: valueTerms(resolve(base, searcher, asOf)) };
 }
 
@@ -217,28 +227,24 @@ function resolve(c: SearchContext, searcher: Searcher, asOf: number): Resolved {
 }
 
 /**
- * `me`: the searcher's values read from their profile and the database clock within the
- * statement, with the same arithmetic as `resolve`, `bornBy` and `ageOn` (UTC dates as text).
+ * `me`: the searcher's values read from their profile, with the same arithmetic as `resolve`,
+ * `bornBy` and `ageOn` (UTC dates as text) on the date of `asOf`.
  */
-function meCte(c: SearchContext): Fragment {
-  return q`WITH me AS MATERIALIZED (
-    SELECT now, my_age, age_from, age_to,
-      printf('%04d', y - age_to - 1) || md AS born_after,
-      printf('%04d', y - age_from) || md AS born_up_to,
-      ((now - ${ONLINE_WINDOW_MS}) / 3600000) * ${4 * KEY_RANGE} AS online_floor
+function meQuery(c: SearchContext, asOf: number): Fragment {
+  const today = new Date(asOf);
+  const y = today.getUTCFullYear();
+  const md = bornBy(today, 0).slice(4);
+  return q`SELECT my_age, age_from, age_to,
+      printf('%04d', ${y} - age_to - 1) || ${md} AS born_after,
+      printf('%04d', ${y} - age_from) || ${md} AS born_up_to
     FROM (
-      SELECT t.now, t.y, t.md,
-        t.y - CAST(substr(p.date_of_birth, 1, 4) AS INTEGER)
-          - (substr(t.md, 2) < substr(p.date_of_birth, 6)) AS my_age,
+      SELECT ${y} - CAST(substr(p.date_of_birth, 1, 4) AS INTEGER)
+          - (${md.slice(1)} < substr(p.date_of_birth, 6)) AS my_age,
         coalesce(${c.custom?.from ?? null}, p.age_min) AS age_from,
         coalesce(${c.custom?.to ?? null}, p.age_max) AS age_to
-      FROM profiles p, (
-        SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER) AS now,
-          CAST(strftime('%Y', 'now') AS INTEGER) AS y, strftime('-%m-%d', 'now') AS md
-      ) t
+      FROM profiles p
       WHERE p.user_id = ${c.me}
-    )
-  ) `;
+    )`;
 }
 
 /** Every condition but the keywords and the paging position, on `member_search s`. */
@@ -326,31 +332,73 @@ export function countStatement(
 }
 
 /**
- * The first page's one statement before the page itself: the searcher's values at the snapshot
- * (profile and clock) and the members that pass every filter but the keywords, counted up to the
- * cap in the covering index of the most selective filter (or among the members online).
- */
-function probeStatement(c: SearchContext): Fragment {
-  const head = q`${meCte(c)}SELECT now AS asOf, my_age AS myAge, age_from AS ageFrom, age_to AS ageTo`;
-  if (!c.onlineSince) {
-    return q`${head}, NULL AS online, (${countStatement(c, "cover", false)}) AS n FROM me`;
-  }
-  return q`${head}, ${onlineCount(c)} AS online, (${countStatement(c, onlineCountPlan(c), false)}) AS n FROM me`;
-}
-
-/**
  * Where "online now" is counted: in the covering index of a place (few entries), or else among
  * the members online, which stops at the cap as soon as enough of them match.
  */
 const onlineCountPlan = (c: SearchContext): SearchPlan =>
   c.city || c.state || c.country ? "cover" : "online";
 
+/** The plan of a first page with no match at all: it reads nothing. */
+const NO_MATCH = "none";
+
+/**
+ * `counts` and `choice`: what the first page's statement decides before reading the page (on `me`'s terms).
+ *   - n: the members that pass every filter but the keywords, counted up to just past the cap in
+ *     the covering index of the most selective filter (or among the members online);
+ *   - plan: the online plan with few members online, else "pk" (or "fts" with keywords) when more
+ *     than the cap match, else "cover"; NO_MATCH when nothing passes the filters;
+ *   - total: n, or with keywords the matches counted the way the plan reads them (with a place,
+ *     its covering index holds few entries: counting there, checking each against the keyword
+ *     matches, reads less than walking the matches until enough pass the filters).
+ * SQLite evaluates a CASE branch only when it is taken, so only one keyword count runs.
+ */
+function choiceCtes(c: SearchContext): Fragment {
+  const n = countStatement(c, c.onlineSince ? onlineCountPlan(c) : "cover", false);
+  const online = c.onlineSince ? onlineCount(c) : raw("NULL");
+  const many = c.match ? "fts" : "pk";
+  let total = raw("n");
+  if (c.match) {
+    const hasPlace = Boolean(c.city || c.state || c.country);
+    const whenOnline = c.onlineSince
+      ? q`WHEN 'online' THEN (${countStatement(c, "online", true)}) `
+      : raw("");
+    total = q`CASE plan WHEN ${NO_MATCH} THEN 0 ${whenOnline}WHEN 'fts' THEN (${countStatement(c, hasPlace ? "cover" : "fts", true)}) ELSE (${countStatement(c, "cover", true)}) END`;
+  }
+  // Each count is a CTE of its own, so that it runs once however often its value is read.
+  return q`counts AS MATERIALIZED (SELECT (${n}) AS n, ${online} AS online),
+    choice AS MATERIALIZED (SELECT n, plan, ${total} AS total FROM (
+      SELECT n, CASE
+        WHEN n = 0 THEN ${NO_MATCH}
+        WHEN online IS NOT NULL AND online <= ${ONLINE_PLAN_LIMIT} THEN 'online'
+        WHEN n > ${SEARCH_TOTAL_CAP} THEN ${many}
+        ELSE 'cover' END AS plan
+      FROM counts
+    ))`;
+}
+
+/**
+ * The first page's members, read with the plan `choice` picked: every plan's page is in the
+ * statement, and all but the chosen one have LIMIT 0, which SQLite checks before reading a row.
+ */
+function firstPageArms(c: SearchContext, limit: number, offset: number): Fragment {
+  const plans: SearchPlan[] = [
+    c.onlineSince ? "online" : null,
+    c.match ? "fts" : "pk",
+    "cover",
+  ].filter((p): p is SearchPlan => p !== null);
+  const arms = plans.map(
+    (plan) =>
+      q`SELECT * FROM (${pageStatement(c, plan, KEY_CEILING, q`CASE WHEN (SELECT plan FROM choice) = ${plan} THEN ${limit} ELSE 0 END`, offset)})`,
+  );
+  return join(arms, " UNION ALL ");
+}
+
 /** One page of (sort_key, user_id), best first, after `after` (a sort key) and `offset` rows. */
 export function pageStatement(
   c: SearchContext,
   plan: SearchPlan,
   after: number,
-  limit: number,
+  limit: number | Fragment,
   offset = 0,
 ): Fragment {
   const select = raw("SELECT s.sort_key AS sortKey, s.user_id AS userId");
@@ -433,25 +481,93 @@ function queryKey(c: SearchContext): string {
 
 const expired = () => new ValidationError({ cursor: [SEARCH_MESSAGES.cursor] });
 
-/**
- * The cards query of a page: the page's members with everything their search card shows, and
- * (`count`) the number of matches on every row (SQLite runs an uncorrelated subquery once).
- */
-function cardsQuery(env: Env, c: SearchContext, page: Fragment, count?: Fragment) {
+/** What a search card shows, on `users` joined with `profiles`, and the row's sort key (`pg`). */
+function cardFields(c: SearchContext) {
+  const { users, profiles } = schema;
+  return {
+    card: cardColumns,
+    bio: profiles.bio,
+    interests: profiles.interests,
+    liked: sql<number>`EXISTS (SELECT 1 FROM likes l WHERE l.liker_id = ${c.me} AND l.liked_id = ${users.id})`,
+    sortKey: sql<number>`pg.sortKey`,
+  };
+}
+
+/** The page rows `page` (sortKey, userId and more) as `pg`, and the member of each. */
+const pageRows = (page: Fragment) => sql`(${toSql(page)}) pg`;
+/** Each member found by id after the page's rows (CROSS JOIN keeps that order). */
+const ofPageRow = sql`${schema.users.id} = pg.userId`;
+
+/** The cards of a page of a known plan, on the searcher's values at the snapshot (load more). */
+function cardsQuery(env: Env, c: SearchContext, page: Fragment) {
   const { users, profiles } = schema;
   return getDb(env.DB)
-    .select({
-      n: count ? sql<number>`(${toSql(count)})` : sql<null>`NULL`,
-      card: cardColumns,
-      bio: profiles.bio,
-      interests: profiles.interests,
-      liked: sql<number>`EXISTS (SELECT 1 FROM likes l WHERE l.liker_id = ${c.me} AND l.liked_id = ${users.id})`,
-      sortKey: sql<number>`(SELECT ms.sort_key FROM member_search ms WHERE ms.user_id = ${users.id} AND ms.valid_from <= ${toSql(c.terms.asOf)} AND (ms.valid_to IS NULL OR ms.valid_to > ${toSql(c.terms.asOf)}))`,
-    })
-    .from(users)
+    .select(cardFields(c))
+    .from(pageRows(page))
+    .crossJoin(users)
     .innerJoin(profiles, eq(profiles.userId, users.id))
-    .where(inArray(users.id, sql`(SELECT pg.userId FROM (${toSql(page)}) pg)`));
+    .where(ofPageRow);
 }
+
+/** A search card's member columns on `users` and `profiles`, for raw statements. */
+const cardSelection = selection(cardColumns);
+
+/** A row of a first page: a card, the row's sort key, and what the cursor and the meta need. */
+interface FirstPageRow extends CardRow {
+  total: number;
+  plan: SearchPlan;
+  myAge: number;
+  ageFrom: number;
+  ageTo: number;
+}
+
+/**
+ * A first page in one statement: `me` (the searcher's values), `counts` and `choice` (counts and
+ * plan) and `page` (its rows), each computed once, then the cards of the page's members, found
+ * by id (CROSS JOIN keeps that order), each row carrying what the cursor and the meta need.
+ * Written without drizzle so that every value is bound once (see `prepare`).
+ */
+async function firstPage(
+  env: Env,
+  c: SearchContext,
+  asOf: number,
+  limit: number,
+  offset: number,
+): Promise<FirstPageRow[]> {
+  const { results } = await prepare(env.DB, firstPageStatement(c, asOf, limit, offset)).all<
+    Record<string, unknown>
+  >();
+  return results.map((row) => ({
+    card: cardSelection.read(row) as CardRow["card"],
+    bio: row.bio as CardRow["bio"],
+    interests: schema.profiles.interests.mapFromDriverValue(row.interests as string) as string[],
+    liked: row.liked as number,
+    sortKey: row.sortKey as number,
+    total: row.total as number,
+    plan: row.plan as SearchPlan,
+    myAge: row.myAge as number,
+    ageFrom: row.ageFrom as number,
+    ageTo: row.ageTo as number,
+  }));
+}
+
+function firstPageStatement(c: SearchContext, asOf: number, limit: number, offset: number) {
+  return q`WITH me AS MATERIALIZED (${meQuery(c, asOf)}), ${choiceCtes(c)},
+      page AS MATERIALIZED (${firstPageArms(c, limit, offset)})
+    SELECT ${raw(cardSelection.text)}, profiles.bio AS bio, profiles.interests AS interests,
+      EXISTS (SELECT 1 FROM likes l WHERE l.liker_id = ${c.me} AND l.liked_id = users.id) AS liked,
+      page.sortKey AS sortKey, choice.total AS total, choice.plan AS plan, me.my_age AS myAge,
+      me.age_from AS ageFrom, me.age_to AS ageTo
+    FROM me, choice, page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
+    WHERE users.id = page.userId`;
+}
+
+/**
+ * What a first page without a row still needs (its snapshot, and the total when it lies past the
+ * last match); none when the searcher has no profile.
+ */
+const emptyFirstPageStatement = (c: SearchContext, asOf: number) =>
+  q`WITH me AS MATERIALIZED (${meQuery(c, asOf)}), ${choiceCtes(c)} SELECT me.my_age AS myAge, me.age_from AS ageFrom, me.age_to AS ageTo, choice.total AS total FROM me, choice`;
 
 type CardRow = Awaited<ReturnType<ReturnType<typeof cardsQuery>["all"]>>[number];
 
@@ -473,8 +589,9 @@ function toSearchCards(rows: CardRow[], now: number) {
  * POST and GET /my/matches/search and /dashboard/search: one page of search cards and the paging
  * meta of API.md, plus `cursor` (pass it back for the next page) and `as_of`.
  *
- * A first page is two round trips: the probe (profile, clock and bounded count), then the page
- * with its cards (and, with keywords, the count of matches) in one batch. Loading more is one.
+ * A first page is one statement (firstPage): the searcher's values, the bounded counts that
+ * choose the plan, and the page's cards; one more only when it has no row. Loading
+ * more is one statement too.
  */
 export async function searchMembers(
   env: Env,
@@ -483,7 +600,7 @@ export async function searchMembers(
   now = Date.now(),
 ): Promise<SearchResponse> {
   const perPage = request.per_page;
-  const base = queryOf(me, request.filters, request.keywords, CTE_TERMS);
+  const base = queryOf(me, request.filters, request.keywords, snapshotTerms(now));
   let resolved: Resolved;
   let plan: SearchPlan;
   let total: number;
@@ -503,48 +620,20 @@ export async function searchMembers(
     const context = { ...base, terms: valueTerms(resolved) };
     rows = await cardsQuery(env, context, pageStatement(context, plan, after, perPage + 1)).all();
   } else {
-    const probe = await prepare(env.DB, probeStatement(base)).first<
-      Resolved & { n: number; online: number | null }
-    >();
-    if (!probe) throw notFound("Profile not found.");
-    resolved = { asOf: probe.asOf, myAge: probe.myAge, ageFrom: probe.ageFrom, ageTo: probe.ageTo };
-    const context = { ...base, terms: valueTerms(resolved) };
-    const many = probe.n > SEARCH_TOTAL_CAP;
-    const fewOnline = probe.online !== null && probe.online <= ONLINE_PLAN_LIMIT;
     offset = (page - 1) * perPage;
-    if (!context.match) {
-      plan = fewOnline ? "online" : many ? "pk" : "cover";
-      total = Math.min(probe.n, SEARCH_TOTAL_CAP);
-      capped = many;
-      rows = await cardsQuery(
-        env,
-        context,
-        pageStatement(context, plan, after, perPage + 1, offset),
-      ).all();
-    } else if (probe.n === 0) {
-      plan = fewOnline ? "online" : "cover";
-      total = 0;
-      capped = false;
-      rows = [];
-    } else {
-      plan = fewOnline ? "online" : many ? "fts" : "cover";
-      // With a place, its covering index holds few entries: counting there (checking each against
-      // the keyword matches) reads less than walking the matches until enough pass the filters.
-      const hasPlace = Boolean(context.city || context.state || context.country);
-      const counted = countStatement(context, plan === "fts" && hasPlace ? "cover" : plan, true);
-      rows = await cardsQuery(
-        env,
-        context,
-        pageStatement(context, plan, after, perPage + 1, offset),
-        counted,
-      ).all();
-      // A page past the last match has no row to carry the count.
-      const n =
-        rows[0]?.n ??
-        (offset > 0 ? ((await prepare(env.DB, counted).first<{ n: number }>())?.n ?? 0) : 0);
-      total = Math.min(n, SEARCH_TOTAL_CAP);
-      capped = n > SEARCH_TOTAL_CAP;
-    }
+    const found = await firstPage(env, base, now, perPage + 1, offset);
+    const head =
+      found[0] ??
+      (await prepare(env.DB, emptyFirstPageStatement(base, now)).first<
+        Omit<Resolved, "asOf"> & { total: number }
+      >());
+    if (!head) throw notFound("Profile not found.");
+    resolved = { asOf: now, myAge: head.myAge, ageFrom: head.ageFrom, ageTo: head.ageTo };
+    // Rows exist only when some plan read them, so `plan` is then one of the four.
+    plan = found[0]?.plan ?? "cover";
+    total = Math.min(head.total, SEARCH_TOTAL_CAP);
+    capped = head.total > SEARCH_TOTAL_CAP;
+    rows = found;
   }
 
   const cards = toSearchCards(rows, now);
@@ -584,13 +673,15 @@ export async function searchMembers(
  * tests and the benchmark use to show that every filter combination reads an index.
  */
 export async function explainSearch(env: Env, me: string, request: SearchRequest) {
-  const base = queryOf(me, request.filters, request.keywords, CTE_TERMS);
-  const probe = await prepare(env.DB, probeStatement(base)).first<Resolved>();
+  const asOf = Date.now();
+  const base = queryOf(me, request.filters, request.keywords, snapshotTerms(asOf));
+  const probe = await prepare(env.DB, emptyFirstPageStatement(base, asOf)).first<
+    Omit<Resolved, "asOf">
+  >();
   if (!probe) throw notFound("Profile not found.");
-  const context = { ...base, terms: valueTerms(probe) };
+  const context = { ...base, terms: valueTerms({ ...probe, asOf }) };
   const statements: Record<string, Fragment> = {
-    probe: probeStatement(base),
-    count: countStatement(context, "cover", Boolean(context.match)),
+    first: firstPageStatement(base, asOf, request.per_page + 1, 0),
     cover: pageStatement(context, "cover", KEY_CEILING, request.per_page + 1),
     pk: pageStatement(context, "pk", KEY_CEILING, request.per_page + 1),
   };

@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
+import { Column, is, sql, type SQL } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 
 /**
  * A small builder for hand-written SQL with bound parameters, for the queries whose shape matters
@@ -43,8 +44,58 @@ export function join(fragments: Fragment[], separator: string): Fragment {
   };
 }
 
+/**
+ * The statement with each distinct value bound once, as a numbered parameter (?1, ?2…): D1 binds
+ * at most 100 values to a statement, and a value that many subqueries use (the searcher, the
+ * snapshot time) would otherwise count once per use.
+ */
 export function prepare(db: D1Database, fragment: Fragment): D1PreparedStatement {
-  return db.prepare(fragment.text).bind(...fragment.params);
+  const values: unknown[] = [];
+  const numbers = new Map<unknown, number>();
+  let next = 0;
+  const text = fragment.text.replace(/\?/g, () => {
+    const value = fragment.params[next++];
+    let n = numbers.get(value);
+    if (n === undefined) {
+      values.push(value);
+      n = values.length;
+      numbers.set(value, n);
+    }
+    return `?${n}`;
+  });
+  if (next !== fragment.params.length) {
+    throw new Error("A raw SQL fragment holds a '?' that is not a parameter.");
+  }
+  return db.prepare(text).bind(...values);
+}
+
+const dialect = new SQLiteAsyncDialect();
+
+/**
+ * A drizzle selection (columns, and SQL without parameters) as the select list of a raw
+ * statement, `alias` naming each value, and `read`, which maps a row of it the way drizzle would.
+ */
+export function selection<T extends Record<string, Column | SQL>>(fields: T) {
+  const entries = Object.entries(fields);
+  const text = entries
+    .map(([alias, field]) => {
+      const rendered = dialect.sqlToQuery(sql`${field}`);
+      if (rendered.params.length)
+        throw new Error(`${alias} has parameters: bind them in the statement.`);
+      return `${rendered.sql} AS "${alias}"`;
+    })
+    .join(", ");
+  const read = (row: Record<string, unknown>) =>
+    Object.fromEntries(
+      entries.map(([alias, field]) => {
+        const value = row[alias] ?? null;
+        return [
+          alias,
+          value !== null && is(field, Column) ? field.mapFromDriverValue(value) : value,
+        ];
+      }),
+    );
+  return { text, read };
 }
 
 /** The fragment as drizzle SQL, to use inside a query built with drizzle. */

@@ -133,6 +133,18 @@ describe("paging", () => {
     expect(pages.flatMap((p) => p.results.map((r) => r.id))).toEqual(members.map((m) => m.id));
     expect(pages.map((p) => p.meta.has_more)).toEqual([true, true, false]);
     expect(pages.map((p) => p.meta.total)).toEqual([7, 7, 7]);
+    // A page past the last match is empty and still says how many there are, keywords or not.
+    for (const keywords of ["", members[0]!.username]) {
+      const past = (await search(me.client, { ...query, keywords, page: 4 })).body;
+      expect(past.results).toEqual([]);
+      expect(past.meta).toMatchObject({ page: 4, total: keywords ? 1 : 7, has_more: false });
+      expect(past.meta.cursor).toBeNull();
+      expect(Date.parse(past.meta.as_of)).toBeGreaterThan(Date.now() - 60_000);
+    }
+    // No match at all.
+    const none = (await search(me.client, { ...query, keywords: "zzzqqq" })).body;
+    expect(none.results).toEqual([]);
+    expect(none.meta).toMatchObject({ total: 0, total_capped: false, has_more: false });
   });
 
   it("refuses a cursor from another search, a stale one, or a forged one", async () => {
