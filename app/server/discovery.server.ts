@@ -15,7 +15,6 @@ import type { Env } from "./env.server";
 import { hmacSign, hmacVerify } from "./crypto.server";
 import { notFound, ValidationError } from "./errors.server";
 import { cardColumns, ONLINE_WINDOW_MS, toMemberCard } from "./members.server";
-import { HIDDEN_BY_REPORTS_SQL } from "./reports.server";
 import { join, prepare, q, raw, selection, toSql, type Fragment } from "./search-sql.server";
 
 /**
@@ -25,7 +24,7 @@ import { join, prepare, q, raw, selection, toSql, type Fragment } from "./search
  * step with members through triggers, and its full-text table `member_search_fts`.
  *
  * Who is never found: the searcher, members either side has blocked, members who are not
- * searchable (unverified, suspended: they have no rows). Who is found: members whose age is in the
+ * searchable (unverified, suspended, hidden by reports: they have no rows). Who is found: members whose age is in the
  * searcher's desired range (or the range the filters ask for) and whose desired range holds the
  * searcher's age, filtered further by the filters and keywords.
  *
@@ -273,8 +272,6 @@ function conditions(c: SearchContext, plan?: SearchPlan): Fragment {
   parts.push(
     q`s.user_id NOT IN (SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${c.me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${c.me})`,
   );
-  // Members reported by several distinct members wait for a moderator (reports.server.ts).
-  parts.push(q`s.user_id NOT IN (${raw(HIDDEN_BY_REPORTS_SQL)})`);
   return join(parts, " AND ");
 }
 

@@ -1,4 +1,3 @@
-import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import {
   REPORT_HIDE_THRESHOLD,
   REPORTED_MESSAGE,
@@ -15,7 +14,8 @@ import { destroyAllSessions, type SessionUser } from "./session.server";
 /**
  * Reports and moderation: a member reports another (one report per reporter and member, so each
  * reporter counts once); a member with open reports from REPORT_HIDE_THRESHOLD distinct members is
- * hidden from search until a moderator reviews them; moderators dismiss reports or suspend the
+ * hidden from search until a moderator reviews them (`users.hidden_by_reports`, which triggers on
+ * `reports` keep: migrations/0010_reports_hide.sql); moderators dismiss reports or suspend the
  * member (who then cannot sign in, and whose sessions end).
  */
 
@@ -26,27 +26,6 @@ export const MODERATION_PAGE_SIZE = 50;
 export const SUSPENDED_DONE = "The member has been suspended.";
 export const REPORT_DISMISSED = "The report has been dismissed.";
 export const MESSAGE_NOT_FOUND = "The reported message could not be found.";
-
-/**
- * The members hidden from search by open reports, as a subquery (no parameters: the threshold is
- * a constant). Uncorrelated, so SQLite computes the set once per statement.
- */
-export const HIDDEN_BY_REPORTS_SQL = `SELECT r.reported_id FROM reports r WHERE r.status = 'open' GROUP BY r.reported_id HAVING count(*) >= ${REPORT_HIDE_THRESHOLD}`;
-
-/** The SQL condition "the member in `column` is not hidden by open reports" (drizzle queries). */
-export function notHiddenByReports(column: SQLWrapper): SQL {
-  return sql`${column} NOT IN (${sql.raw(HIDDEN_BY_REPORTS_SQL)})`;
-}
-
-/** Whether open reports currently hide a member from search. */
-export async function isHiddenByReports(env: Env, userId: string): Promise<boolean> {
-  const row = await env.DB.prepare(
-    "SELECT count(*) AS n FROM reports WHERE reported_id = ?1 AND status = 'open'",
-  )
-    .bind(userId)
-    .first<{ n: number }>();
-  return (row?.n ?? 0) >= REPORT_HIDE_THRESHOLD;
-}
 
 export interface ReportView {
   id: string;
@@ -185,7 +164,7 @@ export async function listOpenReports(env: Env, page = 1) {
     `SELECT r.id, r.reason_type, r.details, r.message_id, r.message_text, r.created_at,
             rep.id AS reporter_id, rep.username AS reporter_username,
             u.id AS reported_id, u.username AS reported_username, u.email AS reported_email,
-            u.status AS reported_status,
+            u.status AS reported_status, u.hidden_by_reports AS reported_hidden,
             (SELECT count(*) FROM reports o WHERE o.reported_id = u.id AND o.status = 'open')
               AS open_reports
      FROM reports r
@@ -209,6 +188,7 @@ export async function listOpenReports(env: Env, page = 1) {
       reported_username: string;
       reported_email: string;
       reported_status: "active" | "suspended";
+      reported_hidden: number;
       open_reports: number;
     }>();
   const reports: ModerationReport[] = results.slice(0, MODERATION_PAGE_SIZE).map((r) => ({
@@ -225,7 +205,7 @@ export async function listOpenReports(env: Env, page = 1) {
       email: r.reported_email,
       status: r.reported_status,
       open_reports: r.open_reports,
-      hidden_from_search: r.open_reports >= REPORT_HIDE_THRESHOLD,
+      hidden_from_search: r.reported_hidden === 1,
     },
   }));
   return {

@@ -26,6 +26,11 @@ export const users = sqliteTable(
       .notNull()
       .default("active"),
     hideOnline: integer("hide_online", { mode: "boolean" }).notNull().default(false),
+    /**
+     * Open reports from REPORT_HIDE_THRESHOLD distinct members hide the member from search until a
+     * moderator reviews them. Kept by triggers on `reports` (migrations/0010_reports_hide.sql).
+     */
+    hiddenByReports: integer("hidden_by_reports", { mode: "boolean" }).notNull().default(false),
     lastSeenAt: text("last_seen_at"),
     passwordChangedAt: text("password_changed_at"),
     createdAt: text("created_at").notNull().default(isoNow),
