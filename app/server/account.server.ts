@@ -3,7 +3,7 @@ import { getDb, nowIso, schema } from "./db.server";
 import { eq } from "drizzle-orm";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
-import { presenceShardFor } from "./presence.server";
+import { setPresenceHidden } from "./presence.server";
 import { loadProfile } from "./profiles.server";
 import { destroyAllSessions } from "./session.server";
 
@@ -37,16 +37,6 @@ export async function closeConversationRoomsOf(env: Env, userId: string): Promis
       }
     }),
   );
-}
-
-/** Takes the member out of everyone's presence at once (their open pages may linger). */
-export async function hideFromPresence(env: Env, userId: string): Promise<void> {
-  try {
-    const { shard, room } = presenceShardFor(env, userId);
-    await room.setHidden(shard, userId, true);
-  } catch (error) {
-    logFailure("presence_hide_failed", error);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,7 +213,7 @@ async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
  */
 export async function deleteAccount(env: Env, userId: string): Promise<void> {
   await destroyAllSessions(env, userId);
-  await Promise.all([closeConversationRoomsOf(env, userId), hideFromPresence(env, userId)]);
+  await Promise.all([closeConversationRoomsOf(env, userId), setPresenceHidden(env, userId, true)]);
   await deletePhotoObjects(env, userId);
   const statements = [
     "DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1)",

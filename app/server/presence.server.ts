@@ -56,13 +56,21 @@ export async function setHideOnline(env: Env, userId: string, hidden: boolean): 
     .update(schema.users)
     .set({ hideOnline: hidden, updatedAt: nowIso() })
     .where(eq(schema.users.id, userId));
+  await setPresenceHidden(env, userId, hidden);
+  return hidden;
+}
+
+/**
+ * Shows or hides the member in everyone's presence at once (the setting above, a suspension, an
+ * account deletion). Best effort: the room forgets them anyway when their sockets close.
+ */
+export async function setPresenceHidden(env: Env, userId: string, hidden: boolean) {
   try {
     const { shard, room } = presenceShardFor(env, userId);
     await room.setHidden(shard, userId, hidden);
   } catch (error) {
     logFailure("presence_hidden_update_failed", error);
   }
-  return hidden;
 }
 
 /** last_seen_at is written at most this often per member. */

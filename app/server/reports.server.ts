@@ -4,7 +4,8 @@ import {
   type ReportInput,
   type ReportReasonType,
 } from "~/schemas/report";
-import { closeConversationRoomsOf, hideFromPresence } from "./account.server";
+import { closeConversationRoomsOf } from "./account.server";
+import { setPresenceHidden } from "./presence.server";
 import { newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
@@ -259,6 +260,6 @@ export async function suspendMember(env: Env, moderator: SessionUser, userId: st
     ).bind(userId, now, moderator.id),
   ]);
   await destroyAllSessions(env, userId);
-  await Promise.all([closeConversationRoomsOf(env, userId), hideFromPresence(env, userId)]);
+  await Promise.all([closeConversationRoomsOf(env, userId), setPresenceHidden(env, userId, true)]);
   return { message: SUSPENDED_DONE };
 }
