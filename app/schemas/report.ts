@@ -24,7 +24,11 @@ export const REPORT_REASON_LABELS: Record<ReportReasonType, string> = {
 
 export const REPORT_DETAILS_MAX = 1000;
 
-/** Open reports from this many distinct members hide a member from search until reviewed. */
+/**
+ * Open reports from this many distinct members hide a member from search until reviewed. The
+ * triggers of migrations/0010_reports_hide.sql apply it: a change here needs a migration there
+ * (tests/safety/reports.test.ts fails until both agree).
+ */
 export const REPORT_HIDE_THRESHOLD = 3;
 
 /** POST /reports. */
