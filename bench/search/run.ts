@@ -3,7 +3,7 @@
  * members, as README.md "Performance" reports it.
  *
  *   npm run build && npx tsx bench/search/run.ts [--sizes 10000,100000] [--requests 1000]
- *                                                [--concurrency 2] [--json FILE]
+ *                                                [--concurrency 2 | 1,2] [--json FILE]
  *                                                [--via-dev-proxy]
  *
  * How it runs:
@@ -23,8 +23,8 @@
  *   5. the searcher signs in (`GET /csrf-token`, `POST /login`), then a fixed, seeded mix of
  *      searches (bench/search/dataset.ts: keywords, every filter, combinations, and "load more"
  *      through the cursor) goes to POST /my/matches/search and GET …?cursor= with at most
- *      `--concurrency` requests in flight, after a warm-up; each latency runs from just before
- *      the request until its JSON body is read.
+ *      `--concurrency` requests in flight (each of a list in turn), after a warm-up; each latency
+ *      runs from just before the request until its JSON body is read.
  * It prints, for each size, p50/p95/p99, throughput, p95 by kind of search and the CPU time
  * workerd spent per request (which, unlike latency, does not grow when other work shares the
  * machine); the latency of a signed-in request that only reads the session (the floor under every
@@ -54,7 +54,8 @@ import {
 interface Options {
   sizes: number[];
   requests: number;
-  concurrency: number;
+  /** Requests in flight, one measurement each. */
+  concurrency: number[];
   warmup: number;
   viaDevProxy: boolean;
   json?: string;
@@ -83,7 +84,12 @@ function parseArgs(argv: string[]): Options {
   return {
     sizes,
     requests: positive("requests", 1000),
-    concurrency: positive("concurrency", 2),
+    concurrency: (value("concurrency") ?? "2").split(",").map((raw) => {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n <= 0)
+        throw new Error("--concurrency wants whole numbers, e.g. 1,2");
+      return n;
+    }),
     warmup: positive("warmup", 50),
     viaDevProxy: argv.includes("--via-dev-proxy"),
     json: value("json"),
@@ -301,7 +307,7 @@ async function main() {
   const started = performance.now();
   console.info(
     `bench/search: sizes ${options.sizes.join(", ")}, ${options.requests} searches each, ` +
-      `concurrency ${options.concurrency}; ${cpus().length} CPUs, load average ${loadavg()
+      `in flight ${options.concurrency.join(", ")}; ${cpus().length} CPUs, load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(" ")}`,
   );
@@ -332,6 +338,9 @@ async function main() {
         `seeded ${(size - seeded).toLocaleString("en")} members in ${seconds(seeded_.ms)}`,
       );
       seeded = size;
+      // The generated members are not needed any more: let the client's heap shrink before it
+      // measures (at a million members it holds gigabytes, and collecting them stalls requests).
+      if (size === options.sizes[options.sizes.length - 1]) all.length = 0;
       if (!searcherId) searcherId = await addSearcher(proxy.env.DB, passwordHash);
       await proxy.env.DB.prepare(
         `UPDATE users SET last_seen_at = ?1 WHERE rowid % ${ONLINE_EVERY} = 0 AND id <> ?2`,
@@ -365,50 +374,52 @@ async function main() {
       if (size === options.sizes[0]) console.info(`requests go ${worker.route}`);
       const session = new Session(base);
       await session.signIn();
-      await drive(
-        session,
-        queryMix(vocabulary, options.warmup, `warmup-${size}`),
-        options.concurrency,
-      );
-      const floorCpuBefore = cpuSecondsOf("workerd");
-      const floor = await measureFloor(session, options.concurrency);
-      const floorCpuMs = ((cpuSecondsOf("workerd") - floorCpuBefore) * 1000) / FLOOR_REQUESTS;
-      const load = loadavg()[0]!;
-      const cpuBefore = cpuSecondsOf("workerd");
-      const { samples, wallMs } = await drive(
-        session,
-        queryMix(vocabulary, options.requests),
-        options.concurrency,
-      );
-      const cpuMs = ((cpuSecondsOf("workerd") - cpuBefore) * 1000) / samples.length;
-      const summary = summarize(samples, wallMs);
-      results.push({
-        size,
-        ...summary,
-        floor: { ...floor, cpuMsPerRequest: floorCpuMs },
-        cpuMsPerRequest: cpuMs,
-        loadAverage: load,
-        plans,
-      });
-      console.info(
-        `${summary.requests} requests (${summary.errors} not 200) in ${seconds(wallMs)}: ` +
-          `p50 ${f1(summary.p50)} ms, p95 ${f1(summary.p95)} ms, p99 ${f1(summary.p99)} ms, ` +
-          `max ${f1(summary.max)} ms, ${f1(summary.throughput)} req/s, ` +
-          `workerd CPU ${f1(cpuMs)} ms a request (load average ${load.toFixed(2)})`,
-      );
-      console.info(
-        `floor (GET /csrf-token, signed in): p50 ${f1(floor.p50)} ms, p95 ${f1(floor.p95)} ms, ` +
-          `workerd CPU ${f1(floorCpuMs)} ms a request`,
-      );
-      console.info("p50 / p95 by kind of search (ms):");
-      for (const k of summary.byKind.sort((a, b) => b.p95 - a.p95)) {
-        console.info(
-          `  ${k.kind.padEnd(28)} n=${String(k.n).padStart(4)}  ${f1(k.p50).padStart(6)}  ${f1(k.p95).padStart(6)}`,
+      await drive(session, queryMix(vocabulary, options.warmup, `warmup-${size}`), 2);
+      for (const concurrency of options.concurrency) {
+        console.info(`-- ${concurrency} in flight`);
+        const floorCpuBefore = cpuSecondsOf("workerd");
+        const floor = await measureFloor(session, concurrency);
+        const floorCpuMs = ((cpuSecondsOf("workerd") - floorCpuBefore) * 1000) / FLOOR_REQUESTS;
+        const load = loadavg()[0]!;
+        const cpuBefore = cpuSecondsOf("workerd");
+        const { samples, wallMs } = await drive(
+          session,
+          queryMix(vocabulary, options.requests),
+          concurrency,
         );
-      }
-      if (summary.errors > 0) {
-        const statuses = [...new Set(samples.filter((s) => s.status !== 200).map((s) => s.status))];
-        throw new Error(`${summary.errors} requests failed (statuses ${statuses.join(", ")})`);
+        const cpuMs = ((cpuSecondsOf("workerd") - cpuBefore) * 1000) / samples.length;
+        const summary = summarize(samples, wallMs);
+        results.push({
+          size,
+          concurrency,
+          ...summary,
+          floor: { ...floor, cpuMsPerRequest: floorCpuMs },
+          cpuMsPerRequest: cpuMs,
+          loadAverage: load,
+          plans,
+        });
+        console.info(
+          `${summary.requests} requests (${summary.errors} not 200) in ${seconds(wallMs)}: ` +
+            `p50 ${f1(summary.p50)} ms, p95 ${f1(summary.p95)} ms, p99 ${f1(summary.p99)} ms, ` +
+            `max ${f1(summary.max)} ms, ${f1(summary.throughput)} req/s, ` +
+            `workerd CPU ${f1(cpuMs)} ms a request (load average ${load.toFixed(2)})`,
+        );
+        console.info(
+          `floor (GET /csrf-token, signed in): p50 ${f1(floor.p50)} ms, p95 ${f1(floor.p95)} ms, ` +
+            `workerd CPU ${f1(floorCpuMs)} ms a request`,
+        );
+        console.info("p50 / p95 by kind of search (ms):");
+        for (const k of summary.byKind.sort((a, b) => b.p95 - a.p95)) {
+          console.info(
+            `  ${k.kind.padEnd(28)} n=${String(k.n).padStart(4)}  ${f1(k.p50).padStart(6)}  ${f1(k.p95).padStart(6)}`,
+          );
+        }
+        if (summary.errors > 0) {
+          const statuses = [
+            ...new Set(samples.filter((s) => s.status !== 200).map((s) => s.status)),
+          ];
+          throw new Error(`${summary.errors} requests failed (statuses ${statuses.join(", ")})`);
+        }
       }
     } finally {
       await worker.dispose();
@@ -420,24 +431,36 @@ async function main() {
     plans: Record<string, Record<string, string[]>>;
   };
   console.info(
-    `\nEXPLAIN QUERY PLAN at ${last.size.toLocaleString("en")} members (statement: plan):`,
+    `\nEXPLAIN QUERY PLAN at ${last.size.toLocaleString("en")} members (statement: how it reads ` +
+      "member_search s, users u, the full-text table f; the first page's statement holds every plan):",
   );
   for (const [shape, statements] of Object.entries(last.plans)) {
     console.info(`  ${shape}`);
     for (const [name, lines] of Object.entries(statements)) {
-      const shown = lines.filter(
-        (l) =>
-          !/^(LIST SUBQUERY|CREATE BLOOM|COMPOUND|LEFT-MOST|UNION ALL|SCAN \(subquery)/.test(l),
-      );
-      console.info(`    ${name.padEnd(8)} ${shown.join(" | ")}`);
+      const reads = [...new Set(lines.filter((l) => /^(SEARCH|SCAN) (s|u|f|users)\b/.test(l)))];
+      console.info(`    ${name.padEnd(11)} ${reads.join(" | ")}`);
     }
   }
-  if (results.length > 1) {
-    const a = results[0] as { size: number; p50: number; p95: number; p99: number };
-    const b = last as unknown as { size: number; p50: number; p95: number; p99: number };
+  type Row = { size: number; concurrency: number; p50: number; p95: number; p99: number };
+  type Measured = Row & { cpuMsPerRequest: number; throughput: number };
+  const rows = results as unknown as Measured[];
+  console.info("\nmembers  in flight  p50 / p95 / p99 (ms)     req/s  CPU/request");
+  for (const r of rows) {
     console.info(
-      `\nGrowth ${a.size.toLocaleString("en")} → ${b.size.toLocaleString("en")} members (x${b.size / a.size}): ` +
-        `p50 x${(b.p50 / a.p50).toFixed(2)}, p95 x${(b.p95 / a.p95).toFixed(2)}, p99 x${(b.p99 / a.p99).toFixed(2)}`,
+      `${r.size.toLocaleString("en").padStart(9)}  ${String(r.concurrency).padStart(9)}  ` +
+        `${`${f1(r.p50)} / ${f1(r.p95)} / ${f1(r.p99)}`.padEnd(22)}  ${f1(r.throughput).padStart(5)}  ` +
+        `${f1(r.cpuMsPerRequest)} ms`,
+    );
+  }
+  for (const concurrency of options.concurrency) {
+    const same = rows.filter((r) => r.concurrency === concurrency);
+    const a = same[0];
+    const b = same[same.length - 1];
+    if (!a || !b || a === b) continue;
+    console.info(
+      `Growth ${a.size.toLocaleString("en")} → ${b.size.toLocaleString("en")} members (x${b.size / a.size}), ` +
+        `${concurrency} in flight: p50 x${(b.p50 / a.p50).toFixed(2)}, p95 x${(b.p95 / a.p95).toFixed(2)}, ` +
+        `p99 x${(b.p99 / a.p99).toFixed(2)}, CPU x${(b.cpuMsPerRequest / a.cpuMsPerRequest).toFixed(2)}`,
     );
   }
   if (options.json) writeFileSync(options.json, JSON.stringify(results, null, 2));
