@@ -81,6 +81,91 @@ interface Target {
 }
 
 /**
+ * The fields a block and a report ask for: a reason from a fixed list (required) and an optional
+ * note. Their ids are `${id}-reason-type` and `${id}-${note.name}`.
+ */
+function ReasonFields<T extends string>({
+  id,
+  reasonLabel,
+  types,
+  labels,
+  reason,
+  onReason,
+  note,
+  noteValue,
+  onNote,
+}: {
+  id: string;
+  reasonLabel: string;
+  types: readonly T[];
+  labels: Record<T, string>;
+  reason: T | "";
+  onReason: (value: T | "") => void;
+  note: { label: string; name: string; max: number; rows: number };
+  noteValue: string;
+  onNote: (value: string) => void;
+}) {
+  return (
+    <>
+      <div className="field">
+        <label htmlFor={`${id}-reason-type`}>{reasonLabel}</label>
+        <select
+          id={`${id}-reason-type`}
+          name="reason_type"
+          className="input"
+          value={reason}
+          required
+          onChange={(e) => onReason(e.target.value as T | "")}
+        >
+          <option value="">Choose a reason…</option>
+          {types.map((type) => (
+            <option key={type} value={type}>
+              {labels[type]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-${note.name}`}>{note.label}</label>
+        <textarea
+          id={`${id}-${note.name}`}
+          name={note.name}
+          className="input textarea"
+          maxLength={note.max}
+          rows={note.rows}
+          value={noteValue}
+          onChange={(e) => onNote(e.target.value)}
+        />
+      </div>
+    </>
+  );
+}
+
+/** Cancel, and the dialog's submit button (disabled while it works). */
+function DialogActions({
+  onCancel,
+  busy,
+  submit,
+  tone,
+}: {
+  onCancel: () => void;
+  busy: boolean;
+  submit: string;
+  tone: "danger" | "primary";
+}) {
+  return (
+    <div className="modal-actions">
+      <button type="button" className="btn btn-ghost" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" className={`btn btn-${tone}`} disabled={busy}>
+        {submit}
+      </button>
+    </div>
+  );
+}
+
+/**
  * Blocking a member: a reason (required) and an optional note. After the block the dialog says
  * so and `onBlocked` runs (a page that can no longer show the member moves on).
  */
@@ -149,44 +234,23 @@ export function BlockDialog({
             between you are removed.
           </p>
           <FormAlert message={localError ?? state.error} />
-          <div className="field">
-            <label htmlFor="block-reason-type">Reason</label>
-            <select
-              id="block-reason-type"
-              name="reason_type"
-              className="input"
-              value={reasonType}
-              required
-              onChange={(e) => setReasonType(e.target.value as BlockReasonType | "")}
-            >
-              <option value="">Choose a reason…</option>
-              {BLOCK_REASON_TYPES.map((type) => (
-                <option key={type} value={type}>
-                  {BLOCK_REASON_LABELS[type]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="block-reason">Note (optional)</label>
-            <textarea
-              id="block-reason"
-              name="reason"
-              className="input textarea"
-              maxLength={500}
-              rows={3}
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
-            />
-          </div>
-          <div className="modal-actions">
-            <button type="button" className="btn btn-ghost" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" className="btn btn-danger" disabled={state.isBlocking}>
-              {state.isBlocking ? "Blocking…" : "Block"}
-            </button>
-          </div>
+          <ReasonFields
+            id="block"
+            reasonLabel="Reason"
+            types={BLOCK_REASON_TYPES}
+            labels={BLOCK_REASON_LABELS}
+            reason={reasonType}
+            onReason={setReasonType}
+            note={{ label: "Note (optional)", name: "reason", max: 500, rows: 3 }}
+            noteValue={reason}
+            onNote={setReason}
+          />
+          <DialogActions
+            onCancel={onClose}
+            busy={state.isBlocking}
+            submit={state.isBlocking ? "Blocking…" : "Block"}
+            tone="danger"
+          />
         </form>
       )}
     </Modal>
@@ -267,44 +331,28 @@ export function ReportDialog({
             rules.
           </p>
           <FormAlert message={error} />
-          <div className="field">
-            <label htmlFor="report-reason-type">What is wrong?</label>
-            <select
-              id="report-reason-type"
-              name="reason_type"
-              className="input"
-              value={reasonType}
-              required
-              onChange={(e) => setReasonType(e.target.value as ReportReasonType | "")}
-            >
-              <option value="">Choose a reason…</option>
-              {REPORT_REASON_TYPES.map((type) => (
-                <option key={type} value={type}>
-                  {REPORT_REASON_LABELS[type]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="report-details">Details (optional)</label>
-            <textarea
-              id="report-details"
-              name="details"
-              className="input textarea"
-              maxLength={REPORT_DETAILS_MAX}
-              rows={4}
-              value={details}
-              onChange={(e) => setDetails(e.target.value)}
-            />
-          </div>
-          <div className="modal-actions">
-            <button type="button" className="btn btn-ghost" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" className="btn btn-primary" disabled={busy}>
-              {busy ? "Sending…" : "Send report"}
-            </button>
-          </div>
+          <ReasonFields
+            id="report"
+            reasonLabel="What is wrong?"
+            types={REPORT_REASON_TYPES}
+            labels={REPORT_REASON_LABELS}
+            reason={reasonType}
+            onReason={setReasonType}
+            note={{
+              label: "Details (optional)",
+              name: "details",
+              max: REPORT_DETAILS_MAX,
+              rows: 4,
+            }}
+            noteValue={details}
+            onNote={setDetails}
+          />
+          <DialogActions
+            onCancel={onClose}
+            busy={busy}
+            submit={busy ? "Sending…" : "Send report"}
+            tone="primary"
+          />
         </form>
       )}
     </Modal>

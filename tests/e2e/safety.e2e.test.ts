@@ -2,10 +2,11 @@
  * Blocking in Chromium: two members who find each other in search chat; one blocks the other from
  * the open conversation. Both composers stop at once, the conversation leaves the list, the
  * members vanish from each other's search, and the profiles are gone. Then the block is lifted
- * from Settings › Blocked members and the profile comes back.
+ * from Settings › Blocked members and the profile comes back, and one reports the other from it.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { REPORTED_MESSAGE } from "../../app/schemas/report";
 import {
   ACTION_TIMEOUT_MS,
   launchBrowser,
@@ -145,5 +146,15 @@ describe("blocking in Chromium", () => {
     await alice.page.getByText("You have not blocked anyone.").waitFor();
     const again = await alice.page.goto(`/members/${bob.member.username}`);
     expect(again?.status()).toBe(200);
+
+    // From the profile, Alice reports Bob to the moderators: a reason is required.
+    await alice.page.getByRole("button", { name: "Report", exact: true }).click();
+    const report = alice.page.getByRole("dialog");
+    await report.getByRole("button", { name: "Send report" }).click();
+    await report.getByText("Please choose a reason.").waitFor();
+    await report.getByLabel("What is wrong?").selectOption("harassment");
+    await report.getByLabel("Details (optional)").fill("Kept writing after I said no.");
+    await report.getByRole("button", { name: "Send report" }).click();
+    await report.getByText(REPORTED_MESSAGE).waitFor();
   });
 });
