@@ -24,9 +24,9 @@ import { join, prepare, q, raw, selection, toSql, type Fragment } from "./search
  * step with members through triggers, and its full-text table `member_search_fts`.
  *
  * Who is never found: the searcher, members either side has blocked, members who are not
- * searchable (unverified, suspended, hidden by reports: they have no rows). Who is found: members whose age is in the
- * searcher's desired range (or the range the filters ask for) and whose desired range holds the
- * searcher's age, filtered further by the filters and keywords.
+ * searchable (unverified, suspended, hidden by reports: they have no rows). Who is found: members
+ * whose age is in the searcher's desired range (or the range the filters ask for) and whose
+ * desired range holds the searcher's age, filtered further by the filters and keywords.
  *
  * Order: highest `sort_key` first, i.e. last active hour, then profile completeness, then the
  * newest change (see the table's comment). Paging: every page reads the rows as they were at
@@ -339,7 +339,8 @@ const onlineCountPlan = (c: SearchContext): SearchPlan =>
 const NO_MATCH = "none";
 
 /**
- * `counts` and `choice`: what the first page's statement decides before reading the page (on `me`'s terms).
+ * `counts` and `choice`: what the first page's statement decides before it reads the page (on
+ * the terms of `me`).
  *   - n: the members that pass every filter but the keywords, counted up to just past the cap in
  *     the covering index of the most selective filter (or among the members online);
  *   - plan: the online plan with few members online, else "pk" (or "fts" with keywords) when more
