@@ -45,7 +45,6 @@ import {
   percentile,
   ROOT,
   startWorker,
-  wrangler,
 } from "../lib/worker";
 
 interface Options {
@@ -84,7 +83,6 @@ function parseArgs(argv: string[]): Options {
 }
 
 const state = new BenchState("chat");
-const SEED_PATH = path.join(state.dir, "seed.sql");
 const TSX_BIN = path.join(ROOT, "node_modules", ".bin", "tsx");
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -123,17 +121,7 @@ async function seedMembers(count: number): Promise<Member[]> {
       csrf: createHmac("sha256", BENCH_APP_KEY).update(`csrf:${secret}`).digest("base64url"),
     });
   }
-  await writeFile(SEED_PATH, lines.join("\n"));
-  await wrangler([
-    "d1",
-    "execute",
-    "DB",
-    "--local",
-    "--persist-to",
-    state.persistDir,
-    "--file",
-    SEED_PATH,
-  ]);
+  await state.executeSql("seed.sql", lines);
   return members;
 }
 

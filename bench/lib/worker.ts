@@ -66,6 +66,22 @@ export class BenchState {
     ]);
   }
 
+  /** Runs SQL statements (one per line) on the state's local D1, through a file in the state. */
+  async executeSql(name: string, statements: string[]) {
+    const file = path.join(this.dir, name);
+    await writeFile(file, statements.join("\n"));
+    await wrangler([
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      "--persist-to",
+      this.persistDir,
+      "--file",
+      file,
+    ]);
+  }
+
   /**
    * A snapshot of the Worker's sources and the Remix build, so that edits and builds in the
    * working tree during a run cannot change, reload or break the Worker under test; and
@@ -113,7 +129,7 @@ export interface RawConfig {
 }
 
 /** Runs wrangler's CLI; rejects with its output when it fails. */
-export function wrangler(args: string[]): Promise<void> {
+function wrangler(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WRANGLER_BIN, ...args], {
       cwd: ROOT,

@@ -38,9 +38,8 @@ import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { BenchState, cpuSecondsOf, percentile, startWorker, wrangler } from "../lib/worker";
+import { BenchState, cpuSecondsOf, percentile, startWorker } from "../lib/worker";
 
 interface Options {
   sockets: number;
@@ -79,7 +78,6 @@ function parseArgs(argv: string[]): Options {
 }
 
 const state = new BenchState("presence");
-const SEED_PATH = path.join(state.dir, "seed.sql");
 const SESSION_COOKIE = "heartline_session";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -109,17 +107,7 @@ async function seed(count: number): Promise<Member[]> {
     );
     members.push({ id, cookie: `${SESSION_COOKIE}=${token}`, online: false, restUntil: 0 });
   }
-  await writeFile(SEED_PATH, lines.join("\n"));
-  await wrangler([
-    "d1",
-    "execute",
-    "DB",
-    "--local",
-    "--persist-to",
-    state.persistDir,
-    "--file",
-    SEED_PATH,
-  ]);
+  await state.executeSql("seed.sql", lines);
   return members;
 }
 
