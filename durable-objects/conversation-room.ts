@@ -8,6 +8,7 @@ import {
 } from "~/realtime/chat";
 import { sendMessageSchema } from "~/schemas/chat";
 import { markRead, sendMessage } from "~/server/chat.server";
+import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import type { Env } from "~/server/env.server";
 import { HttpError } from "~/server/errors.server";
 import { parseInput } from "~/server/validation.server";
@@ -93,6 +94,19 @@ export class ConversationRoom extends DurableObject<Env> {
     for (const socket of sockets) {
       try {
         socket.close(CHAT_CLOSE_FORBIDDEN, reason);
+      } catch {
+        // Already closed.
+      }
+    }
+    return sockets.length;
+  }
+
+  /** Closes one member's sockets (their sessions ended); they may reconnect if still signed in. */
+  async closeMember(userId: string): Promise<number> {
+    const sockets = this.ctx.getWebSockets(userId);
+    for (const socket of sockets) {
+      try {
+        socket.close(SESSION_ENDED_CLOSE, "Signed out.");
       } catch {
         // Already closed.
       }

@@ -1,11 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
-import type { MemberServerFrame } from "~/realtime/member";
+import { SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
 import type { Env } from "~/server/env.server";
+
+/** Storage keys of the conversations the member opened a socket in, and how many are kept. */
+const CONVERSATION_PREFIX = "conversation:";
+export const CONVERSATIONS_KEPT = 100;
 
 /**
  * One hub per member, addressed by the member id: holds that member's sockets on every page (all
  * tabs) and delivers the frames the server publishes to them. Sockets hibernate between frames;
  * the keepalive ping is answered without waking the object.
+ *
+ * It also remembers the conversations the member most recently opened a socket in, so that when
+ * their sessions end every socket of theirs can be closed: this hub's and those rooms'.
  */
 export class MemberHub extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -37,6 +44,31 @@ export class MemberHub extends DurableObject<Env> {
       }
     }
     return delivered;
+  }
+
+  /** The member opened a socket in this conversation's room. */
+  async noteConversation(conversationId: string): Promise<void> {
+    await this.ctx.storage.put(CONVERSATION_PREFIX + conversationId, Date.now());
+    const noted = await this.ctx.storage.list<number>({ prefix: CONVERSATION_PREFIX });
+    if (noted.size <= CONVERSATIONS_KEPT) return;
+    const oldest = [...noted].sort((a, b) => a[1] - b[1]).slice(0, noted.size - CONVERSATIONS_KEPT);
+    await this.ctx.storage.delete(oldest.map(([key]) => key));
+  }
+
+  /**
+   * The member's sessions ended: closes every socket here, and returns the conversations whose
+   * rooms may still hold a socket of theirs.
+   */
+  async endSessions(): Promise<string[]> {
+    for (const socket of this.ctx.getWebSockets()) {
+      try {
+        socket.close(SESSION_ENDED_CLOSE, "Signed out.");
+      } catch {
+        // Already closed.
+      }
+    }
+    const noted = await this.ctx.storage.list<number>({ prefix: CONVERSATION_PREFIX });
+    return [...noted.keys()].map((key) => key.slice(CONVERSATION_PREFIX.length));
   }
 
   async connectionCount(): Promise<number> {

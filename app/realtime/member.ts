@@ -2,6 +2,13 @@ import { z } from "zod";
 import { NOTIFICATION_TYPES } from "~/schemas/notifications";
 
 /**
+ * The server closes a member's sockets with this code when their sessions end (signing out, a
+ * password change or reset, a suspension): a page reconnects, and only one still signed in gets
+ * back in.
+ */
+export const SESSION_ENDED_CLOSE = 4401;
+
+/**
  * Frames of a member's own channel (`/ws/me`): what a member learns in real time on any page
  * without holding one socket per conversation. Parsed by the hub and the client alike.
  */

@@ -3,6 +3,7 @@ import { getDb, nowIso, schema } from "./db.server";
 import { eq } from "drizzle-orm";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
+import { endMemberSockets } from "./member-channel.server";
 import { setPresenceHidden } from "./presence.server";
 import { loadProfile } from "./profiles.server";
 import { destroyAllSessions } from "./session.server";
@@ -213,7 +214,11 @@ async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
  */
 export async function deleteAccount(env: Env, userId: string): Promise<void> {
   await destroyAllSessions(env, userId);
-  await Promise.all([closeConversationRoomsOf(env, userId), setPresenceHidden(env, userId, true)]);
+  await Promise.all([
+    closeConversationRoomsOf(env, userId),
+    setPresenceHidden(env, userId, true),
+    endMemberSockets(env, userId),
+  ]);
   await deletePhotoObjects(env, userId);
   const statements = [
     "DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1)",

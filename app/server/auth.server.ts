@@ -13,6 +13,7 @@ import { passwordChangedEmail, passwordResetEmail, verificationEmail } from "./e
 import type { Env } from "./env.server";
 import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
 import { sendMail } from "./mail.server";
+import { endMemberSockets } from "./member-channel.server";
 import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from "./password.server";
 import * as rateLimit from "./rate-limit.server";
 import {
@@ -304,6 +305,7 @@ export async function resetPassword(
       ),
   ]);
   await destroyAllSessions(env, row.user.id);
+  await endMemberSockets(env, row.user.id);
   return { status: PASSWORD_RESET_DONE };
 }
 
@@ -346,6 +348,7 @@ export async function changePassword(
     })
     .where(eq(schema.users.id, user.id));
   await destroyOtherSessions(env, user.id, session.idHash);
+  await endMemberSockets(env, user.id);
   await sendMail(
     env,
     passwordChangedEmail(user.email, user.username, new URL("/forgot-password", origin).toString()),

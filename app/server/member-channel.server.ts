@@ -1,5 +1,13 @@
 import type { MemberServerFrame } from "~/realtime/member";
+import { conversationRoom } from "./chat-rooms.server";
 import type { Env } from "./env.server";
+
+const memberHub = (env: Env, userId: string) =>
+  env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(userId));
+
+function logFailure(event: string, error: unknown) {
+  console.error(JSON.stringify({ level: "error", event, error: String(error) }));
+}
 
 /**
  * Publishes a frame to a member's own channel (every open page of theirs). Delivery is best
@@ -7,11 +15,33 @@ import type { Env } from "./env.server";
  */
 export async function publishToMember(env: Env, userId: string, frame: MemberServerFrame) {
   try {
-    const hub = env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(userId));
-    await hub.publish(frame);
+    await memberHub(env, userId).publish(frame);
   } catch (error) {
-    console.error(
-      JSON.stringify({ level: "error", event: "publish_to_member_failed", error: String(error) }),
+    logFailure("publish_to_member_failed", error);
+  }
+}
+
+/** Remembers that the member opened a socket in a conversation (see `endMemberSockets`). */
+export async function noteConversationSocket(env: Env, userId: string, conversationId: string) {
+  await memberHub(env, userId).noteConversation(conversationId);
+}
+
+/**
+ * The member's sessions ended (signed out, password changed or reset, suspended, deleted):
+ * closes their channel's sockets and their sockets in the conversations they recently opened, so
+ * that a page left open receives nothing more. Pages still signed in reconnect.
+ */
+export async function endMemberSockets(env: Env, userId: string): Promise<void> {
+  try {
+    const conversations = await memberHub(env, userId).endSessions();
+    await Promise.all(
+      conversations.map((id) =>
+        conversationRoom(env, id)
+          .closeMember(userId)
+          .catch((error: unknown) => logFailure("close_member_sockets_failed", error)),
+      ),
     );
+  } catch (error) {
+    logFailure("end_member_sockets_failed", error);
   }
 }

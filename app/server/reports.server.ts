@@ -5,6 +5,7 @@ import {
   type ReportReasonType,
 } from "~/schemas/report";
 import { closeConversationRoomsOf } from "./account.server";
+import { endMemberSockets } from "./member-channel.server";
 import { setPresenceHidden } from "./presence.server";
 import { newId } from "./crypto.server";
 import { nowIso } from "./db.server";
@@ -260,6 +261,10 @@ export async function suspendMember(env: Env, moderator: SessionUser, userId: st
     ).bind(userId, now, moderator.id),
   ]);
   await destroyAllSessions(env, userId);
-  await Promise.all([closeConversationRoomsOf(env, userId), setPresenceHidden(env, userId, true)]);
+  await Promise.all([
+    closeConversationRoomsOf(env, userId),
+    setPresenceHidden(env, userId, true),
+    endMemberSockets(env, userId),
+  ]);
   return { message: SUSPENDED_DONE };
 }

@@ -1,4 +1,5 @@
 import type { RequestContext } from "./context.server";
+import { endMemberSockets } from "./member-channel.server";
 import { clearSessionCookie, destroySession } from "./session.server";
 
 /**
@@ -11,9 +12,13 @@ export async function signIn(rc: RequestContext, sessionCookie: string): Promise
   return rc.rotateCsrf();
 }
 
-/** Destroys the session server-side, clears its cookie and replaces the CSRF secret. */
+/**
+ * Destroys the session server-side, clears its cookie and replaces the CSRF secret. The member's
+ * open sockets close: their pages still signed in (other devices) reconnect, this one cannot.
+ */
 export async function signOut(rc: RequestContext): Promise<void> {
   if (rc.session) await destroySession(rc.env, rc.session.idHash);
+  if (rc.user) await endMemberSockets(rc.env, rc.user.id);
   rc.appendCookie(clearSessionCookie(rc.env));
   await rc.rotateCsrf();
 }

@@ -7,6 +7,7 @@ import {
 } from "~/schemas/chat";
 import * as chat from "~/server/chat.server";
 import { conversationRoom } from "~/server/chat-rooms.server";
+import { noteConversationSocket } from "~/server/member-channel.server";
 import { emailNotVerified, unauthenticated } from "~/server/errors.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { wantsJson } from "../http";
@@ -113,6 +114,8 @@ chatApi.get("/ws/chat/:conversationId", async (c) => {
   const user = authorizeUpgrade(c);
   const id = c.req.param("conversationId");
   await chat.authorizeConversationSocket(c.env, user.id, id);
+  // So that ending the member's sessions closes this socket too.
+  await noteConversationSocket(c.env, user.id, id);
   const upgrade = forwardUpgrade(c.req.raw, user);
   upgrade.headers.set("X-Conversation-Id", id);
   return conversationRoom(c.env, id).fetch(upgrade);
