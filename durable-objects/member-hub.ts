@@ -4,7 +4,7 @@ import type { Env } from "~/server/env.server";
 
 /** Storage keys of the conversations the member opened a socket in, and how many are kept. */
 const CONVERSATION_PREFIX = "conversation:";
-export const CONVERSATIONS_KEPT = 100;
+const CONVERSATIONS_KEPT = 100;
 
 /**
  * One hub per member, addressed by the member id: holds that member's sockets on every page (all
