@@ -5,6 +5,7 @@ import {
   presenceChangeFrame,
   type PresenceServerFrame,
 } from "~/realtime/presence";
+import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import { presenceConfig, shardName, type PresenceConfig } from "~/realtime/presence-shards";
 import type { Env } from "~/server/env.server";
 
@@ -242,6 +243,24 @@ export class PresenceRoom extends DurableObject<Env> {
     await this.ensureLocal();
     if (this.socketsOf(userId).length === 0 && !this.leaveAt.has(userId)) return;
     this.applyHidden(userId, hidden);
+  }
+
+  /**
+   * The member's sessions ended: closes their sockets here. They leave after the grace period,
+   * unless a page of theirs that is still signed in reconnects first.
+   */
+  async closeMember(shard: number, userId: string): Promise<number> {
+    await this.learnShard(shard);
+    const sockets = this.socketsOf(userId);
+    for (const socket of sockets) {
+      try {
+        socket.close(SESSION_ENDED_CLOSE, "Signed out.");
+      } catch {
+        // Already closed.
+      }
+    }
+    if (sockets[0]) await this.socketGone(sockets[0]);
+    return sockets.length;
   }
 
   /** Another shard's own changes since its previous relay. */

@@ -1,6 +1,7 @@
 import type { MemberServerFrame } from "~/realtime/member";
 import { conversationRoom } from "./chat-rooms.server";
 import type { Env } from "./env.server";
+import { presenceShardFor } from "./presence.server";
 
 const memberHub = (env: Env, userId: string) =>
   env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(userId));
@@ -28,20 +29,25 @@ export async function noteConversationSocket(env: Env, userId: string, conversat
 
 /**
  * The member's sessions ended (signed out, password changed or reset, suspended, deleted):
- * closes their channel's sockets and their sockets in the conversations they recently opened, so
- * that a page left open receives nothing more. Pages still signed in reconnect.
+ * closes their presence sockets, their channel's sockets and their sockets in the conversations
+ * they recently opened, so that a page left open receives nothing more. Pages still signed in
+ * reconnect.
  */
 export async function endMemberSockets(env: Env, userId: string): Promise<void> {
-  try {
-    const conversations = await memberHub(env, userId).endSessions();
-    await Promise.all(
-      conversations.map((id) =>
-        conversationRoom(env, id)
-          .closeMember(userId)
-          .catch((error: unknown) => logFailure("close_member_sockets_failed", error)),
-      ),
-    );
-  } catch (error) {
-    logFailure("end_member_sockets_failed", error);
-  }
+  const { shard, room } = presenceShardFor(env, userId);
+  await Promise.all([
+    room
+      .closeMember(shard, userId)
+      .catch((error: unknown) => logFailure("close_presence_sockets_failed", error)),
+    (async () => {
+      const conversations = await memberHub(env, userId).endSessions();
+      await Promise.all(
+        conversations.map((id) =>
+          conversationRoom(env, id)
+            .closeMember(userId)
+            .catch((error: unknown) => logFailure("close_member_sockets_failed", error)),
+        ),
+      );
+    })().catch((error: unknown) => logFailure("end_member_sockets_failed", error)),
+  ]);
 }

@@ -7,7 +7,7 @@ import { conversationPair, sent } from "../chat/helpers";
 
 /**
  * When a member's sessions end, their open pages stop receiving: every socket of theirs closes
- * (the member channel and their conversation sockets), the other member's stay open, and only a
+ * (presence, the member channel and their conversation sockets), the other member's stay open, and only a
  * page that is still signed in gets back in.
  */
 
@@ -37,14 +37,26 @@ describe("sockets when sessions end", () => {
     const { alice, bob, id } = await conversationPair();
     const aliceChat = await socket(alice.client, `/ws/chat/${id}`);
     const aliceMe = await socket(alice.client, "/ws/me");
+    const alicePresence = await socket(alice.client, "/ws/presence");
     const bobChat = await socket(bob.client, `/ws/chat/${id}`);
+    const bobPresence = await socket(bob.client, "/ws/presence");
+    await bobPresence.next((f) => f.type === "here");
     const chatClosed = closed(aliceChat.ws);
     const meClosed = closed(aliceMe.ws);
+    const presenceClosed = closed(alicePresence.ws);
     const stale = staleCopy(alice.client);
 
     expect((await alice.client.json("POST", "/logout")).status).toBe(204);
     expect(await chatClosed).toBe(SESSION_ENDED_CLOSE);
     expect(await meClosed).toBe(SESSION_ENDED_CLOSE);
+    expect(await presenceClosed).toBe(SESSION_ENDED_CLOSE);
+    // Alice leaves the room once the grace period is over.
+    await bobPresence.next(
+      (f) =>
+        (f.type === "leaving" && f.user_id === alice.id) ||
+        (f.type === "presence" && (f.leaving as string[]).includes(alice.id)),
+      5000,
+    );
 
     // Bob's socket still delivers; the page Alice left open cannot get back in.
     await sent(bob.client, id, "Still here?");
@@ -52,7 +64,9 @@ describe("sockets when sessions end", () => {
     expect(aliceChat.frames.some(isMessage("Still here?"))).toBe(false);
     expect((await openSocket(stale, `/ws/chat/${id}`)).status).toBe(401);
     expect((await openSocket(stale, "/ws/me")).status).toBe(401);
+    expect((await openSocket(stale, "/ws/presence")).status).toBe(401);
     bobChat.close();
+    bobPresence.close();
   });
 
   it("a device still signed in reconnects; a password change ends the other sessions' sockets", async () => {
