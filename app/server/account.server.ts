@@ -23,7 +23,7 @@ function logFailure(event: string, error: unknown) {
 // Realtime: what stops at once when an account is suspended or deleted
 
 /** Closes the sockets of every conversation the member is in (both members' sockets). */
-export async function closeConversationRoomsOf(env: Env, userId: string): Promise<void> {
+async function closeConversationRoomsOf(env: Env, userId: string): Promise<void> {
   const { results } = await env.DB.prepare(
     "SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1",
   )
@@ -38,6 +38,18 @@ export async function closeConversationRoomsOf(env: Env, userId: string): Promis
       }
     }),
   );
+}
+
+/**
+ * A suspended or deleted member: every conversation of theirs closes for both members (no
+ * reconnect), they vanish from presence at once, and their other sockets close.
+ */
+export async function cutOffRealtime(env: Env, userId: string): Promise<void> {
+  await Promise.all([
+    closeConversationRoomsOf(env, userId),
+    setPresenceHidden(env, userId, true),
+    endMemberSockets(env, userId, { conversations: false }),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,11 +226,7 @@ async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
  */
 export async function deleteAccount(env: Env, userId: string): Promise<void> {
   await destroyAllSessions(env, userId);
-  await Promise.all([
-    closeConversationRoomsOf(env, userId),
-    setPresenceHidden(env, userId, true),
-    endMemberSockets(env, userId),
-  ]);
+  await cutOffRealtime(env, userId);
   await deletePhotoObjects(env, userId);
   const statements = [
     "DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1)",

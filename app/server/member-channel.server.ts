@@ -31,9 +31,14 @@ export async function noteConversationSocket(env: Env, userId: string, conversat
  * The member's sessions ended (signed out, password changed or reset, suspended, deleted):
  * closes their presence sockets, their channel's sockets and their sockets in the conversations
  * they recently opened, so that a page left open receives nothing more. Pages still signed in
- * reconnect.
+ * reconnect. `conversations: false` leaves the conversation rooms to a caller that closes every
+ * one of them anyway (account.server.ts `cutOffRealtime`).
  */
-export async function endMemberSockets(env: Env, userId: string): Promise<void> {
+export async function endMemberSockets(
+  env: Env,
+  userId: string,
+  { conversations: closeRooms = true } = {},
+): Promise<void> {
   const { shard, room } = presenceShardFor(env, userId);
   await Promise.all([
     room
@@ -41,6 +46,7 @@ export async function endMemberSockets(env: Env, userId: string): Promise<void> 
       .catch((error: unknown) => logFailure("close_presence_sockets_failed", error)),
     (async () => {
       const conversations = await memberHub(env, userId).endSessions();
+      if (!closeRooms) return;
       await Promise.all(
         conversations.map((id) =>
           conversationRoom(env, id)

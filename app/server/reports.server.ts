@@ -4,9 +4,7 @@ import {
   type ReportInput,
   type ReportReasonType,
 } from "~/schemas/report";
-import { closeConversationRoomsOf } from "./account.server";
-import { endMemberSockets } from "./member-channel.server";
-import { setPresenceHidden } from "./presence.server";
+import { cutOffRealtime } from "./account.server";
 import { newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
@@ -261,10 +259,6 @@ export async function suspendMember(env: Env, moderator: SessionUser, userId: st
     ).bind(userId, now, moderator.id),
   ]);
   await destroyAllSessions(env, userId);
-  await Promise.all([
-    closeConversationRoomsOf(env, userId),
-    setPresenceHidden(env, userId, true),
-    endMemberSockets(env, userId),
-  ]);
+  await cutOffRealtime(env, userId);
   return { message: SUSPENDED_DONE };
 }
