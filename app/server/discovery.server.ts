@@ -479,14 +479,19 @@ function queryKey(c: SearchContext): string {
 
 const expired = () => new ValidationError({ cursor: [SEARCH_MESSAGES.cursor] });
 
+/** Whether the searcher likes the member of the row (`users`). */
+const likedBy = (me: string) =>
+  q`EXISTS (SELECT 1 FROM likes l WHERE l.liker_id = ${me} AND l.liked_id = users.id)`;
+
+/** What a search card shows besides the member card, on `profiles`. */
+const searchCardText = { bio: schema.profiles.bio, interests: schema.profiles.interests };
+
 /** What a search card shows, on `users` joined with `profiles`, and the row's sort key (`pg`). */
 function cardFields(c: SearchContext) {
-  const { users, profiles } = schema;
   return {
     card: cardColumns,
-    bio: profiles.bio,
-    interests: profiles.interests,
-    liked: sql<number>`EXISTS (SELECT 1 FROM likes l WHERE l.liker_id = ${c.me} AND l.liked_id = ${users.id})`,
+    ...searchCardText,
+    liked: sql<number>`${toSql(likedBy(c.me))}`,
     sortKey: sql<number>`pg.sortKey`,
   };
 }
@@ -507,8 +512,9 @@ function cardsQuery(env: Env, c: SearchContext, page: Fragment) {
     .where(ofPageRow);
 }
 
-/** A search card's member columns on `users` and `profiles`, for raw statements. */
+/** A search card's columns on `users` and `profiles`, for raw statements. */
 const cardSelection = selection(cardColumns);
+const textSelection = selection(searchCardText);
 
 /** A row of a first page: a card, the row's sort key, and what the cursor and the meta need. */
 interface FirstPageRow extends CardRow {
@@ -537,8 +543,7 @@ async function firstPage(
   >();
   return results.map((row) => ({
     card: cardSelection.read(row) as CardRow["card"],
-    bio: row.bio as CardRow["bio"],
-    interests: schema.profiles.interests.mapFromDriverValue(row.interests as string) as string[],
+    ...(textSelection.read(row) as Pick<CardRow, "bio" | "interests">),
     liked: row.liked as number,
     sortKey: row.sortKey as number,
     total: row.total as number,
@@ -552,8 +557,7 @@ async function firstPage(
 function firstPageStatement(c: SearchContext, asOf: number, limit: number, offset: number) {
   return q`WITH me AS MATERIALIZED (${meQuery(c, asOf)}), ${choiceCtes(c)},
       page AS MATERIALIZED (${firstPageArms(c, limit, offset)})
-    SELECT ${raw(cardSelection.text)}, profiles.bio AS bio, profiles.interests AS interests,
-      EXISTS (SELECT 1 FROM likes l WHERE l.liker_id = ${c.me} AND l.liked_id = users.id) AS liked,
+    SELECT ${raw(cardSelection.text)}, ${raw(textSelection.text)}, ${likedBy(c.me)} AS liked,
       page.sortKey AS sortKey, choice.total AS total, choice.plan AS plan, me.my_age AS myAge,
       me.age_from AS ageFrom, me.age_to AS ageTo
     FROM me, choice, page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id

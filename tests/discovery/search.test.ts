@@ -342,4 +342,25 @@ describe("search: validation and access", () => {
     });
     expect(res.body.meta.as_of).toMatch(/Z$/);
   });
+
+  it("builds the same cards on a first page and on a page loaded with the cursor, liked included", async () => {
+    const me = await searcher();
+    const word = uniqueWord();
+    const older = await seedMember({ bio: `Kites ${word}`, lastSeenAt: minutesAgo(90) });
+    const newer = await seedMember({ bio: `Kites ${word}`, lastSeenAt: minutesAgo(2) });
+    for (const id of [older.id, newer.id]) {
+      expect((await me.client.json("POST", "/my/likes", { user_id: id })).status).toBe(201);
+    }
+    const both = (await search(me.client, { keywords: word })).body.results;
+    expect(both.map((r) => r.id)).toEqual([newer.id, older.id]);
+    const first = await search(me.client, { keywords: word, per_page: 1 });
+    const second = await search(me.client, {
+      keywords: word,
+      per_page: 1,
+      cursor: first.body.meta.cursor,
+    });
+    expect(first.body.results).toEqual([both[0]]);
+    expect(second.body.results).toEqual([both[1]]);
+    expect(second.body.results[0]).toMatchObject({ liked: true, bio: `Kites ${word}` });
+  });
 });
