@@ -17,6 +17,7 @@ import { AppLink } from "~/components/link";
 import { appearanceFromCookieHeader, APPEARANCE_STORAGE_KEY, type Appearance } from "~/lib/theme";
 import { pageTitle } from "~/lib/title";
 import { appearanceAtom } from "~/state/appearance";
+import { useClockTicker } from "~/state/clock";
 import { Provider, useHydrateAtoms } from "~/state/jotai";
 import stylesheet from "~/styles/app.css?url";
 
@@ -31,6 +32,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     csrfToken: context.csrfToken,
     appearance: appearanceFromCookieHeader(request.headers.get("Cookie")),
     buildVersion: context.buildVersion,
+    /** The server's clock, so relative times render the same on the server and while hydrating. */
+    now: Date.now(),
     user: user
       ? {
           id: user.id,
@@ -83,6 +86,7 @@ function HydrateAppearance({
   children: ReactNode;
 }) {
   useHydrateAtoms([[appearanceAtom, appearance]]);
+  useClockTicker();
   return <>{children}</>;
 }
 

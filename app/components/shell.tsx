@@ -5,6 +5,7 @@ import { ChatNavLink } from "./chat/nav-link";
 import { CsrfInput } from "./form";
 import { AppLink, AppNavLink } from "./link";
 import { NotificationsBell, RealtimeProvider } from "./realtime";
+import { useNow } from "~/state/clock";
 
 export function Logo({ to = "/" }: { to?: string }) {
   return (
@@ -21,6 +22,7 @@ export function Logo({ to = "/" }: { to?: string }) {
 export function AppShell({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<RootLoaderData>("root");
   const user = data?.user;
+  const year = new Date(useNow()).getUTCFullYear();
   return (
     <>
       <a href="#main" className="skip-link">
@@ -72,7 +74,7 @@ export function AppShell({ children }: { children: ReactNode }) {
       {user?.emailVerified ? <RealtimeProvider memberId={user.id} /> : null}
       <footer className="site-footer">
         <div className="site-footer-inner">
-          <span>© {new Date().getUTCFullYear()} Heartline. For adults 18+.</span>
+          <span>© {year} Heartline. For adults 18+.</span>
           <span>Safe, honest, made for real connections.</span>
         </div>
       </footer>

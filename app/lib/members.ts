@@ -37,7 +37,7 @@ export function locationLabel(location: {
 }
 
 /** "just now", "5 minutes ago", "3 hours ago", "2 days ago", or a date for older times. */
-export function timeAgo(iso: string, now = Date.now()): string {
+export function timeAgo(iso: string, now: number): string {
   const then = Date.parse(iso);
   if (!Number.isFinite(then)) return "";
   const seconds = Math.max(0, Math.round((now - then) / 1000));

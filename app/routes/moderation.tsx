@@ -1,3 +1,4 @@
+import { TimeAgo } from "~/components/time-ago";
 import type {
   ActionFunctionArgs,
   HeadersFunction,
@@ -95,7 +96,7 @@ export default function ModerationPage() {
                     </div>
                   </div>
                   <span className="muted small">
-                    by @{report.reporter.username}, {timeAgo(report.created_at)}
+                    by @{report.reporter.username}, <TimeAgo iso={report.created_at} />
                   </span>
                 </div>
                 {report.details ? <p className="bio">{report.details}</p> : null}

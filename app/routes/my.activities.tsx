@@ -1,4 +1,5 @@
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { TimeAgo } from "~/components/time-ago";
 import { json } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AppLink } from "~/components/link";
@@ -68,7 +69,7 @@ export default function ActivitiesPage() {
                   )}
                   <time className="muted small" dateTime={a.created_at}>
                     <span aria-hidden="true">{ACTIVITY_ICONS[a.type]} </span>
-                    {timeAgo(a.created_at)}
+                    <TimeAgo iso={a.created_at} />
                   </time>
                 </span>
               </li>

@@ -1,4 +1,6 @@
+import { useNow } from "~/state/clock";
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { TimeAgo } from "~/components/time-ago";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { useEffect } from "react";
@@ -56,6 +58,7 @@ function missingParts(p: Profile): string[] {
 
 export default function MyProfilePage() {
   const loaded = useLoaderData<typeof loader>();
+  const now = useNow();
   useHydrateAtoms([
     [profileStateAtom, fetchSuccess(initialProfileState, loaded.profile, 0)],
     [
@@ -137,7 +140,7 @@ export default function MyProfilePage() {
           <div className="profile-info">
             <section className="card profile-summary">
               <h2 className="profile-name">
-                {name}, {ageOn(profile.dateOfBirth)}
+                {name}, {ageOn(profile.dateOfBirth, new Date(now))}
               </h2>
               <p className="muted">@{profile.username}</p>
               <ProfileFacts place={place} gender={profile.gender} ageRange={profile.ageRange} />
@@ -182,7 +185,10 @@ export default function MyProfilePage() {
             <ul className="member-list">
               {viewers.viewers.map((viewer) => (
                 <li key={viewer.id}>
-                  <MemberRow member={viewer} meta={`Viewed ${timeAgo(viewer.viewed_at)}`} />
+                  <MemberRow
+                    member={viewer}
+                    meta={<TimeAgo iso={viewer.viewed_at} prefix="Viewed " />}
+                  />
                 </li>
               ))}
             </ul>

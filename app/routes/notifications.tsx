@@ -1,3 +1,4 @@
+import { TimeAgo } from "~/components/time-ago";
 import type {
   ActionFunctionArgs,
   HeadersFunction,
@@ -220,7 +221,7 @@ function NotificationItem({
         </Link>
         <time className="muted small" dateTime={n.created_at}>
           <span aria-hidden="true">{NOTIFICATION_ICONS[n.type]} </span>
-          {timeAgo(n.created_at)}
+          <TimeAgo iso={n.created_at} />
         </time>
       </span>
       {unread ? (

@@ -1,4 +1,5 @@
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { TimeAgo } from "~/components/time-ago";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
@@ -79,7 +80,7 @@ export default function BlockedMembersPage() {
                   <strong>{name}</strong>
                   <span className="muted small">
                     @{member.username} · {BLOCK_REASON_LABELS[member.reason_type]} · blocked{" "}
-                    {timeAgo(member.blocked_at)}
+                    <TimeAgo iso={member.blocked_at} />
                   </span>
                 </span>
                 <button

@@ -1,4 +1,5 @@
 import { MessageButton } from "~/components/chat/message-button";
+import { TimeAgo } from "~/components/time-ago";
 import { MemberRow } from "~/components/profile/member";
 import { displayName, timeAgo } from "~/lib/members";
 import type { LikedMember, LikeListName } from "~/state/likes";
@@ -22,9 +23,12 @@ export function LikedMemberItem({
 }) {
   const name = displayName(member);
   const when = list === "matches" ? member.matched_at : member.liked_at;
-  const meta = when
-    ? `${list === "matches" ? "Matched" : list === "received" ? "Liked you" : "Liked"} ${timeAgo(when)}`
-    : undefined;
+  const meta = when ? (
+    <TimeAgo
+      iso={when}
+      prefix={`${list === "matches" ? "Matched" : list === "received" ? "Liked you" : "Liked"} `}
+    />
+  ) : undefined;
   return (
     <li className="liked-item">
       <MemberRow member={member} meta={meta} />

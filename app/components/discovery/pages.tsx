@@ -1,4 +1,5 @@
 import { Link, useSearchParams } from "@remix-run/react";
+import { TimeAgo } from "~/components/time-ago";
 import { useMemo, useState } from "react";
 import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
@@ -207,7 +208,10 @@ function ConversationLink({ conversation }: { conversation: ConversationView }) 
       <span className="member-row-meta">
         <span className="pill">{conversation.unread_count}</span>
         {conversation.last_message_time ? (
-          <span className="muted small"> {timeAgo(conversation.last_message_time)}</span>
+          <span className="muted small">
+            {" "}
+            <TimeAgo iso={conversation.last_message_time} />
+          </span>
         ) : null}
       </span>
     </Link>

@@ -1,5 +1,6 @@
 import { Link } from "@remix-run/react";
-import { useState } from "react";
+import { TimeAgo } from "~/components/time-ago";
+import { useState, type ReactNode } from "react";
 import { displayName, locationLabel, timeAgo, type MemberCardView } from "~/lib/members";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { useIsOnline } from "~/state/presence";
@@ -48,13 +49,13 @@ export function OnlineBadge({
   return (
     <span className="presence">
       <span className="presence-dot" aria-hidden="true" />
-      {lastSeenAt ? `Active ${timeAgo(lastSeenAt)}` : "Offline"}
+      {lastSeenAt ? <TimeAgo iso={lastSeenAt} prefix="Active " /> : "Offline"}
     </span>
   );
 }
 
 /** One row of a member list (viewers, likes…): photo, name, age, place, and a time. */
-export function MemberRow({ member, meta }: { member: MemberCardView; meta?: string }) {
+export function MemberRow({ member, meta }: { member: MemberCardView; meta?: ReactNode }) {
   const name = displayName(member);
   const place = locationLabel(member.location);
   const online = useIsOnline(member.id, member.online);
