@@ -10,7 +10,6 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { CsrfInput, FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { AppShell } from "~/components/shell";
-import { timeAgo } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
 import { REPORT_HIDE_THRESHOLD, REPORT_REASON_LABELS } from "~/schemas/report";
 import { formAction, type ActionErrors } from "~/server/actions.server";

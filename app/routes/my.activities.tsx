@@ -5,7 +5,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
 import { AppShell } from "~/components/shell";
-import { displayName, timeAgo } from "~/lib/members";
+import { displayName } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
 import { ACTIVITY_ICONS, activityText } from "~/lib/activities";
 import { activitiesQuerySchema } from "~/schemas/activities";

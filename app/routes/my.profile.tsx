@@ -9,7 +9,7 @@ import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, MemberRow, PhotoGallery } from "~/components/profile/member";
 import { AppShell } from "~/components/shell";
 import { ageOn } from "~/lib/age";
-import { displayName, timeAgo } from "~/lib/members";
+import { displayName } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
 import type { Profile } from "~/schemas/profile";
 import { requireUser } from "~/server/guards.server";

@@ -13,7 +13,7 @@ import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
 import { AppShell } from "~/components/shell";
 import { api } from "~/lib/http";
-import { displayName, timeAgo } from "~/lib/members";
+import { displayName } from "~/lib/members";
 import {
   NOTIFICATION_ICONS,
   notificationActor,

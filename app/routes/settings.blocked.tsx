@@ -5,7 +5,7 @@ import { useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { FormAlert } from "~/components/form";
 import { Avatar } from "~/components/profile/member";
-import { displayName, timeAgo } from "~/lib/members";
+import { displayName } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
 import { BLOCK_REASON_LABELS } from "~/schemas/block";
 import { listBlocked } from "~/server/blocks.server";

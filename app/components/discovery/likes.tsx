@@ -1,7 +1,7 @@
 import { MessageButton } from "~/components/chat/message-button";
 import { TimeAgo } from "~/components/time-ago";
 import { MemberRow } from "~/components/profile/member";
-import { displayName, timeAgo } from "~/lib/members";
+import { displayName } from "~/lib/members";
 import type { LikedMember, LikeListName } from "~/state/likes";
 import { LikeButton } from "./like-button";
 

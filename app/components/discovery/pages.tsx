@@ -5,7 +5,7 @@ import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
 import { AppShell } from "~/components/shell";
-import { displayName, timeAgo, type MemberCardView } from "~/lib/members";
+import { displayName, type MemberCardView } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
 import type { SearchResponse } from "~/schemas/search";
 import {

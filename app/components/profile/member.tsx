@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import { TimeAgo } from "~/components/time-ago";
 import { useState, type ReactNode } from "react";
-import { displayName, locationLabel, timeAgo, type MemberCardView } from "~/lib/members";
+import { displayName, locationLabel, type MemberCardView } from "~/lib/members";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { useIsOnline } from "~/state/presence";
 
