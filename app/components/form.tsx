@@ -9,6 +9,7 @@ import {
 import type { z } from "zod";
 import { fieldErrors, firstErrors, type FieldErrorMap } from "~/schemas/validation";
 import type { RootLoaderData } from "~/root";
+import { Icon } from "./icons";
 
 export function useCsrfToken(): string {
   return useRouteLoaderData<RootLoaderData>("root")?.csrfToken ?? "";
@@ -70,20 +71,38 @@ interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
   hint?: ReactNode;
 }
 
-export function Field({ name, label, error, hint, id, ...input }: FieldProps) {
+export function Field({
+  name,
+  label,
+  error,
+  hint,
+  id,
+  after,
+  ...input
+}: FieldProps & { after?: ReactNode }) {
   const inputId = id ?? `field-${name}`;
   const errorId = `${inputId}-error`;
+  const control = (
+    <input
+      id={inputId}
+      name={name}
+      className="input"
+      aria-invalid={error ? true : undefined}
+      aria-describedby={error ? errorId : undefined}
+      {...input}
+    />
+  );
   return (
     <div className="field">
       <label htmlFor={inputId}>{label}</label>
-      <input
-        id={inputId}
-        name={name}
-        className="input"
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? errorId : undefined}
-        {...input}
-      />
+      {after ? (
+        <div className="input-with-action">
+          {control}
+          {after}
+        </div>
+      ) : (
+        control
+      )}
       {hint && !error ? <p className="field-hint">{hint}</p> : null}
       {error ? (
         <p id={errorId} className="field-error" role="alert">
@@ -106,5 +125,30 @@ export function FormAlert({
     <div className={`alert alert-${tone}`} role={tone === "error" ? "alert" : "status"}>
       {message}
     </div>
+  );
+}
+
+/** A password field with a "Show password" toggle beside it (the input keeps its label). */
+export function PasswordField(props: Omit<FieldProps, "type">) {
+  const [shown, setShown] = useState(false);
+  return (
+    <Field
+      {...props}
+      type={shown ? "text" : "password"}
+      autoCapitalize="none"
+      spellCheck={false}
+      after={
+        <button
+          type="button"
+          className="input-action"
+          aria-pressed={shown}
+          aria-label="Show password"
+          aria-controls={props.id ?? `field-${props.name}`}
+          onClick={() => setShown((v) => !v)}
+        >
+          <Icon name={shown ? "eyeOff" : "eye"} size={20} />
+        </button>
+      }
+    />
   );
 }

@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import { Icon } from "./icons";
 import { useEffect } from "react";
 import { api } from "~/lib/http";
 import { NOTIFICATION_ICONS, notificationHref, notificationText } from "~/lib/notifications";
@@ -119,7 +120,7 @@ export function NotificationsBell() {
     unreadCount > 0 ? `Notifications, ${unreadCount} unread` : "Notifications, none unread";
   return (
     <Link to="/notifications" className="bell" aria-label={label} title="Notifications">
-      <span aria-hidden="true">🔔</span>
+      <Icon name="bell" />
       {unreadCount > 0 ? (
         <span className="bell-count" data-testid="unread-count" aria-hidden="true">
           {unreadCount > 99 ? "99+" : unreadCount}

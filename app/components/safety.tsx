@@ -1,5 +1,13 @@
 import { useNavigate } from "@remix-run/react";
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
+import {
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+} from "react";
 import { api } from "~/lib/http";
 import { BLOCK_REASON_LABELS, BLOCK_REASON_TYPES, type BlockReasonType } from "~/schemas/block";
 import {
@@ -21,19 +29,42 @@ import { useAtom, useSetAtom } from "~/state/jotai";
 import { FormAlert } from "./form";
 import { AppLink } from "./link";
 
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** Tab from the last control goes to the first, Shift+Tab from the first to the last. */
+function trapTab(event: KeyboardEvent<HTMLDialogElement>) {
+  if (event.key !== "Tab") return;
+  const controls = [...event.currentTarget.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+    (el) => el.getClientRects().length > 0,
+  );
+  const first = controls[0];
+  const last = controls[controls.length - 1];
+  if (!first || !last) return;
+  if (event.shiftKey && document.activeElement === first) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && document.activeElement === last) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
 /**
- * A modal built on the native <dialog>: focus is trapped and restored by the browser, Escape
+ * A modal built on the native <dialog>: Tab cycles inside it, the browser restores focus, Escape
  * closes it. `open` drives it; `onClose` hears every way it closes.
  */
 export function Modal({
   open,
   onClose,
   title,
+  className,
   children,
 }: {
   open: boolean;
   onClose: () => void;
   title: string;
+  className?: string;
   children: ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -49,12 +80,13 @@ export function Modal({
   return (
     <dialog
       ref={ref}
-      className="modal"
+      className={className ? `modal ${className}` : "modal"}
       aria-labelledby={titleId}
       // Closing because `open` turned false is not news to the parent.
       onClose={() => {
         if (openRef.current) onClose();
       }}
+      onKeyDown={(event) => trapTab(event)}
       onClick={(event) => {
         // A click on the backdrop (the dialog element itself, outside its content) closes it.
         if (event.target === event.currentTarget) onClose();

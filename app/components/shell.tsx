@@ -1,7 +1,8 @@
 import { Form, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { RootLoaderData } from "~/root";
-import { ChatNavLink } from "./chat/nav-link";
+import { ChatNavLink, ChatUnreadSync } from "./chat/nav-link";
+import { Icon } from "./icons";
 import { CsrfInput } from "./form";
 import { AppLink, AppNavLink } from "./link";
 import { NotificationsBell, RealtimeProvider } from "./realtime";
@@ -36,9 +37,9 @@ export function AppShell({ children }: { children: ReactNode }) {
               <AppNavLink to="/dashboard">Dashboard</AppNavLink>
               {user.emailVerified ? <AppNavLink to="/my/matches">Discover</AppNavLink> : null}
               {user.emailVerified ? <AppNavLink to="/my/likes">Likes</AppNavLink> : null}
-              {user.emailVerified ? <ChatNavLink /> : null}
+              {user.emailVerified ? <ChatNavLink badgeTestId="chat-unread" /> : null}
               <AppNavLink to="/my/profile">My profile</AppNavLink>
-              <AppNavLink to="/my/activities">Activity</AppNavLink>
+              <AppNavLink to="/my/activities">Activities</AppNavLink>
               <AppNavLink to="/settings">Settings</AppNavLink>
               {user.moderator ? <AppNavLink to="/moderation">Moderation</AppNavLink> : null}
             </nav>
@@ -47,15 +48,13 @@ export function AppShell({ children }: { children: ReactNode }) {
             {user ? (
               <>
                 {user.emailVerified ? <NotificationsBell /> : null}
+                <AppLink to="/settings" className="icon-link header-settings" aria-label="Settings">
+                  <Icon name="settings" />
+                </AppLink>
                 <span className="avatar" title={user.username} aria-hidden="true">
                   {user.username.slice(0, 1).toUpperCase()}
                 </span>
-                <Form method="post" action="/logout">
-                  <CsrfInput />
-                  <button type="submit" className="btn btn-ghost">
-                    Sign out
-                  </button>
-                </Form>
+                <SignOutButton className="btn btn-ghost header-signout" />
               </>
             ) : (
               <>
@@ -71,14 +70,58 @@ export function AppShell({ children }: { children: ReactNode }) {
         </div>
       </header>
       <main id="main">{children}</main>
-      {user?.emailVerified ? <RealtimeProvider memberId={user.id} /> : null}
+      {user?.emailVerified ? (
+        <>
+          <RealtimeProvider memberId={user.id} />
+          <ChatUnreadSync />
+          <TabBar />
+        </>
+      ) : null}
       <footer className="site-footer">
         <div className="site-footer-inner">
           <span>© {year} Heartline. For adults 18+.</span>
-          <span>Safe, honest, made for real connections.</span>
+          <nav aria-label="About Heartline" className="footer-links">
+            <AppLink to="/safety">Safety</AppLink>
+            <AppLink to="/terms">Terms</AppLink>
+            <AppLink to="/privacy">Privacy</AppLink>
+            <AppLink to="/contact">Contact</AppLink>
+          </nav>
         </div>
       </footer>
     </>
+  );
+}
+
+/** Ends the session (POST /logout). In the header on wide screens, in Settings on every screen. */
+export function SignOutButton({ className = "btn btn-ghost" }: { className?: string }) {
+  return (
+    <Form method="post" action="/logout" className="signout-form">
+      <CsrfInput />
+      <button type="submit" className={className}>
+        Sign out
+      </button>
+    </Form>
+  );
+}
+
+/** Phones: the four places members go most, at the bottom of the screen, in reach of a thumb. */
+function TabBar() {
+  return (
+    <nav className="tab-bar" aria-label="Sections">
+      <AppNavLink to="/my/matches" className="tab">
+        <Icon name="discover" />
+        <span>Discover</span>
+      </AppNavLink>
+      <AppNavLink to="/my/likes" className="tab">
+        <Icon name="heart" />
+        <span>Likes</span>
+      </AppNavLink>
+      <ChatNavLink className="tab" icon={<Icon name="chat" />} />
+      <AppNavLink to="/my/profile" className="tab">
+        <Icon name="profile" />
+        <span>Profile</span>
+      </AppNavLink>
+    </nav>
   );
 }
 

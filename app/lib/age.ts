@@ -15,3 +15,10 @@ export function isRealDate(value: string): boolean {
 }
 
 export const MINIMUM_AGE = 18;
+
+/** The latest date of birth (YYYY-MM-DD) of someone who is 18 at `now`, for a date picker's max. */
+export function latestAdultBirthday(now: number): string {
+  const d = new Date(now);
+  d.setUTCFullYear(d.getUTCFullYear() - MINIMUM_AGE);
+  return d.toISOString().slice(0, 10);
+}

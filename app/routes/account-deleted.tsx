@@ -1,9 +1,16 @@
-import type { MetaFunction } from "@remix-run/cloudflare";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { redirect } from "@remix-run/cloudflare";
 import { AppLink } from "~/components/link";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 
 export const meta: MetaFunction = () => titleMeta("Account Deleted");
+
+/** A signed-in member has an account: this page is not about them. */
+export function loader({ context }: LoaderFunctionArgs) {
+  if (context.user) throw redirect("/dashboard");
+  return null;
+}
 
 /** Where a member lands after deleting their account (signed out). */
 export default function AccountDeletedPage() {

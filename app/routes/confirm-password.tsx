@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
-import { CsrfInput, Field, FormAlert, useFormValidation } from "~/components/form";
+import { CsrfInput, PasswordField, FormAlert, useFormValidation } from "~/components/form";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { confirmPasswordSchema } from "~/schemas/auth";
@@ -47,10 +47,9 @@ export default function ConfirmPasswordPage() {
         <FormAlert
           message={actionData && !actionData.errors.password ? actionData.message : null}
         />
-        <Field
+        <PasswordField
           name="password"
           label="Password"
-          type="password"
           autoComplete="current-password"
           required
           autoFocus

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { AppLink } from "~/components/link";
-import { CsrfInput, Field, FormAlert, useFormValidation } from "~/components/form";
+import { CsrfInput, Field, PasswordField, FormAlert, useFormValidation } from "~/components/form";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { loginSchema } from "~/schemas/auth";
@@ -60,10 +60,9 @@ export default function LoginPage() {
           autoFocus
           error={form.errorFor("email")}
         />
-        <Field
+        <PasswordField
           name="password"
           label="Password"
-          type="password"
           autoComplete="current-password"
           required
           error={form.errorFor("password")}

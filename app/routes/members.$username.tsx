@@ -70,15 +70,20 @@ export default function MemberPage() {
                 />
               </div>
               <p className="muted">@{member.username}</p>
-              {likes ? (
-                <MemberLikeAction
-                  memberId={member.id}
-                  name={name}
-                  liked={likes.liked}
-                  likedMe={likes.liked_me}
-                />
+              {likes || !isSelf ? (
+                <div className="profile-actions">
+                  {likes ? (
+                    <MemberLikeAction
+                      memberId={member.id}
+                      name={name}
+                      photoUrl={member.photo_url}
+                      liked={likes.liked}
+                      likedMe={likes.liked_me}
+                    />
+                  ) : null}
+                  {isSelf ? null : <MessageButton userId={member.id} name={name} />}
+                </div>
               ) : null}
-              {isSelf ? null : <MessageButton userId={member.id} name={name} />}
               {isSelf ? null : <MemberSafetyActions member={{ id: member.id, name }} />}
               <ProfileFacts place={place} gender={member.gender} ageRange={member.ageRange} />
             </section>

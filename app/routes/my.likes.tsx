@@ -1,3 +1,4 @@
+import type { LikedMember } from "~/state/likes";
 import type {
   HeadersFunction,
   LinksFunction,
@@ -75,7 +76,7 @@ export default function LikesPage() {
 function Likes({ initial }: { initial: LikesState }) {
   useHydrateAtoms([[likesStateAtom, initial]]);
   const [state, setState] = useAtom(likesStateAtom);
-  const [lastMatch, setLastMatch] = useState<string | null>(null);
+  const [lastMatch, setLastMatch] = useState<LikedMember | null>(null);
 
   const loadMore = async (list: LikeListName) => {
     setState((s) => likesLoadStart(s, list));
@@ -103,7 +104,14 @@ function Likes({ initial }: { initial: LikesState }) {
             Discover members
           </AppLink>
         </div>
-        {lastMatch ? <MatchNote name={lastMatch} /> : null}
+        {lastMatch ? (
+          <MatchNote
+            key={lastMatch.id}
+            name={displayName(lastMatch)}
+            memberId={lastMatch.id}
+            photoUrl={lastMatch.photo_url}
+          />
+        ) : null}
         {state.error ? (
           <div className="alert alert-error" role="alert">
             {state.error}
@@ -128,7 +136,7 @@ function Likes({ initial }: { initial: LikesState }) {
                       list={list}
                       onLiked={(m, isMatch) => {
                         setState((s) => memberLiked(s, m, isMatch));
-                        setLastMatch(isMatch ? displayName(m) : null);
+                        setLastMatch(isMatch ? m : null);
                       }}
                       onUnliked={(m) => setState((s) => memberUnliked(s, m))}
                     />

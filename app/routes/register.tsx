@@ -1,8 +1,10 @@
+import { latestAdultBirthday } from "~/lib/age";
+import { useNow } from "~/state/clock";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { AppLink } from "~/components/link";
-import { CsrfInput, Field, FormAlert, useFormValidation } from "~/components/form";
+import { CsrfInput, Field, PasswordField, FormAlert, useFormValidation } from "~/components/form";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { registerSchema } from "~/schemas/auth";
@@ -28,16 +30,10 @@ export function action({ request, context }: ActionFunctionArgs) {
   });
 }
 
-/** The latest date of birth that is 18 today, for the date picker's max. */
-function latestAdultBirthday() {
-  const d = new Date();
-  d.setUTCFullYear(d.getUTCFullYear() - 18);
-  return d.toISOString().slice(0, 10);
-}
-
 export default function RegisterPage() {
   const actionData = useActionData<ActionErrors>();
   const navigation = useNavigation();
+  const now = useNow();
   const form = useFormValidation(registerSchema, actionData?.errors);
   const knownFields = ["username", "email", "password", "password_confirmation", "dateOfBirth"];
   const otherError =
@@ -77,26 +73,28 @@ export default function RegisterPage() {
           label="Date of birth"
           type="date"
           required
-          max={latestAdultBirthday()}
+          max={latestAdultBirthday(now)}
           error={form.errorFor("dateOfBirth")}
         />
-        <Field
+        <PasswordField
           name="password"
           label="Password"
-          type="password"
           autoComplete="new-password"
           required
           error={form.errorFor("password")}
           hint="At least 8 characters."
         />
-        <Field
+        <PasswordField
           name="password_confirmation"
           label="Confirm password"
-          type="password"
           autoComplete="new-password"
           required
           error={form.errorFor("password_confirmation")}
         />
+        <p className="consent">
+          By creating an account you confirm you are 18 or older and agree to our{" "}
+          <AppLink to="/terms">Terms</AppLink> and <AppLink to="/privacy">Privacy policy</AppLink>.
+        </p>
         <button
           type="submit"
           className="btn btn-primary btn-block"

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useNavigation, useParams, useSearchParams } from "@remix-run/react";
-import { CsrfInput, Field, FormAlert, useFormValidation } from "~/components/form";
+import { CsrfInput, Field, PasswordField, FormAlert, useFormValidation } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
@@ -52,19 +52,17 @@ export default function ResetPasswordPage() {
           defaultValue={params.get("email") ?? ""}
           error={form.errorFor("email")}
         />
-        <Field
+        <PasswordField
           name="password"
           label="New password"
-          type="password"
           autoComplete="new-password"
           required
           autoFocus
           error={form.errorFor("password")}
         />
-        <Field
+        <PasswordField
           name="password_confirmation"
           label="Confirm new password"
-          type="password"
           autoComplete="new-password"
           required
           error={form.errorFor("password_confirmation")}

@@ -1,3 +1,5 @@
+import { useNow } from "~/state/clock";
+import { latestAdultBirthday } from "~/lib/age";
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useRevalidator } from "@remix-run/react";
@@ -126,15 +128,9 @@ const formValues = (p: Profile): FormValues => ({
   ethnicity: p.ethnicity ?? "",
 });
 
-/** The latest date of birth that is 18 today, for the date picker's max. */
-function latestAdultBirthday() {
-  const d = new Date();
-  d.setUTCFullYear(d.getUTCFullYear() - 18);
-  return d.toISOString().slice(0, 10);
-}
-
 export default function ProfileSettingsPage() {
   const { profile } = useLoaderData<typeof loader>();
+  const now = useNow();
   useHydrateAtoms([[profileStateAtom, fetchSuccess(initialProfileState, profile, 0)]]);
   const [state, setState] = useAtom(profileStateAtom);
   const updateProfile = useSetAtom(updateProfileAtom);
@@ -277,7 +273,7 @@ export default function ProfileSettingsPage() {
                 name="dateOfBirth"
                 type="date"
                 className="input"
-                max={latestAdultBirthday()}
+                max={latestAdultBirthday(now)}
                 value={values.dateOfBirth}
                 aria-invalid={errorFor("dateOfBirth") ? true : undefined}
                 aria-describedby={errorFor("dateOfBirth") ? "profile-dateOfBirth-error" : undefined}

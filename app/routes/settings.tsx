@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Outlet } from "@remix-run/react";
 import { AppNavLink } from "~/components/link";
-import { AppShell } from "~/components/shell";
+import { AppShell, SignOutButton } from "~/components/shell";
 import { requireUser } from "~/server/guards.server";
 
 /** Settings are open to members whose email is not verified yet. */
@@ -16,6 +16,7 @@ export default function SettingsLayout() {
       <div className="container">
         <div className="page-head">
           <h1>Settings</h1>
+          <SignOutButton className="btn btn-secondary btn-sm phone-only" />
         </div>
         <div className="settings">
           <nav className="settings-nav" aria-label="Settings">

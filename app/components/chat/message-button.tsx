@@ -5,20 +5,24 @@ import { CsrfInput } from "~/components/form";
  * "Message" on another member's profile: starts (or finds) the conversation with them and opens
  * it on the chat page. A plain form to the chat page's action, so it works without JavaScript.
  */
-export function MessageButton({ userId, name }: { userId: string; name: string }) {
+export function MessageButton({
+  userId,
+  name,
+  label = "Message",
+}: {
+  userId: string;
+  name: string;
+  label?: string;
+}) {
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/chat";
   return (
     <Form method="post" action="/chat" className="message-button">
       <CsrfInput />
       <input type="hidden" name="user_id" value={userId} />
-      <button
-        type="submit"
-        className="btn btn-primary"
-        disabled={busy}
-        aria-label={`Message ${name}`}
-      >
-        <span aria-hidden="true">💬</span> {busy ? "Opening…" : "Message"}
+      <button type="submit" className="btn btn-primary" disabled={busy}>
+        <span aria-hidden="true">💬</span> {busy ? "Opening…" : label}
+        <span className="sr-only"> {name}</span>
       </button>
     </Form>
   );

@@ -1,18 +1,16 @@
-import { useEffect } from "react";
+import { useEffect, type ReactNode } from "react";
 import { AppNavLink } from "~/components/link";
 import { api } from "~/lib/http";
 import { subscribeMemberChannel } from "~/realtime/client";
 import { chatUnreadTotalAtom } from "~/state/chat";
-import { useAtom } from "~/state/jotai";
+import { useAtomValue, useSetAtom } from "~/state/jotai";
 
 /**
- * "Chat" in the header, with the number of unread messages. The count loads once per page and
- * then follows the member's own channel (every new message, read or deletion carries the total).
- * Chat needs a verified email, so the link shows for verified members only.
+ * Keeps the unread message total current: it loads once per page and then follows the member's
+ * own channel (every new message, read or deletion carries the total). Mounted once by the shell.
  */
-export function ChatNavLink() {
-  const [unread, setUnread] = useAtom(chatUnreadTotalAtom);
-
+export function ChatUnreadSync() {
+  const setUnread = useSetAtom(chatUnreadTotalAtom);
   useEffect(() => {
     const reload = () =>
       api<{ unread_count: number }>("/chat/unread")
@@ -28,20 +26,33 @@ export function ChatNavLink() {
       },
     });
   }, [setUnread]);
+  return null;
+}
 
-  const count = unread ?? 0;
+/**
+ * "Chat" in the header and the phone's tab bar, with the number of unread messages. Chat needs a
+ * verified email, so the link shows for verified members only.
+ */
+export function ChatNavLink({
+  className = "nav-chat",
+  icon,
+  badgeTestId,
+}: {
+  className?: string;
+  icon?: ReactNode;
+  badgeTestId?: string;
+}) {
+  const count = useAtomValue(chatUnreadTotalAtom) ?? 0;
   return (
-    <AppNavLink
-      to="/chat"
-      className="nav-chat"
-      aria-label={count > 0 ? `Chat, ${count} unread` : "Chat"}
-    >
-      Chat
+    <AppNavLink to="/chat" className={className}>
+      {icon}
+      <span>Chat</span>
       {count > 0 ? (
-        <span className="nav-badge" data-testid="chat-unread" aria-hidden="true">
+        <span className="nav-badge" data-testid={badgeTestId}>
           {count > 99 ? "99+" : count}
         </span>
       ) : null}
+      {count > 0 ? <span className="sr-only"> unread</span> : null}
     </AppNavLink>
   );
 }

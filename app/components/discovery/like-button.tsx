@@ -1,4 +1,9 @@
-import { useState } from "react";
+import { useRouteLoaderData } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { MessageButton } from "~/components/chat/message-button";
+import { Avatar } from "~/components/profile/member";
+import { Modal } from "~/components/safety";
+import type { RootLoaderData } from "~/root";
 import { api, ApiError } from "~/lib/http";
 
 export const LIKE_ERRORS = {
@@ -55,12 +60,12 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
         type="button"
         className={`btn ${liked ? "btn-secondary" : "btn-primary"}${size === "sm" ? " btn-sm" : ""}`}
         aria-pressed={liked}
-        aria-label={liked ? `Unlike ${name}` : `${likesMe ? "Like back" : "Like"} ${name}`}
         title={liked ? `You like ${name}. Press to take it back.` : undefined}
         disabled={busy}
         onClick={toggle}
       >
         <span aria-hidden="true">{liked ? "♥" : "♡"}</span> {label}
+        <span className="sr-only"> {name}</span>
       </button>
       {error ? (
         <p className="field-error" role="alert">
@@ -71,11 +76,53 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
   );
 }
 
-/** "It's a match!": shown where a like made a match. */
-export function MatchNote({ name }: { name: string }) {
+/**
+ * The match moment: a dialog with both photos, "Send a message" and "Keep browsing" (focus moves
+ * into it and returns to the Like button when it closes), then a line that stays on the page.
+ */
+export function MatchNote({
+  name,
+  memberId,
+  photoUrl,
+}: {
+  name: string;
+  memberId: string;
+  photoUrl: string | null;
+}) {
+  const [open, setOpen] = useState(true);
+  const [myPhoto, setMyPhoto] = useState<string | null>(null);
+  const myName = useRouteLoaderData<RootLoaderData>("root")?.user?.username ?? "You";
+  useEffect(() => {
+    api<{ profile: { photos: { url: string }[] } }>("/my/profile")
+      .then((res) => setMyPhoto(res.profile.photos[0]?.url ?? null))
+      .catch(() => {});
+  }, []);
   return (
-    <p className="alert alert-success match-note" role="status">
-      It&apos;s a match! You and {name} like each other.
-    </p>
+    <>
+      <p className="alert alert-success match-note" role="status">
+        It&apos;s a match! You and {name} like each other.
+      </p>
+      <Modal
+        open={open}
+        onClose={() => setOpen(false)}
+        title="It's a match!"
+        className="match-modal"
+      >
+        <div className="match-photos" aria-hidden="true">
+          <Avatar name={myName} url={myPhoto} size={112} />
+          <span className="match-heart">♥</span>
+          <Avatar name={name} url={photoUrl} size={112} />
+        </div>
+        <p className="match-text">
+          You and {name} like each other. Say hello while it&apos;s fresh.
+        </p>
+        <div className="match-actions">
+          <MessageButton userId={memberId} name={name} label="Send a message" />
+          <button type="button" className="btn btn-secondary" onClick={() => setOpen(false)}>
+            Keep browsing
+          </button>
+        </div>
+      </Modal>
+    </>
   );
 }

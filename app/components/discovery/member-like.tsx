@@ -8,11 +8,13 @@ import { LikeButton, MatchNote } from "./like-button";
 export function MemberLikeAction({
   memberId,
   name,
+  photoUrl,
   liked: initiallyLiked,
   likedMe,
 }: {
   memberId: string;
   name: string;
+  photoUrl: string | null;
   liked: boolean;
   likedMe: boolean;
 }) {
@@ -32,7 +34,7 @@ export function MemberLikeAction({
         }}
       />
       {matchedNow ? (
-        <MatchNote name={name} />
+        <MatchNote name={name} memberId={memberId} photoUrl={photoUrl} />
       ) : isMatch ? (
         <p className="muted small">You like each other.</p>
       ) : likedMe ? (

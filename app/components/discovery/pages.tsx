@@ -63,7 +63,7 @@ export function DashboardPage({ username, search, summary }: DashboardProps) {
       },
     }),
   );
-  const [lastMatch, setLastMatch] = useState<string | null>(null);
+  const [lastMatch, setLastMatch] = useState<LikedMember | null>(null);
   const unread = summary.unread_conversations.reduce((n, c) => n + c.unread_count, 0);
 
   return (
@@ -99,7 +99,14 @@ export function DashboardPage({ username, search, summary }: DashboardProps) {
             />
           </div>
           <aside className="dashboard-side">
-            {lastMatch ? <MatchNote name={lastMatch} /> : null}
+            {lastMatch ? (
+              <MatchNote
+                key={lastMatch.id}
+                name={displayName(lastMatch)}
+                memberId={lastMatch.id}
+                photoUrl={lastMatch.photo_url}
+              />
+            ) : null}
             <section className="card" aria-labelledby="new-likes-heading">
               <div className="card-head">
                 <h2 id="new-likes-heading" className="h3">
@@ -122,7 +129,7 @@ export function DashboardPage({ username, search, summary }: DashboardProps) {
                       list="received"
                       onLiked={(member, isMatch) => {
                         setLikes((s) => memberLiked(s, member, isMatch));
-                        if (isMatch) setLastMatch(displayName(member));
+                        if (isMatch) setLastMatch(member);
                       }}
                       onUnliked={(member) => setLikes((s) => memberUnliked(s, member))}
                     />

@@ -376,7 +376,7 @@ export function ResultCard({
           }}
         />
       </div>
-      {matched ? <MatchNote name={name} /> : null}
+      {matched ? <MatchNote name={name} memberId={member.id} photoUrl={member.photo_url} /> : null}
     </article>
   );
 }

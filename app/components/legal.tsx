@@ -1,0 +1,35 @@
+import type { ReactNode } from "react";
+import { AppLink } from "./link";
+import { AppShell } from "./shell";
+
+/** The frame of Heartline's Terms, Privacy, Safety and Contact pages. */
+export function LegalPage({
+  title,
+  updated,
+  lead,
+  children,
+}: {
+  title: string;
+  updated?: string;
+  lead: string;
+  children: ReactNode;
+}) {
+  return (
+    <AppShell>
+      <article className="container legal">
+        <header className="legal-head">
+          <h1>{title}</h1>
+          <p className="lead">{lead}</p>
+          {updated ? <p className="muted small">Last updated {updated}</p> : null}
+        </header>
+        {children}
+        <nav className="legal-more" aria-label="More about Heartline">
+          <AppLink to="/safety">Safety</AppLink>
+          <AppLink to="/terms">Terms</AppLink>
+          <AppLink to="/privacy">Privacy</AppLink>
+          <AppLink to="/contact">Contact</AppLink>
+        </nav>
+      </article>
+    </AppShell>
+  );
+}
