@@ -1,5 +1,4 @@
 import { Link } from "@remix-run/react";
-import { Icon } from "./icons";
 import { useEffect } from "react";
 import { api } from "~/lib/http";
 import { NOTIFICATION_ICONS, notificationHref, notificationText } from "~/lib/notifications";
@@ -114,18 +113,3 @@ function NotificationToast() {
 }
 
 /** The header's link to the notifications page, with the unread count. */
-export function NotificationsBell() {
-  const { unreadCount } = useAtomValue(notificationsStateAtom);
-  const label =
-    unreadCount > 0 ? `Notifications, ${unreadCount} unread` : "Notifications, none unread";
-  return (
-    <Link to="/notifications" className="bell" aria-label={label} title="Notifications">
-      <Icon name="bell" />
-      {unreadCount > 0 ? (
-        <span className="bell-count" data-testid="unread-count" aria-hidden="true">
-          {unreadCount > 99 ? "99+" : unreadCount}
-        </span>
-      ) : null}
-    </Link>
-  );
-}

@@ -70,12 +70,22 @@ export function Modal({
   const ref = useRef<HTMLDialogElement>(null);
   const openRef = useRef(open);
   const titleId = useId();
+  const returnTo = useRef<HTMLElement | null>(null);
   useEffect(() => {
     openRef.current = open;
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      returnTo.current =
+        document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      dialog.showModal();
+    }
     if (!open && dialog.open) dialog.close();
+    // Focus goes back to the control that opened the dialog.
+    if (!open && returnTo.current?.isConnected) {
+      returnTo.current.focus();
+      returnTo.current = null;
+    }
   }, [open]);
   return (
     <dialog

@@ -1,11 +1,11 @@
 import { Form, useRouteLoaderData } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import type { RootLoaderData } from "~/root";
-import { ChatNavLink, ChatUnreadSync } from "./chat/nav-link";
+import { ChatNavLink } from "./chat/nav-link";
 import { Icon } from "./icons";
 import { CsrfInput } from "./form";
 import { AppLink, AppNavLink } from "./link";
-import { NotificationsBell, RealtimeProvider } from "./realtime";
+import { NotificationsBell } from "./notifications-bell";
 import { useNow } from "~/state/clock";
 
 export function Logo({ to = "/" }: { to?: string }) {
@@ -72,8 +72,7 @@ export function AppShell({ children }: { children: ReactNode }) {
       <main id="main">{children}</main>
       {user?.emailVerified ? (
         <>
-          <RealtimeProvider memberId={user.id} />
-          <ChatUnreadSync />
+          <LiveAfterHydration memberId={user.id} />
           <TabBar />
         </>
       ) : null}
@@ -90,6 +89,19 @@ export function AppShell({ children }: { children: ReactNode }) {
       </footer>
     </>
   );
+}
+
+const Live = lazy(() => import("./live"));
+
+/** Starts the live connections once the page is interactive (nothing to render on the server). */
+function LiveAfterHydration({ memberId }: { memberId: string }) {
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  return hydrated ? (
+    <Suspense fallback={null}>
+      <Live memberId={memberId} />
+    </Suspense>
+  ) : null;
 }
 
 /** Ends the session (POST /logout). In the header on wide screens, in Settings on every screen. */

@@ -84,15 +84,20 @@ describe("discovery in Chromium", () => {
     await page
       .getByText(`It's a match! You and ${admirerName} like each other.`, { exact: true })
       .waitFor();
+    // The match moment: both of us, a way to say hello, and a way back to browsing.
+    const match = page.getByRole("dialog", { name: "It's a match!" });
+    await match.getByRole("button", { name: `Send a message ${admirerName}` }).waitFor();
+    await match.getByRole("button", { name: "Keep browsing" }).click();
+    await match.waitFor({ state: "hidden" });
     await expect
-      .poll(() => page.getByRole("button", { name: `Unlike ${admirerName}` }).count())
+      .poll(() => page.getByRole("button", { name: `Liked ${admirerName}`, pressed: true }).count())
       .toBe(1);
 
     // The likes page shows the match.
     await visit(page, "/my/likes");
     await expectTitle(page, "Likes");
     const matches = page.getByRole("list", { name: "Matches" });
-    await matches.getByText(admirerName).waitFor();
+    await matches.getByText(admirerName).first().waitFor();
   });
 });
 

@@ -1,4 +1,5 @@
 import { Form, useNavigation } from "@remix-run/react";
+import { Icon } from "~/components/icons";
 import { CsrfInput } from "~/components/form";
 
 /**
@@ -21,7 +22,7 @@ export function MessageButton({
       <CsrfInput />
       <input type="hidden" name="user_id" value={userId} />
       <button type="submit" className="btn btn-primary" disabled={busy}>
-        <span aria-hidden="true">💬</span> {busy ? "Opening…" : label}
+        <Icon name="chat" size={18} /> {busy ? "Opening…" : label}
         <span className="sr-only"> {name}</span>
       </button>
     </Form>

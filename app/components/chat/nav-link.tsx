@@ -1,33 +1,7 @@
-import { useEffect, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import { AppNavLink } from "~/components/link";
-import { api } from "~/lib/http";
-import { subscribeMemberChannel } from "~/realtime/client";
 import { chatUnreadTotalAtom } from "~/state/chat";
-import { useAtomValue, useSetAtom } from "~/state/jotai";
-
-/**
- * Keeps the unread message total current: it loads once per page and then follows the member's
- * own channel (every new message, read or deletion carries the total). Mounted once by the shell.
- */
-export function ChatUnreadSync() {
-  const setUnread = useSetAtom(chatUnreadTotalAtom);
-  useEffect(() => {
-    const reload = () =>
-      api<{ unread_count: number }>("/chat/unread")
-        .then((res) => setUnread(res.unread_count))
-        .catch(() => {});
-    void reload();
-    return subscribeMemberChannel({
-      open: () => void reload(),
-      frame: (frame) => {
-        if (frame.type === "conversation" && frame.unread_total !== undefined) {
-          setUnread(frame.unread_total);
-        }
-      },
-    });
-  }, [setUnread]);
-  return null;
-}
+import { useAtomValue } from "~/state/jotai";
 
 /**
  * "Chat" in the header and the phone's tab bar, with the number of unread messages. Chat needs a

@@ -61,7 +61,7 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
         className={`btn ${liked ? "btn-secondary" : "btn-primary"}${size === "sm" ? " btn-sm" : ""}`}
         aria-pressed={liked}
         title={liked ? `You like ${name}. Press to take it back.` : undefined}
-        disabled={busy}
+        aria-disabled={busy || undefined}
         onClick={toggle}
       >
         <span aria-hidden="true">{liked ? "♥" : "♡"}</span> {label}
