@@ -18,9 +18,8 @@ export interface Env {
   MAIL_TRANSPORT: string;
   RESEND_API_KEY?: string;
   RATE_LIMITS: Record<string, string>;
-  /** The presence room's shards, fan-out window and leave grace (app/realtime/presence-shards.ts). */
+  /** The presence room's shards and leave grace (app/realtime/presence-shards.ts). */
   PRESENCE_SHARDS?: string;
-  PRESENCE_FLUSH_MS?: string;
   PRESENCE_GRACE_MS?: string;
 }
 

@@ -117,10 +117,6 @@ function onlineSeenBy(s: TestSocket): Set<string> {
     }
     if (f.type === "joining") online.add(f.user_id as string);
     if (f.type === "leaving") online.delete(f.user_id as string);
-    if (f.type === "presence") {
-      for (const id of (f.joining as string[] | undefined) ?? []) online.add(id);
-      for (const id of (f.leaving as string[] | undefined) ?? []) online.delete(id);
-    }
   }
   return online;
 }
