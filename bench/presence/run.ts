@@ -247,7 +247,6 @@ async function runOnce(options: Options, design: Design, sockets: number) {
   await state.reset();
   const members = await seed(state, total, random);
   const nextPage = pages(members, random);
-  const byId = new Map(members.map((m) => [m.id, m]));
   const config = await state.prepareWorker();
   const vars = config.vars ?? {};
   const graceMs = Number(vars.PRESENCE_GRACE_MS ?? 5000);
