@@ -41,6 +41,13 @@ const BLOCKS_PREFIX = "blocks:";
 const WATCH_PREFIX = "watch:";
 const SHARD_KEY = "shard";
 
+/** A socket's watch set in storage, with whose socket it is (for after a restart). */
+interface StoredWatch {
+  userId: string;
+  hidden: boolean;
+  ids: string[];
+}
+
 /**
  * One shard of the presence room (API.md "Realtime", docs/decisions/011).
  *
@@ -211,8 +218,12 @@ export class PresenceRoom extends DurableObject<Env> {
   private async applyWatch(sid: string, ids: string[], connecting: boolean) {
     if (!this.sockets.has(sid)) return;
     const { added, removed } = this.watches.set(sid, ids);
-    if (ids.length > 0) await this.ctx.storage.put(WATCH_PREFIX + sid, ids);
-    else if (!connecting) await this.ctx.storage.delete(WATCH_PREFIX + sid);
+    const { a } = this.sockets.get(sid)!;
+    await this.ctx.storage.put(WATCH_PREFIX + sid, {
+      userId: a.userId,
+      hidden: a.hidden,
+      ids,
+    } satisfies StoredWatch);
     this.withdrawRemote(removed);
     // Members of other homes: registered when first watched here, asked again when not known.
     const ask = new Set(added);
@@ -557,9 +568,9 @@ export class PresenceRoom extends DurableObject<Env> {
    * of their members is asked again when a `here` needs it; their relays keep coming meanwhile.
    */
   private async load() {
-    const stored = await this.ctx.storage.get<number>(SHARD_KEY);
-    if (stored !== undefined) {
-      this.shard = stored;
+    const shard = await this.ctx.storage.get<number>(SHARD_KEY);
+    if (shard !== undefined) {
+      this.shard = shard;
       this.shardKnown = true;
     }
     const withBlocks = new Set<string>();
@@ -570,10 +581,19 @@ export class PresenceRoom extends DurableObject<Env> {
       if (!a.hidden) this.local.add(a.userId);
       if (a.hasBlocks) withBlocks.add(a.userId);
     }
-    for (const [key, ids] of await this.ctx.storage.list<string[]>({ prefix: WATCH_PREFIX })) {
+    // A socket whose watch set is stored but that is gone died with the previous instance (a
+    // restart, not a hibernation, which keeps sockets): its member leaves after the grace period,
+    // unless they come back first, as after any closed tab.
+    const gone = new Set<string>();
+    const stored = await this.ctx.storage.list<StoredWatch>({ prefix: WATCH_PREFIX });
+    for (const [key, watch] of stored) {
       const sid = key.slice(WATCH_PREFIX.length);
-      if (this.sockets.has(sid)) this.watches.set(sid, ids);
-      else await this.ctx.storage.delete(key);
+      if (this.sockets.has(sid)) {
+        this.watches.set(sid, watch.ids);
+        continue;
+      }
+      await this.ctx.storage.delete(key);
+      if (!watch.hidden) gone.add(watch.userId);
     }
     for (const id of withBlocks) {
       const blocks = await this.ctx.storage.get<string[]>(BLOCKS_PREFIX + id);
@@ -585,6 +605,14 @@ export class PresenceRoom extends DurableObject<Env> {
       this.local.add(userId);
     }
     this.peers.load(await this.ctx.storage.list<number[]>({ prefix: PEER_PREFIX }));
+    const at = Date.now() + this.config.graceMs;
+    for (const userId of gone) {
+      if (this.local.has(userId)) continue;
+      this.local.add(userId);
+      this.leaveAt.set(userId, at);
+      await this.ctx.storage.put(LEAVE_PREFIX + userId, at);
+    }
+    if (gone.size > 0) await this.scheduleAlarm();
   }
 
   /** The shard's own number, kept in storage so that an alarm after a restart knows it. */
