@@ -356,7 +356,7 @@ export class PresenceRoom extends DurableObject<Env> {
       this.nextLastSeenAt = now + LAST_SEEN_EVERY_MS;
       await this.writeLastSeen();
     }
-    await this.scheduleAlarm();
+    await this.scheduleAlarm(true);
   }
 
   /** Whether the shard has anything that needs its periodic work. */
@@ -364,8 +364,11 @@ export class PresenceRoom extends DurableObject<Env> {
     return this.sockets.size > 0 || this.local.size > 0 || this.departed.size > 0;
   }
 
-  /** Sets the alarm to the next grace end or periodic task, when that is earlier than the set one. */
-  private async scheduleAlarm() {
+  /**
+   * Sets the alarm to the next grace end or periodic task, when that is earlier than the set one
+   * (`always` from the alarm handler itself, whose own alarm is spent).
+   */
+  private async scheduleAlarm(always = false) {
     let next: number | null = null;
     for (const at of this.leaveAt.values()) next = next === null ? at : Math.min(next, at);
     if (this.active()) {
@@ -376,7 +379,7 @@ export class PresenceRoom extends DurableObject<Env> {
       next = next === null ? tick : Math.min(next, tick);
     }
     if (next === null) return;
-    const current = await this.ctx.storage.getAlarm();
+    const current = always ? null : await this.ctx.storage.getAlarm();
     if (current === null || next < current) await this.ctx.storage.setAlarm(next);
   }
 

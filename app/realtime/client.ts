@@ -137,7 +137,8 @@ class Channel<F> {
 type Listener<T> = (value: T) => void;
 
 export interface PresenceListener {
-  frame(frame: PresenceServerFrame): void;
+  /** A frame; for a `here`, the watch set it answers (null: the member's contacts). */
+  frame(frame: PresenceServerFrame, answered: string[] | null): void;
   down(reason: "close" | "error"): void;
 }
 
@@ -167,15 +168,24 @@ export class RealtimeClient {
       down: () => {},
     });
     this.presence = new Channel(`${base}/ws/presence`, parsePresenceServerFrame, {
-      frame: (f) => this.presenceListeners.forEach((l) => l.frame(f)),
+      frame: (f) => {
+        // The room answers watch frames in order, after the contacts' `here` of each connection.
+        const answered = f.type === "here" ? (this.answering.shift() ?? null) : null;
+        this.presenceListeners.forEach((l) => l.frame(f, answered));
+      },
       // A (re)connected socket starts from the member's contacts: tell it what the page shows.
-      open: () => this.sendWatch(true),
+      open: () => {
+        this.answering = [null];
+        this.sendWatch(true);
+      },
       down: (reason) => this.presenceListeners.forEach((l) => l.down(reason)),
     });
     this.stopHeartbeat = startHeartbeat();
   }
 
   private sentWatch: string | null = null;
+  /** The sets the next `here` frames answer, in order (null: the contacts). */
+  private answering: (string[] | null)[] = [];
 
   /**
    * Sends the page's watch set (the union of every `watchPresence` list) when it changed, or on
@@ -189,7 +199,9 @@ export class RealtimeClient {
     };
     const text = JSON.stringify(frame);
     if (!always && text === this.sentWatch) return;
-    if (this.presence.send(text)) this.sentWatch = text;
+    if (!this.presence.send(text)) return;
+    this.sentWatch = text;
+    this.answering.push(frame.user_ids);
   }
 
   onMemberChannel(listener: MemberChannelListener): () => void {

@@ -16,6 +16,11 @@ export interface PresenceState {
   error: string | null;
   /** Members online everywhere (null until the room has said). */
   onlineCount: number | null;
+  /**
+   * The members the last `here` answered for (the watch set it follows); null when it answered
+   * for the member's contacts, which the page does not know.
+   */
+  watched: string[] | null;
 }
 
 export const initialPresenceState: PresenceState = {
@@ -23,15 +28,21 @@ export const initialPresenceState: PresenceState = {
   connected: false,
   error: null,
   onlineCount: null,
+  watched: null,
 };
 
 /** SPEC.md §8: logged when the realtime client is absent (the app carries on without it). */
 export const ECHO_NOT_INITIALIZED = "Echo not initialized";
 export const PRESENCE_CONNECTION_ERROR = "Could not connect to the presence channel";
 
-export const presenceHere = (s: PresenceState, users: string[]): PresenceState => ({
+export const presenceHere = (
+  s: PresenceState,
+  users: string[],
+  watched: string[] | null = null,
+): PresenceState => ({
   ...s,
   users: [...new Set(users)],
+  watched,
   connected: true,
   error: null,
 });
@@ -55,11 +66,15 @@ export const presenceDisconnected = (s: PresenceState): PresenceState =>
 export const presenceOnlineCount = (s: PresenceState, count: number): PresenceState =>
   s.onlineCount === count ? s : { ...s, onlineCount: count };
 
-/** One frame of the room. */
-export function applyPresenceFrame(s: PresenceState, frame: PresenceServerFrame): PresenceState {
+/** One frame of the room; a `here` with the watch set it answers (null: the contacts). */
+export function applyPresenceFrame(
+  s: PresenceState,
+  frame: PresenceServerFrame,
+  answered: string[] | null = null,
+): PresenceState {
   switch (frame.type) {
     case "here":
-      return presenceHere(s, frame.users);
+      return presenceHere(s, frame.users, answered);
     case "joining":
       return presenceJoining(s, frame.user_id);
     case "leaving":
@@ -92,16 +107,20 @@ export function watchUnion(
 }
 
 /**
- * Whether a member shows as online: the presence room's word while connected, otherwise what the
- * server said when the page was rendered (`fallback`, the member card's `online`).
+ * Whether a member shows as online: the presence room's word while connected and the member is in
+ * the set the last `here` answered for; otherwise what the server said when the page was rendered
+ * (`fallback`, the member card's `online`), as for a page just opened whose `here` is on its way.
  */
 export function isOnlineIn(
   state: PresenceState,
   online: ReadonlySet<string>,
+  watched: ReadonlySet<string> | null,
   id: string,
   fallback: boolean,
 ) {
-  return state.connected ? online.has(id) : fallback;
+  if (!state.connected) return fallback;
+  if (watched === null) return online.has(id) || fallback;
+  return watched.has(id) ? online.has(id) : fallback;
 }
 
 // Atoms: one store per render tree (the root Provider), so nothing here is shared between requests.
@@ -111,6 +130,11 @@ export const presenceStateAtom = atom<PresenceState>(initialPresenceState);
 export const onlineIdsAtom = atom((get) => new Set(get(presenceStateAtom).users));
 
 export const onlineCountAtom = atom((get) => get(presenceStateAtom).onlineCount);
+
+const watchedIdsAtom = atom((get) => {
+  const { watched } = get(presenceStateAtom);
+  return watched === null ? null : new Set(watched);
+});
 
 /**
  * The store the realtime provider feeds. A feature with a store of its own (a nested Provider,
@@ -140,7 +164,13 @@ export function useIsOnline(memberId: string | null, fallback: boolean): boolean
       atom((get) =>
         memberId === null
           ? fallback
-          : isOnlineIn(get(presenceStateAtom), get(onlineIdsAtom), memberId, fallback),
+          : isOnlineIn(
+              get(presenceStateAtom),
+              get(onlineIdsAtom),
+              get(watchedIdsAtom),
+              memberId,
+              fallback,
+            ),
       ),
     [memberId, fallback],
   );

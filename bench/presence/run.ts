@@ -351,7 +351,9 @@ async function runOnce(options: Options, design: Design, sockets: number) {
     unlisten(m);
     m.online = false;
     m.ready = false;
-    m.restUntil = Date.now() + graceMs + 3000;
+    // Not back before their leave went out (a return within the grace period is no join),
+    // with room for alarms that run late on a busy machine.
+    m.restUntil = Date.now() + graceMs + 10_000;
     stopExpecting(m.i);
     send(m, { t: "close", i: m.i });
   };

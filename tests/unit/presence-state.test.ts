@@ -28,13 +28,20 @@ describe("SPEC.md §4 presence transitions", () => {
       connected: false,
       error: null,
       onlineCount: null,
+      watched: null,
     });
   });
 
   it("sets the full list on joining the channel, connected, clearing an earlier error", () => {
     const failed = presenceError(initialPresenceState, "boom");
     const s = presenceHere(failed, ["a", "b", "a"]);
-    expect(s).toEqual({ users: ["a", "b"], connected: true, error: null, onlineCount: null });
+    expect(s).toEqual({
+      users: ["a", "b"],
+      connected: true,
+      error: null,
+      onlineCount: null,
+      watched: null,
+    });
   });
 
   it("then adds and removes members one by one, once each", () => {
@@ -54,6 +61,7 @@ describe("SPEC.md §4 presence transitions", () => {
       connected: false,
       error: "Connection lost",
       onlineCount: null,
+      watched: null,
     });
   });
 
@@ -74,10 +82,22 @@ describe("SPEC.md §4 presence transitions", () => {
     let s: PresenceState = initialPresenceState;
     for (const raw of frames)
       s = applyPresenceFrame(s, parsePresenceServerFrame(JSON.stringify(raw))!);
-    expect(s).toEqual({ users: ["b", "c"], connected: true, error: null, onlineCount: 42 });
-    // A new watch set: its `here` replaces the list, the count stays.
-    s = applyPresenceFrame(s, { type: "here", users: ["x"] });
-    expect(s).toEqual({ users: ["x"], connected: true, error: null, onlineCount: 42 });
+    expect(s).toEqual({
+      users: ["b", "c"],
+      connected: true,
+      error: null,
+      onlineCount: 42,
+      watched: null,
+    });
+    // A new watch set: its `here` replaces the list and says what it answers; the count stays.
+    s = applyPresenceFrame(s, { type: "here", users: ["x"] }, ["x", "y"]);
+    expect(s).toEqual({
+      users: ["x"],
+      connected: true,
+      error: null,
+      onlineCount: 42,
+      watched: ["x", "y"],
+    });
   });
 
   it("an error frame sets the error and marks it disconnected", () => {
@@ -90,6 +110,7 @@ describe("SPEC.md §4 presence transitions", () => {
       connected: false,
       error: PRESENCE_ERRORS.tooMany,
       onlineCount: null,
+      watched: null,
     });
   });
 
@@ -100,13 +121,22 @@ describe("SPEC.md §4 presence transitions", () => {
   });
 
   it("reads a member's dot from the room while connected, else from the server's card", () => {
-    const s = presenceHere(initialPresenceState, ["a"]);
+    const s = presenceHere(initialPresenceState, ["a"], ["a", "b"]);
     const online = new Set(s.users);
-    expect(isOnlineIn(s, online, "a", false)).toBe(true);
-    expect(isOnlineIn(s, online, "b", true)).toBe(false);
+    const watched = new Set(s.watched);
+    expect(isOnlineIn(s, online, watched, "a", false)).toBe(true);
+    expect(isOnlineIn(s, online, watched, "b", true)).toBe(false);
+    // Not in the answered set (a page whose own `here` is on its way): the server's word.
+    expect(isOnlineIn(s, online, watched, "c", true)).toBe(true);
+    expect(isOnlineIn(s, online, watched, "c", false)).toBe(false);
+    // The contacts' `here` (set unknown): online when either says so.
+    const contacts = presenceHere(initialPresenceState, ["a"]);
+    expect(isOnlineIn(contacts, online, null, "a", false)).toBe(true);
+    expect(isOnlineIn(contacts, online, null, "c", true)).toBe(true);
+    expect(isOnlineIn(contacts, online, null, "c", false)).toBe(false);
     const down = presenceDisconnected(s);
-    expect(isOnlineIn(down, online, "b", true)).toBe(true);
-    expect(isOnlineIn(down, online, "a", false)).toBe(false);
+    expect(isOnlineIn(down, online, watched, "b", true)).toBe(true);
+    expect(isOnlineIn(down, online, watched, "a", false)).toBe(false);
   });
 });
 
