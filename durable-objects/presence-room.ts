@@ -177,7 +177,7 @@ export class PresenceRoom extends DurableObject<Env> {
     const a = ws.deserializeAttachment() as Attachment | null;
     if (!a || !this.sockets.has(a.sid)) return;
     this.sockets.delete(a.sid);
-    this.withdrawRemote(this.watches.drop(a.sid));
+    this.watches.drop(a.sid);
     await this.ctx.storage.delete(WATCH_PREFIX + a.sid);
     if (this.socketsOf(a.userId).length > 0) return;
     // Blocks matter only while the member has a socket here; a new one brings them afresh.
@@ -217,19 +217,20 @@ export class PresenceRoom extends DurableObject<Env> {
 
   private async applyWatch(sid: string, ids: string[], connecting: boolean) {
     if (!this.sockets.has(sid)) return;
-    const { added, removed } = this.watches.set(sid, ids);
+    this.watches.set(sid, ids);
     const { a } = this.sockets.get(sid)!;
     await this.ctx.storage.put(WATCH_PREFIX + sid, {
       userId: a.userId,
       hidden: a.hidden,
       ids,
     } satisfies StoredWatch);
-    this.withdrawRemote(removed);
-    // Members of other homes: registered when first watched here, asked again when not known.
-    const ask = new Set(added);
-    for (const id of ids)
-      if (this.isRemote(id) && this.remote.online(id) === undefined) ask.add(id);
-    await this.registerRemote(ask);
+    // Members of other homes this shard has no word of: registered with their homes, which
+    // answer. A registration outlives the last socket here that watches the member; it is
+    // withdrawn when the home next relays a change nobody here watches any more (`changes`), so
+    // pages that come and go do not cost a registration each.
+    await this.registerRemote(
+      ids.filter((id) => this.isRemote(id) && this.remote.online(id) === undefined),
+    );
     const socket = this.sockets.get(sid);
     if (!socket) return;
     const blocked = this.blockCache.get(socket.a.userId);
@@ -261,15 +262,6 @@ export class PresenceRoom extends DurableObject<Env> {
       byHome.set(home, [...(byHome.get(home) ?? []), id]);
     }
     await Promise.all([...byHome].map(([home, list]) => this.link(home).request(list, [])));
-  }
-
-  /** Withdraws from the homes of members no socket here watches any more. */
-  private withdrawRemote(ids: string[]) {
-    for (const id of ids) {
-      if (!this.isRemote(id)) continue;
-      this.remote.forget(id);
-      void this.link(shardOf(id, this.config.shards)).request([], [id]);
-    }
   }
 
   private link(home: number): PeerLink {
@@ -486,7 +478,8 @@ export class PresenceRoom extends DurableObject<Env> {
       }
       if (this.remote.apply(change) !== null) this.fanOut(id, online);
     }
-    // A relay for a member nobody here watches any more: withdraw (again) from that home.
+    // A relay for a member nobody here watches any more: withdraw from that home.
+    for (const id of unwatched) this.remote.forget(id);
     if (unwatched.length > 0) void this.link(from).request([], unwatched);
   }
 

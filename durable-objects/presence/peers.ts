@@ -4,7 +4,7 @@
  * A member's home is the shard that holds their sockets. A shard whose sockets watch a member of
  * another home registers with that home (`PeerLink`), which answers the member's state and from
  * then on relays each of their changes to it (`Relays`), and to no shard that does not watch them
- * (`PeerWatchers`). Every change carries a version from its home (`VersionClock`), so relays and
+ * (`PeerWatchers`). A shard withdraws when a relay names a member none of its sockets watches. Every change carries a version from its home (`VersionClock`), so relays and
  * answers that cross on the way apply in order (`RemoteStatuses`).
  */
 
@@ -132,34 +132,39 @@ export class PeerLink {
 }
 
 /**
- * A home's changes on their way to the shards that watch them: the changes of one turn of the
- * event loop go to each shard as one call, at once (no window), without waiting for earlier ones.
+ * A home's changes on their way to the shards that watch them: sent at once (no window), one call
+ * in flight per shard; changes that come while it is under way go in the next call, the latest
+ * of each member only. On an idle room every change is its own call; on a busy one the calls grow
+ * instead of queueing.
  */
 export class Relays {
-  private readonly pending = new Map<number, Change[]>();
-  private scheduled = false;
+  private readonly pending = new Map<number, Map<string, Change>>();
+  private readonly busy = new Set<number>();
 
   constructor(private readonly call: (shard: number, changes: Change[]) => Promise<void>) {}
 
   queue(shard: number, change: Change) {
-    let list = this.pending.get(shard);
-    if (!list) this.pending.set(shard, (list = []));
-    list.push(change);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    queueMicrotask(() => {
-      this.scheduled = false;
-      const batches = [...this.pending];
-      this.pending.clear();
-      for (const [to, changes] of batches) void this.deliver(to, changes);
-    });
+    let changes = this.pending.get(shard);
+    if (!changes) this.pending.set(shard, (changes = new Map()));
+    changes.set(change.id, change);
+    if (!this.busy.has(shard)) void this.pump(shard);
   }
 
-  private async deliver(shard: number, changes: Change[]) {
+  private async pump(shard: number) {
+    this.busy.add(shard);
     try {
-      await withRetries(() => this.call(shard, changes));
-    } catch (error) {
-      logFailure("presence_relay_failed", { to: shard, changes: changes.length }, error);
+      for (;;) {
+        const changes = this.pending.get(shard);
+        if (!changes || changes.size === 0) return;
+        this.pending.delete(shard);
+        try {
+          await withRetries(() => this.call(shard, [...changes.values()]));
+        } catch (error) {
+          logFailure("presence_relay_failed", { to: shard, changes: changes.size }, error);
+        }
+      }
+    } finally {
+      this.busy.delete(shard);
     }
   }
 }

@@ -7,37 +7,26 @@ export class WatchIndex {
   private readonly bySocket = new Map<string, Set<string>>();
   private readonly byMember = new Map<string, Set<string>>();
 
-  /**
-   * Replaces a socket's watch set. Returns the members this shard starts watching (no socket of
-   * it watched them before) and those it stops watching (no socket watches them any more).
-   */
-  set(socketId: string, ids: Iterable<string>): { added: string[]; removed: string[] } {
+  /** Replaces a socket's watch set. */
+  set(socketId: string, ids: Iterable<string>) {
     const next = new Set(ids);
     const before = this.bySocket.get(socketId) ?? new Set<string>();
-    const added: string[] = [];
-    const removed: string[] = [];
     for (const id of before) {
-      if (next.has(id)) continue;
-      if (this.unlink(id, socketId)) removed.push(id);
+      if (!next.has(id)) this.unlink(id, socketId);
     }
     for (const id of next) {
       if (before.has(id)) continue;
       let watchers = this.byMember.get(id);
-      if (!watchers) {
-        watchers = new Set();
-        this.byMember.set(id, watchers);
-        added.push(id);
-      }
+      if (!watchers) this.byMember.set(id, (watchers = new Set()));
       watchers.add(socketId);
     }
     if (next.size > 0) this.bySocket.set(socketId, next);
     else this.bySocket.delete(socketId);
-    return { added, removed };
   }
 
-  /** Forgets a socket; returns the members no socket of this shard watches any more. */
-  drop(socketId: string): string[] {
-    return this.set(socketId, []).removed;
+  /** Forgets a socket. */
+  drop(socketId: string) {
+    this.set(socketId, []);
   }
 
   watchersOf(memberId: string): ReadonlySet<string> {
@@ -52,18 +41,10 @@ export class WatchIndex {
     return this.byMember.has(memberId);
   }
 
-  /** Every member some socket of this shard watches. */
-  watched(): IterableIterator<string> {
-    return this.byMember.keys();
-  }
-
-  private unlink(memberId: string, socketId: string): boolean {
+  private unlink(memberId: string, socketId: string) {
     const watchers = this.byMember.get(memberId);
-    if (!watchers) return false;
-    watchers.delete(socketId);
-    if (watchers.size > 0) return false;
-    this.byMember.delete(memberId);
-    return true;
+    watchers?.delete(socketId);
+    if (watchers?.size === 0) this.byMember.delete(memberId);
   }
 }
 

@@ -175,11 +175,20 @@ describe("watches across shards", () => {
     await until(w, (online) => online.has(target.id), "the target to come back");
     expect(countEvents(w, "joining", target.id)).toBe(1);
 
-    // Stopping the watch withdraws the registration.
+    // Once nobody there watches the target, the next change the home relays withdraws the
+    // registration, and the watcher hears nothing of it.
     expect(await watch(w, [])).toEqual([]);
-    await sleep(200);
+    const quiet = w.frames.length;
+    t2.close();
+    const deadline = Date.now() + 4000;
+    while ((await registeredFor(target)).length > 0 && Date.now() < deadline) await sleep(50);
     expect(await registeredFor(target)).toEqual([]);
-    for (const s of [w, t2, b]) s.close();
+    expect(heardSince(w, quiet).has(target.id)).toBe(false);
+    // Watching again registers again.
+    const t3 = await joinPresence(target.client);
+    expect(await watch(w, [target.id])).toEqual([target.id]);
+    expect(await registeredFor(target)).toEqual([watcherShard]);
+    for (const s of [w, t3, b]) s.close();
   });
 
   it("count a watcher's tabs once: the registration stays until the last tab stops watching", async () => {
