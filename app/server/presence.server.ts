@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { presenceConfig, shardName, shardOf } from "~/realtime/presence-shards";
 import { PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
-import { blockedEitherWayIds, isBlockedEitherWay } from "./blocks.server";
+import { blockedEitherWayStatement, isBlockedEitherWay } from "./blocks.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 
@@ -26,8 +26,9 @@ export function presenceShardFor(env: Env, memberId: string) {
  * limit), the watch set before the page sends its own.
  */
 export async function presenceConnectInfo(env: Env, userId: string) {
-  const [blocks, contacts] = await Promise.all([
-    blockedEitherWayIds(env, userId),
+  // One round trip to D1 for both.
+  const [blocks, contacts] = await env.DB.batch<{ id: string }>([
+    blockedEitherWayStatement(env, userId),
     env.DB.prepare(
       `SELECT id FROM (
          SELECT l.liked_id AS id, max(l.created_at, r.created_at) AS at FROM likes l
@@ -39,11 +40,11 @@ export async function presenceConnectInfo(env: Env, userId: string) {
            FROM conversation_members m JOIN conversations c ON c.id = m.conversation_id
            WHERE m.user_id = ?1
        ) GROUP BY id ORDER BY max(at) DESC LIMIT ?2`,
-    )
-      .bind(userId, PRESENCE_WATCH_LIMIT)
-      .all<{ id: string }>(),
+    ).bind(userId, PRESENCE_WATCH_LIMIT),
   ]);
-  return { blocks, contacts: contacts.results.map((r) => r.id) };
+  const ids = (rows: { results: { id: string }[] } | undefined) =>
+    (rows?.results ?? []).map((r) => r.id);
+  return { blocks: ids(blocks), contacts: ids(contacts) };
 }
 
 function logFailure(event: string, error: unknown) {
