@@ -376,6 +376,7 @@ async function runOnce(options: Options, design: Design, sockets: number) {
     members.forEach((m, i) => (m.client = i % clientCount));
 
     const connectStarted = performance.now();
+    const connectCpuBefore = cpuSecondsOf("workerd");
     const pool = members.slice(0, sockets);
     let next = 0;
     while (pool.some((m) => !m.ready)) {
@@ -384,8 +385,10 @@ async function runOnce(options: Options, design: Design, sockets: number) {
       await sleep(20);
       if (performance.now() - connectStarted > 15 * 60_000) throw new Error("connect timeout");
     }
+    const connectCpu = cpuSecondsOf("workerd") - connectCpuBefore;
     log(
-      `${sockets} sockets connected and watching in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s`,
+      `${sockets} sockets connected and watching in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s, ` +
+        `${((connectCpu * 1000) / sockets).toFixed(2)} ms of workerd CPU each`,
     );
     await sleep(3000);
 
@@ -491,6 +494,7 @@ async function runOnce(options: Options, design: Design, sockets: number) {
       frames_per_s: Math.round(frames / elapsed),
       workerd_cpu: fixed(cpuSeconds / elapsed, 2),
       workerd_cpu_ms_per_1000_frames: fixed((cpuSeconds * 1e6) / Math.max(1, frames)),
+      workerd_cpu_ms_per_connect: fixed((connectCpu * 1000) / sockets, 2),
       workerd_rss_mb: Math.round(rss),
       client_cpu_seconds_total: fixed(clientCpu),
       load_average: [fixed(loadBefore), fixed(loadAfter)],
