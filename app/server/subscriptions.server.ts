@@ -6,7 +6,7 @@ import {
   type Plan,
   type SubscriptionStatus,
 } from "~/schemas/subscription";
-import { activityStatement } from "./activities.server";
+import { activityStatement, recordActivity } from "./activities.server";
 import { newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
@@ -391,7 +391,11 @@ export async function cancelSubscription(
     ).bind(userId, at, reason),
     activityStatement(
       env,
-      { userId, type: "subscription_cancelled", data: { plan: row.name, reason } },
+      {
+        userId,
+        type: "subscription_cancelled",
+        data: { plan: row.name, reason, status: "cancelled" },
+      },
       now,
     ),
   ]);
@@ -488,14 +492,12 @@ export async function applyStripeSubscription(
         : status !== before?.status
           ? "subscription_changed"
           : null;
-  if (type && status !== "expired") {
-    await env.DB.batch([
-      activityStatement(env, {
-        userId,
-        type,
-        data: { plan: plan?.name ?? planId, billing_cycle: cycle, status },
-      }),
-    ]);
+  if (type) {
+    await recordActivity(env, {
+      userId,
+      type,
+      data: { plan: plan?.name ?? planId, billing_cycle: cycle, status },
+    });
   }
 }
 
@@ -565,10 +567,19 @@ export async function markStripeSubscriptionPastDue(
   subscriptionId: string,
   eventCreated: number,
 ): Promise<void> {
-  await env.DB.prepare(
+  const row = await env.DB.prepare(
     `UPDATE subscriptions SET status = 'past_due', provider_event_at = ?2, updated_at = ?3
-     WHERE provider_ref = ?1 AND coalesce(provider_event_at, 0) <= ?2 AND status <> 'expired'`,
+     WHERE provider_ref = ?1 AND coalesce(provider_event_at, 0) <= ?2
+       AND status IN ('active', 'cancelled')
+     RETURNING user_id, (SELECT name FROM plans WHERE id = plan_id) AS plan`,
   )
     .bind(subscriptionId, eventCreated, nowIso())
-    .run();
+    .first<{ user_id: string; plan: string }>();
+  if (row) {
+    await recordActivity(env, {
+      userId: row.user_id,
+      type: "subscription_changed",
+      data: { plan: row.plan, status: "past_due" },
+    });
+  }
 }
