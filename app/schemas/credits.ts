@@ -7,6 +7,8 @@ export const PACK_MESSAGE = "Please choose a credit pack.";
 /** POST /my/credits/purchase. */
 export const purchaseCreditsSchema = z.object({
   pack_id: z.string({ error: PACK_MESSAGE }).trim().min(1, PACK_MESSAGE).max(64, PACK_MESSAGE),
+  /** Where the member goes back to after buying (a path of this site, e.g. a conversation). */
+  return_to: z.string().max(300).optional().catch(undefined),
 });
 
 export interface CreditPack {
@@ -57,3 +59,7 @@ export function transactionLabel(t: Pick<CreditTransaction, "reason" | "directio
       return t.direction === "in" ? "Credits added" : "Credits spent";
   }
 }
+
+/** The two lists of the gifts page. */
+export const GIFT_LISTS = ["received", "sent"] as const;
+export type GiftList = (typeof GIFT_LISTS)[number];

@@ -1,3 +1,4 @@
+import type { GiftList } from "~/schemas/credits";
 import type { Env } from "./env.server";
 import { memberCards, type MemberCard } from "./members.server";
 
@@ -9,8 +10,6 @@ import { memberCards, type MemberCard } from "./members.server";
  * gift reads as from or to "a member".
  */
 export const GIFTS_PER_PAGE = 20;
-export const GIFT_LISTS = ["received", "sent"] as const;
-export type GiftList = (typeof GIFT_LISTS)[number];
 
 export interface GiftHistoryEntry {
   id: string;

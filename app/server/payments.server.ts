@@ -163,5 +163,8 @@ export async function verifyStripeEvent(
   }
 }
 
+/** Whether payments here are test payments (the pages say so plainly). */
+export const isTestPayments = (env: Env) => !env.STRIPE_SECRET_KEY;
+
 /** A request's absolute URL for a path on this site (Checkout's return pages). */
 export const siteUrl = (request: Request, path: string) => new URL(path, request.url).toString();

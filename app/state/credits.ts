@@ -202,28 +202,31 @@ export const loadCreditPacksAtom = atom(null, async (get, set) => {
  * POST /my/credits/purchase. Resolves to the response (a completed purchase, or a checkout page
  * the caller sends the browser to), or null when it failed.
  */
-export const purchaseCreditsAtom = atom(null, async (get, set, packId: string) => {
-  set(creditsStateAtom, purchaseStart(get(creditsStateAtom)));
-  try {
-    const res = await api<PurchaseResponse & { payment_id?: string }>("/my/credits/purchase", {
-      method: "POST",
-      body: { pack_id: packId },
-    });
-    set(
-      creditsStateAtom,
-      "checkout_url" in res
-        ? purchaseRedirected(get(creditsStateAtom))
-        : purchaseSuccess(get(creditsStateAtom), res),
-    );
-    return res;
-  } catch (error) {
-    set(
-      creditsStateAtom,
-      purchaseFailure(
-        get(creditsStateAtom),
-        creditsErrorMessage(error, CREDITS_ERRORS.purchase, CREDITS_ERRORS.purchaseOther),
-      ),
-    );
-    return null;
-  }
-});
+export const purchaseCreditsAtom = atom(
+  null,
+  async (get, set, { packId, returnTo }: { packId: string; returnTo?: string | null }) => {
+    set(creditsStateAtom, purchaseStart(get(creditsStateAtom)));
+    try {
+      const res = await api<PurchaseResponse & { payment_id?: string }>("/my/credits/purchase", {
+        method: "POST",
+        body: { pack_id: packId, ...(returnTo ? { return_to: returnTo } : {}) },
+      });
+      set(
+        creditsStateAtom,
+        "checkout_url" in res
+          ? purchaseRedirected(get(creditsStateAtom))
+          : purchaseSuccess(get(creditsStateAtom), res),
+      );
+      return res;
+    } catch (error) {
+      set(
+        creditsStateAtom,
+        purchaseFailure(
+          get(creditsStateAtom),
+          creditsErrorMessage(error, CREDITS_ERRORS.purchase, CREDITS_ERRORS.purchaseOther),
+        ),
+      );
+      return null;
+    }
+  },
+);

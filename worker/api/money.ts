@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { purchaseCreditsSchema } from "~/schemas/credits";
 import { cancelSubscriptionSchema, subscribeSchema } from "~/schemas/subscription";
 import { creditStatus, listPacks, purchaseCredits } from "~/server/credits.server";
+import { safeRedirect } from "~/server/guards.server";
 import { siteUrl } from "~/server/payments.server";
 import { handleStripeWebhook } from "~/server/stripe-webhooks.server";
 import { cancelSubscription, subscribe, subscriptionStatus } from "~/server/subscriptions.server";
@@ -27,10 +28,12 @@ moneyApi.get("/my/credits/packs", requireVerified, async (c) => {
 
 moneyApi.post("/my/credits/purchase", requireVerified, async (c) => {
   const { user } = currentUser(c);
-  const { pack_id } = parseInput(purchaseCreditsSchema, await readBody(c.req.raw));
-  const { payment_id, ...result } = await purchaseCredits(c.env, user, pack_id, {
-    success: siteUrl(c.req.raw, "/my/credits/success"),
-    cancel: siteUrl(c.req.raw, "/my/credits/cancel"),
+  const input = parseInput(purchaseCreditsSchema, await readBody(c.req.raw));
+  const back = safeRedirect(input.return_to, "");
+  const query = back ? `?return_to=${encodeURIComponent(back)}` : "";
+  const { payment_id, ...result } = await purchaseCredits(c.env, user, input.pack_id, {
+    success: siteUrl(c.req.raw, `/my/credits/success${query}`),
+    cancel: siteUrl(c.req.raw, `/my/credits/cancel${query}`),
   });
   return c.json({ ...result, payment_id });
 });
