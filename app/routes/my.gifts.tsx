@@ -9,6 +9,7 @@ import { useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
+import { Pager } from "~/components/pager";
 import { AppShell } from "~/components/shell";
 import { displayName, timeAgo } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
@@ -113,25 +114,7 @@ export default function GiftsPage() {
             })}
           </ol>
         )}
-        {meta.page > 1 || meta.has_more ? (
-          <nav className="pager" aria-label="Pages">
-            {meta.page > 1 ? (
-              <AppLink to={`?list=${list}&page=${meta.page - 1}`} className="btn btn-secondary">
-                Newer
-              </AppLink>
-            ) : (
-              <span />
-            )}
-            <span className="muted small">Page {meta.page}</span>
-            {meta.has_more ? (
-              <AppLink to={`?list=${list}&page=${meta.page + 1}`} className="btn btn-secondary">
-                Older
-              </AppLink>
-            ) : (
-              <span />
-            )}
-          </nav>
-        ) : null}
+        <Pager meta={meta} href={(page) => `?list=${list}&page=${page}`} />
       </div>
     </AppShell>
   );

@@ -212,6 +212,15 @@ export async function subscribe(
   const cycle = input.billing_cycle;
   const amount = cycle === "yearly" ? plan.price_yearly_cents : plan.price_monthly_cents;
   const paymentId = newId();
+  const payment = {
+    id: paymentId,
+    userId: user.id,
+    planId: plan.id,
+    cycle,
+    amount,
+    currency: plan.currency,
+    provider,
+  };
 
   if (provider === "stripe") {
     const session = await createCheckoutSession(env, {
@@ -230,13 +239,7 @@ export async function subscribe(
       cancelUrl: urls.cancel,
     });
     await insertPayment(env, {
-      id: paymentId,
-      userId: user.id,
-      planId: plan.id,
-      cycle,
-      amount,
-      currency: plan.currency,
-      provider,
+      ...payment,
       ref: session.id,
       status: "pending",
       at: nowIso(now),
@@ -260,18 +263,7 @@ export async function subscribe(
       now: start,
       onlyIfMaySubscribe: true,
     }),
-    insertPayment(env, {
-      id: paymentId,
-      userId: user.id,
-      planId: plan.id,
-      cycle,
-      amount,
-      currency: plan.currency,
-      provider,
-      ref: null,
-      status: "completed",
-      at: start,
-    }),
+    insertPayment(env, { ...payment, ref: null, status: "completed", at: start }),
     activityStatement(
       env,
       {
