@@ -17,6 +17,11 @@ export interface Env {
   MAIL_FROM: string;
   MAIL_TRANSPORT: string;
   RESEND_API_KEY?: string;
+  /** Payments (app/server/payments.server.ts): Stripe when the secret key is set. */
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** Development and tests only: Stripe's API at another address (a local stand-in). */
+  STRIPE_API_BASE?: string;
   RATE_LIMITS: Record<string, string>;
   /** The presence room's shards and leave grace (app/realtime/presence-shards.ts). */
   PRESENCE_SHARDS?: string;

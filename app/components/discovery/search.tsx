@@ -228,6 +228,10 @@ function SearchForm({
               With a photo
             </label>
           </div>
+          <p className="field-hint search-perk-hint">
+            Interests, online now and with a photo are filters for subscribers.{" "}
+            <Link to="/my/subscription">See the plans</Link>
+          </p>
         </div>
       </details>
       {state.searchError ? (
