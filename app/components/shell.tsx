@@ -40,6 +40,11 @@ export function AppShell({ children }: { children: ReactNode }) {
               {user.emailVerified ? <ChatNavLink badgeTestId="chat-unread" /> : null}
               <AppNavLink to="/my/profile">My profile</AppNavLink>
               <AppNavLink to="/my/activities">Activities</AppNavLink>
+              {user.emailVerified ? <AppNavLink to="/my/credits">Credits</AppNavLink> : null}
+              {user.emailVerified ? <AppNavLink to="/my/gifts">Gifts</AppNavLink> : null}
+              {user.emailVerified ? (
+                <AppNavLink to="/my/subscription">Subscription</AppNavLink>
+              ) : null}
               <AppNavLink to="/settings">Settings</AppNavLink>
               {user.moderator ? <AppNavLink to="/moderation">Moderation</AppNavLink> : null}
             </nav>

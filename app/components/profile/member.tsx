@@ -4,6 +4,7 @@ import { useState, type ReactNode } from "react";
 import { displayName, locationLabel, type MemberCardView } from "~/lib/members";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { useIsOnline } from "~/state/presence";
+import { OnlineDot } from "../online-dot";
 
 /** A round photo or, without one, the member's initial on the brand gradient. */
 export function Avatar({
@@ -58,12 +59,11 @@ export function OnlineBadge({
 export function MemberRow({ member, meta }: { member: MemberCardView; meta?: ReactNode }) {
   const name = displayName(member);
   const place = locationLabel(member.location);
-  const online = useIsOnline(member.id, member.online);
   return (
     <Link to={`/members/${encodeURIComponent(member.username)}`} className="member-row">
       <span className="member-row-photo">
         <Avatar name={name} url={member.photo_url} size={52} />
-        {online ? <span className="member-row-online" aria-label="Online" /> : null}
+        <OnlineDot memberId={member.id} online={member.online} />
       </span>
       <span className="member-row-body">
         <strong>
