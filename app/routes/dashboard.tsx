@@ -8,7 +8,9 @@ import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
+import { displayName } from "~/lib/members";
 import { dashboardSummary } from "~/server/dashboard.server";
+import { loadProfile } from "~/server/profiles.server";
 import { searchPageData } from "~/server/discovery-pages.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import discoveryStyles from "~/styles/discovery.css?url";
@@ -21,12 +23,15 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 /** The signed-in home: new likes, matches and unread messages beside suggested members. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
-  const [search, summary] = await Promise.all([
+  const [search, summary, profile] = await Promise.all([
     searchPageData(context.env, user.id, new URL(request.url), { searched: false, perPage: 12 }),
     dashboardSummary(context.env, user.id),
+    loadProfile(context.env, user.id),
   ]);
+  // Members are greeted by their first name once they gave one.
+  const name = displayName({ firstName: profile.firstName ?? null, username: user.username });
   return json(
-    { username: user.username, search, summary },
+    { username: name, search, summary },
     { headers: { "Cache-Control": "private, no-store" } },
   );
 }

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
 import { titleOf } from "../helpers/auth";
@@ -27,6 +28,17 @@ describe("discovery pages", () => {
     expect(page.text).toContain('href="/my/matches"');
     expect(page.text).toContain('href="/my/likes"');
     void suggested;
+  });
+
+  it("the dashboard greets a member by first name once they gave one", async () => {
+    const me = await searcher();
+    // React puts a comment between "Hi " and the name in server HTML.
+    const greeting = (text: string) => /<h1[^>]*>Hi (?:<!-- -->)?([^<]+)<\/h1>/.exec(text)?.[1];
+    expect(greeting((await html(me.client, "/dashboard")).text)).toBe(me.details.username);
+    await env.DB.prepare("UPDATE profiles SET first_name = 'Amelie' WHERE user_id = ?1")
+      .bind(me.id)
+      .run();
+    expect(greeting((await html(me.client, "/dashboard")).text)).toBe("Amelie");
   });
 
   it("the matches page shows suggestions; …/search shows a search, without JavaScript", async () => {
