@@ -1,5 +1,4 @@
 import type { ReactNode } from "react";
-import { AppLink } from "./link";
 import { AppShell } from "./shell";
 
 /** The frame of Heartline's Terms, Privacy, Safety and Contact pages. */
@@ -23,12 +22,6 @@ export function LegalPage({
           {updated ? <p className="muted small">Last updated {updated}</p> : null}
         </header>
         {children}
-        <nav className="legal-more" aria-label="More about Heartline">
-          <AppLink to="/safety">Safety</AppLink>
-          <AppLink to="/terms">Terms</AppLink>
-          <AppLink to="/privacy">Privacy</AppLink>
-          <AppLink to="/contact">Contact</AppLink>
-        </nav>
       </article>
     </AppShell>
   );
