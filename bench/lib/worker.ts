@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { cp, mkdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,7 +32,21 @@ const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A benchmark's state under bench/.state/<name>/ (gitignored): D1/R2/DO data, snapshot, config. */
+/**
+ * Where benchmarks keep their state: `BENCH_STATE_DIR` when set, else a folder on tmpfs
+ * (/dev/shm) named after the checkout, so that a database of a million members is written to
+ * memory, not to the disk the sources are on; bench/.state (gitignored) where there is no tmpfs.
+ */
+export function benchStateRoot(): string {
+  const chosen = process.env.BENCH_STATE_DIR;
+  if (chosen) return path.resolve(chosen);
+  if (existsSync("/dev/shm")) {
+    return path.join("/dev/shm", "heartline-bench", path.basename(ROOT.replace(/\/+$/, "")));
+  }
+  return path.join(ROOT, "bench", ".state");
+}
+
+/** A benchmark's state under benchStateRoot()/<name>/: D1/R2/DO data, snapshot, config. */
 export class BenchState {
   readonly dir: string;
   readonly persistDir: string;
@@ -40,7 +54,7 @@ export class BenchState {
   readonly configPath: string;
 
   constructor(name: string) {
-    this.dir = path.join(ROOT, "bench", ".state", name);
+    this.dir = path.join(benchStateRoot(), name);
     this.persistDir = path.join(this.dir, "persist");
     this.sourceDir = path.join(this.dir, "src");
     this.configPath = path.join(this.dir, "wrangler.json");
@@ -84,7 +98,8 @@ export class BenchState {
 
   /**
    * A snapshot of the Worker's sources and the Remix build, so that edits and builds in the
-   * working tree during a run cannot change, reload or break the Worker under test; and
+   * working tree during a run cannot change, reload or break the Worker under test (its imports
+   * resolve through a link to the checkout's node_modules, wherever the state lives); and
    * wrangler.toml as JSON without `[build]` and `[env.*]`, pointing at it, changed by `edit`.
    */
   async prepareWorker<C extends RawConfig>(edit?: (config: C) => void): Promise<C> {
@@ -94,6 +109,7 @@ export class BenchState {
         for (const entry of SNAPSHOT) {
           await cp(path.join(ROOT, entry), path.join(this.sourceDir, entry), { recursive: true });
         }
+        await symlink(path.join(ROOT, "node_modules"), path.join(this.sourceDir, "node_modules"));
         if (existsSync(path.join(this.sourceDir, "build", "server", "index.js"))) break;
       } catch (error) {
         if (attempt >= 30) throw error;
