@@ -22,6 +22,8 @@ export interface Env {
   PRESENCE_SHARDS?: string;
   PRESENCE_FLUSH_MS?: string;
   PRESENCE_GRACE_MS?: string;
+  /** "1": send the database time of a search back as a Server-Timing header (benchmarks). */
+  SERVER_TIMING?: string;
 }
 
 const limitSpec = z

@@ -7,6 +7,7 @@ import {
   type SearchScope,
 } from "~/schemas/search";
 import { dashboardSummary } from "~/server/dashboard.server";
+import { dbTimeFor, serverTiming } from "~/server/db-time.server";
 import { searchMembers } from "~/server/discovery.server";
 import {
   LIKE_LISTS,
@@ -50,7 +51,9 @@ function searchRoutes(scope: SearchScope) {
     }
     const { user } = currentUser(c);
     const request = parseInput(searchRequestSchema, await readBody(c.req.raw));
-    return c.json(await searchMembers(c.env, user.id, request));
+    const time = dbTimeFor(c.env);
+    const found = await searchMembers(c.env, user.id, request, undefined, time);
+    return c.json(found, 200, serverTiming(time));
   });
 
   discoveryApi.get(endpoint, async (c, next) => {
@@ -58,7 +61,9 @@ function searchRoutes(scope: SearchScope) {
     const user = verifiedUser(c);
     const url = new URL(c.req.url);
     const request = parseInput(searchRequestSchema, searchRequestFromQuery(url.searchParams));
-    return c.json(await searchMembers(c.env, user.id, request));
+    const time = dbTimeFor(c.env);
+    const found = await searchMembers(c.env, user.id, request, undefined, time);
+    return c.json(found, 200, serverTiming(time));
   });
 }
 
