@@ -251,31 +251,42 @@ function meQuery(c: SearchContext, asOf: number): Fragment {
     )`;
 }
 
-/** Every condition but the keywords and the paging position, on `member_search s`. */
-function conditions(c: SearchContext, plan?: SearchPlan): Fragment {
+/**
+ * Whether the member of `users u` is online now: seen since `onlineSince` and not hiding it. The
+ * one reading of "online now" in search (with the partial index users_online on last_seen_at),
+ * whoever writes last_seen_at.
+ */
+const onlineNow = (c: SearchContext) => q`u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0`;
+
+/**
+ * Every condition but the keywords and the paging position, on `member_search s` (or the rows of
+ * member_search under another alias).
+ */
+function conditions(c: SearchContext, plan?: SearchPlan, alias = "s"): Fragment {
   const t = c.terms;
+  const s = raw(alias);
   const parts = [
-    q`s.valid_from <= ${t.asOf} AND (s.valid_to IS NULL OR s.valid_to > ${t.asOf})`,
-    q`s.user_id <> ${c.me}`,
-    q`s.birth > ${t.bornAfter} AND s.birth <= ${t.bornUpTo}`,
-    q`s.age_min <= ${t.myAge} AND s.age_max >= ${t.myAge}`,
+    q`${s}.valid_from <= ${t.asOf} AND (${s}.valid_to IS NULL OR ${s}.valid_to > ${t.asOf})`,
+    q`${s}.user_id <> ${c.me}`,
+    q`${s}.birth > ${t.bornAfter} AND ${s}.birth <= ${t.bornUpTo}`,
+    q`${s}.age_min <= ${t.myAge} AND ${s}.age_max >= ${t.myAge}`,
   ];
-  if (c.gender) parts.push(q`s.gender = ${c.gender}`);
-  if (c.country) parts.push(q`s.country = ${c.country}`);
-  if (c.state) parts.push(q`s.state = ${c.state}`);
-  if (c.city) parts.push(q`s.city = ${c.city}`);
-  if (c.withPhoto) parts.push(q`s.has_photo = 1`);
+  if (c.gender) parts.push(q`${s}.gender = ${c.gender}`);
+  if (c.country) parts.push(q`${s}.country = ${c.country}`);
+  if (c.state) parts.push(q`${s}.state = ${c.state}`);
+  if (c.city) parts.push(q`${s}.city = ${c.city}`);
+  if (c.withPhoto) parts.push(q`${s}.has_photo = 1`);
   // The online plan starts from the members online; the others check each row (its key first:
   // a member online at the snapshot has a key from the last hour or two, in every index entry).
   if (c.onlineSince && plan !== "online") {
     parts.push(
-      q`s.sort_key >= ${t.onlineFloor} AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0)`,
+      q`${s}.sort_key >= ${t.onlineFloor} AND EXISTS (SELECT 1 FROM users u WHERE u.id = ${s}.user_id AND ${onlineNow(c)})`,
     );
   }
   // Either side's block hides the member (the rule of visibility.server.ts's notBlockedWith),
   // written as one list read once per statement rather than two lookups for every row examined.
   parts.push(
-    q`s.user_id NOT IN (SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${c.me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${c.me})`,
+    q`${s}.user_id NOT IN (SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${c.me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${c.me})`,
   );
   return join(parts, " AND ");
 }
@@ -303,7 +314,7 @@ const keywordCondition = (c: SearchContext) =>
  * found by member id (left to itself, SQLite may search a filter's index once per member online).
  */
 const onlineFrom = (c: SearchContext) =>
-  q`FROM users u INDEXED BY users_online CROSS JOIN member_search s INDEXED BY member_search_user ON s.user_id = u.id WHERE u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0`;
+  q`FROM users u INDEXED BY users_online CROSS JOIN member_search s INDEXED BY member_search_user ON s.user_id = u.id WHERE ${onlineNow(c)}`;
 
 /**
  * Up to this many members online, "online now" starts from them (the online plan); with more,
@@ -314,7 +325,7 @@ export const ONLINE_PLAN_LIMIT = 2000;
 
 /** How many members are online now, counted in the index up to just past the limit. */
 const onlineCount = (c: SearchContext) =>
-  q`(SELECT count(*) FROM (SELECT 1 FROM users u INDEXED BY users_online WHERE u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0 LIMIT ${ONLINE_PLAN_LIMIT + 1}))`;
+  q`(SELECT count(*) FROM (SELECT 1 FROM users u INDEXED BY users_online WHERE ${onlineNow(c)} LIMIT ${ONLINE_PLAN_LIMIT + 1}))`;
 
 /**
  * Counts the members passing every filter but the keywords, up to the cap plus one (to tell
@@ -346,15 +357,44 @@ const NO_MATCH = "none";
 export const WALK_BUDGET = 2000;
 
 /**
- * The lowest key among the first WALK_BUDGET rows of member_search (or full-text matches) in key
- * order; 0 when there are fewer, so that the walk then reads them all.
+ * Where a first page walks from the top: with keywords, the full-text matches (in key order);
+ * else the rows of the narrowest partition the filters name, in key order (city, state, country
+ * or gender, whose indexes end with the row id: migrations/0013), or the whole table.
  */
-function walkFloor(c: SearchContext): Fragment {
-  const nth = WALK_BUDGET - 1;
-  const key = c.match
-    ? q`SELECT rowid FROM member_search_fts WHERE member_search_fts MATCH ${c.match} AND rowid < ${KEY_CEILING} ORDER BY rowid DESC LIMIT 1 OFFSET ${nth}`
-    : q`SELECT s.sort_key FROM member_search s NOT INDEXED WHERE s.sort_key < ${KEY_CEILING} ORDER BY s.sort_key DESC LIMIT 1 OFFSET ${nth}`;
-  return q`coalesce((${key}), 0)`;
+function walkSource(c: SearchContext): { rows: Fragment; candidates: Fragment } {
+  const budget = WALK_BUDGET;
+  if (c.match) {
+    const matches = q`FROM member_search_fts WHERE member_search_fts MATCH ${c.match} AND rowid < ${KEY_CEILING}`;
+    return {
+      rows: q`SELECT rowid AS k ${matches} ORDER BY rowid DESC LIMIT ${budget}`,
+      candidates: q`SELECT count(*) FROM (SELECT 1 ${matches} LIMIT ${budget})`,
+    };
+  }
+  let from = raw("member_search s NOT INDEXED WHERE");
+  if (c.city) {
+    from = q`member_search s INDEXED BY member_search_in_city WHERE s.country = ${c.country} AND s.state = ${c.state} AND s.city = ${c.city} AND`;
+  } else if (c.state) {
+    from = q`member_search s INDEXED BY member_search_in_state WHERE s.country = ${c.country} AND s.state = ${c.state} AND`;
+  } else if (c.country) {
+    from = q`member_search s INDEXED BY member_search_in_country WHERE s.country = ${c.country} AND`;
+  } else if (c.gender) {
+    from = q`member_search s INDEXED BY member_search_of_gender WHERE s.gender = ${c.gender} AND`;
+  }
+  const rows = q`FROM ${from} s.sort_key < ${KEY_CEILING}`;
+  return {
+    rows: q`SELECT s.sort_key AS k ${rows} ORDER BY s.sort_key DESC LIMIT ${budget}`,
+    candidates: q`SELECT count(*) FROM (SELECT 1 ${rows} LIMIT ${budget})`,
+  };
+}
+
+/**
+ * The walk of a first page: the matches among the first WALK_BUDGET rows of its source
+ * (walkSource) in key order, up to the cap plus one. The keys come from a subquery SQLite runs as
+ * a co-routine, in key order, and each row is then found by key, so the walk stops at the cap plus
+ * one or at the budget, whichever comes first.
+ */
+export function walkStatement(c: SearchContext): Fragment {
+  return q`SELECT s.sort_key AS sortKey, s.user_id AS userId FROM (${walkSource(c).rows}) w CROSS JOIN member_search s ON s.sort_key = w.k WHERE ${conditions(c)} LIMIT ${SEARCH_TOTAL_CAP + 1}`;
 }
 
 /**
@@ -382,14 +422,17 @@ function choiceCtes(c: SearchContext, end: number): Fragment {
   const probe = countStatement(c, c.onlineSince ? onlineCountPlan(c) : "cover");
   const online = c.onlineSince ? onlineCount(c) : raw("NULL");
   const full = SEARCH_TOTAL_CAP + 1;
+  // The walk decides alone when it found the cap plus one, or when its source held fewer rows
+  // than the budget (it then saw every match: the total is exact).
   const walk = walks(c, end)
-    ? q`walk AS MATERIALIZED (${pageStatement(c, many, KEY_CEILING, full, walkFloor(c))}),
-      walked AS MATERIALIZED (SELECT count(*) AS n FROM walk),`
-    : q`walked AS MATERIALIZED (SELECT 0 AS n),`;
+    ? q`walk AS MATERIALIZED (${walkStatement(c)}),
+      walked AS MATERIALIZED (SELECT n, CASE WHEN n >= ${full} THEN 1 ELSE (${walkSource(c).candidates}) < ${WALK_BUDGET} END AS whole
+        FROM (SELECT count(*) AS n FROM walk)),`
+    : q`walked AS MATERIALIZED (SELECT 0 AS n, 0 AS whole),`;
   // Each count is a CTE of its own, so that it runs once however often its value is read.
   return q`${walk}
-    counts AS MATERIALIZED (SELECT walked.n >= ${full} AS walked,
-        CASE WHEN walked.n >= ${full} THEN walked.n ELSE (${probe}) END AS n, ${online} AS online
+    counts AS MATERIALIZED (SELECT whole AS walked,
+        CASE WHEN whole THEN n ELSE (${probe}) END AS n, ${online} AS online
       FROM walked),
     choice AS MATERIALIZED (SELECT n, walked, CASE
         WHEN n = 0 THEN ${NO_MATCH}
@@ -437,30 +480,24 @@ function firstPageCtes(c: SearchContext, asOf: number, end: number): Fragment {
       total AS MATERIALIZED (SELECT ${total} AS total)`;
 }
 
-/**
- * One page of (sort_key, user_id), best first, after `after` (a sort key); in the pk and fts plans,
- * optionally no lower than the key `floor` (the walk of a first page).
- */
+/** One page of (sort_key, user_id), best first, after `after` (a sort key). */
 export function pageStatement(
   c: SearchContext,
   plan: SearchPlan,
   after: number,
   limit: number | Fragment,
-  floor?: Fragment,
 ): Fragment {
   const select = raw("SELECT s.sort_key AS sortKey, s.user_id AS userId");
   const order = q`ORDER BY s.sort_key DESC LIMIT ${limit}`;
   if (plan === "fts") {
-    const from = floor ? q` AND f.rowid >= ${floor}` : raw("");
-    return q`${select} FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid WHERE f.member_search_fts MATCH ${c.match} AND f.rowid < ${after}${from} AND ${conditions(c)} ORDER BY f.rowid DESC LIMIT ${limit}`;
+    return q`${select} FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid WHERE f.member_search_fts MATCH ${c.match} AND f.rowid < ${after} AND ${conditions(c)} ORDER BY f.rowid DESC LIMIT ${limit}`;
   }
   const keywords = keywordCondition(c);
   if (plan === "online") {
     return q`${select} ${onlineFrom(c)} AND s.sort_key < ${after} AND ${conditions(c, plan)}${keywords} ${order}`;
   }
   if (plan === "pk") {
-    const from = floor ? q` AND s.sort_key >= ${floor}` : raw("");
-    return q`${select} FROM member_search s NOT INDEXED WHERE s.sort_key < ${after}${from} AND ${conditions(c)}${keywords} ${order}`;
+    return q`${select} FROM member_search s NOT INDEXED WHERE s.sort_key < ${after} AND ${conditions(c)}${keywords} ${order}`;
   }
   return q`${select} FROM member_search s INDEXED BY ${coverIndex(c)} WHERE s.sort_key < ${after} AND ${conditions(c)}${keywords} ${order}`;
 }
@@ -750,6 +787,9 @@ export async function explainSearch(env: Env, me: string, request: SearchRequest
   }
   if (context.match) {
     statements.fts = pageStatement(context, "fts", KEY_CEILING, request.per_page + 1);
+  }
+  if (walks(context, request.per_page + 1)) {
+    statements.walk = walkStatement(context);
   }
   statements.cards = cardsStatement(context, statements.pk!);
   const plans: Record<string, string[]> = {};

@@ -161,5 +161,5 @@ describe("pinned results", () => {
     }
     expect(byCursor).toMatchSnapshot();
     expect(byNumber).toMatchSnapshot();
-  });
+  }, 60_000);
 });
