@@ -1,8 +1,10 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
 import { titleOf } from "../helpers/auth";
 import { registerMember, verifiedMember } from "../helpers/members";
-import { searcher, seedMember, TEXAS, US } from "./fixtures";
+import { SEARCH_TOTAL_CAP } from "~/schemas/search";
+import { bornYearsAgo, searcher, seedMember, TEXAS, US } from "./fixtures";
 
 const html = async (client: TestClient, path: string) => {
   const res = await client.fetch(path, { headers: { Accept: "text/html" } });
@@ -59,6 +61,30 @@ describe("discovery pages", () => {
     const posted = await me.client.form("/my/matches/search", { keywords: w, gender: "" });
     expect(posted.status).toBe(303);
     expect(posted.headers.get("Location")).toBe(`/my/matches/search?keywords=${w}&gender=`);
+  });
+
+  it("shows a total past the cap as “100+ members found”", async () => {
+    const me = await searcher();
+    const w = word();
+    const rows = Array.from({ length: SEARCH_TOTAL_CAP + 3 }, (_, i) => ({
+      id: `${w}${i}`,
+      username: `${w}_${i}`,
+    }));
+    const json = JSON.stringify(rows);
+    const now = new Date().toISOString();
+    await env.DB.batch([
+      env.DB.prepare(
+        `INSERT INTO users (id, username, email, password_hash, email_verified_at, last_seen_at)
+         SELECT j.value->>'id', j.value->>'username', (j.value->>'username') || '@example.test', 'x', ?2, ?2
+         FROM json_each(?1) j`,
+      ).bind(json, now),
+      env.DB.prepare(
+        `INSERT INTO profiles (user_id, date_of_birth, bio) SELECT j.value->>'id', ?2, ?3 FROM json_each(?1) j`,
+      ).bind(json, bornYearsAgo(30, 3), `Into ${w}`),
+    ]);
+    const found = await html(me.client, `/my/matches/search?keywords=${w}`);
+    expect(found.status).toBe(200);
+    expect(found.text).toContain(`${SEARCH_TOTAL_CAP}+ members found for “${w}”`);
   });
 
   it("the likes page lists matches, likes received and sent", async () => {
