@@ -359,12 +359,16 @@ export const WALK_BUDGET = 2000;
 /**
  * Where a first page walks from the top: with keywords, the full-text matches (in key order);
  * else the rows of the narrowest partition the filters name, in key order (city, state, country
- * or gender, whose indexes end with the row id: migrations/0013), or the whole table.
+ * or gender, whose indexes end with the row id: migrations/0013), or the whole table; with
+ * "online now", from the keys of the hour before the online window on.
  */
 function walkSource(c: SearchContext): { rows: Fragment; candidates: Fragment } {
   const budget = WALK_BUDGET;
+  // With "online now", only keys from the hour before the online window on (see conditions).
+  const online = c.onlineSince ? c.terms.onlineFloor : null;
   if (c.match) {
-    const matches = q`FROM member_search_fts WHERE member_search_fts MATCH ${c.match} AND rowid < ${KEY_CEILING}`;
+    const since = online ? q` AND rowid >= ${online}` : raw("");
+    const matches = q`FROM member_search_fts WHERE member_search_fts MATCH ${c.match} AND rowid < ${KEY_CEILING}${since}`;
     return {
       rows: q`SELECT rowid AS k ${matches} ORDER BY rowid DESC LIMIT ${budget}`,
       candidates: q`SELECT count(*) FROM (SELECT 1 ${matches} LIMIT ${budget})`,
@@ -380,7 +384,8 @@ function walkSource(c: SearchContext): { rows: Fragment; candidates: Fragment } 
   } else if (c.gender) {
     from = q`member_search s INDEXED BY member_search_of_gender WHERE s.gender = ${c.gender} AND`;
   }
-  const rows = q`FROM ${from} s.sort_key < ${KEY_CEILING}`;
+  const since = online ? q` AND s.sort_key >= ${online}` : raw("");
+  const rows = q`FROM ${from} s.sort_key < ${KEY_CEILING}${since}`;
   return {
     rows: q`SELECT s.sort_key AS k ${rows} ORDER BY s.sort_key DESC LIMIT ${budget}`,
     candidates: q`SELECT count(*) FROM (SELECT 1 ${rows} LIMIT ${budget})`,
@@ -398,10 +403,11 @@ export function walkStatement(c: SearchContext): Fragment {
 }
 
 /**
- * Whether a first page starts with the walk: without "online now" (which starts from the members
- * online), and when the page ends within the cap (page numbers deep into a result do not).
+ * Whether a first page starts with the walk: when the page ends within the cap (page numbers deep
+ * into a result do not). With "online now" it walks the keys of the last hours only, where the
+ * members online are.
  */
-const walks = (c: SearchContext, end: number) => !c.onlineSince && end <= SEARCH_TOTAL_CAP + 1;
+const walks = (end: number) => end <= SEARCH_TOTAL_CAP + 1;
 
 /**
  * `walk`, `counts` and `choice`: what the first page's statement decides before it reads the page
@@ -424,7 +430,7 @@ function choiceCtes(c: SearchContext, end: number): Fragment {
   const full = SEARCH_TOTAL_CAP + 1;
   // The walk decides alone when it found the cap plus one, or when its source held fewer rows
   // than the budget (it then saw every match: the total is exact).
-  const walk = walks(c, end)
+  const walk = walks(end)
     ? q`walk AS MATERIALIZED (${walkStatement(c)}),
       walked AS MATERIALIZED (SELECT n, CASE WHEN n >= ${full} THEN 1 ELSE (${walkSource(c).candidates}) < ${WALK_BUDGET} END AS whole
         FROM (SELECT count(*) AS n FROM walk)),`
@@ -459,7 +465,7 @@ function firstPageArms(c: SearchContext, end: number): Fragment {
     (plan) =>
       q`SELECT * FROM (${pageStatement(c, plan, KEY_CEILING, q`CASE WHEN (SELECT plan FROM choice WHERE NOT walked) = ${plan} THEN ${read} ELSE 0 END`)})`,
   );
-  if (walks(c, end)) {
+  if (walks(end)) {
     arms.unshift(
       q`SELECT * FROM (SELECT sortKey, userId FROM walk LIMIT CASE WHEN (SELECT walked FROM choice) THEN ${end} ELSE 0 END)`,
     );
@@ -788,7 +794,7 @@ export async function explainSearch(env: Env, me: string, request: SearchRequest
   if (context.match) {
     statements.fts = pageStatement(context, "fts", KEY_CEILING, request.per_page + 1);
   }
-  if (walks(context, request.per_page + 1)) {
+  if (walks(request.per_page + 1)) {
     statements.walk = walkStatement(context);
   }
   statements.cards = cardsStatement(context, statements.pk!);
