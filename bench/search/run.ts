@@ -488,7 +488,11 @@ async function main() {
   for (const [shape, statements] of Object.entries(last.plans)) {
     console.info(`  ${shape}`);
     for (const [name, lines] of Object.entries(statements)) {
-      const reads = [...new Set(lines.filter((l) => /^(SEARCH|SCAN) (s|u|f|users)\b/.test(l)))];
+      const reads = [
+        ...new Set(
+          lines.filter((l) => /^(SEARCH|SCAN) (s|u|f|w|users|member_search_fts)\b/.test(l)),
+        ),
+      ];
       console.info(`    ${name.padEnd(11)} ${reads.join(" | ")}`);
     }
   }

@@ -1,10 +1,9 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
 import { titleOf } from "../helpers/auth";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { SEARCH_TOTAL_CAP } from "~/schemas/search";
-import { bornYearsAgo, searcher, seedMember, TEXAS, US } from "./fixtures";
+import { searcher, seedBulk, seedMember, TEXAS, US } from "./fixtures";
 
 const html = async (client: TestClient, path: string) => {
   const res = await client.fetch(path, { headers: { Accept: "text/html" } });
@@ -69,19 +68,9 @@ describe("discovery pages", () => {
     const rows = Array.from({ length: SEARCH_TOTAL_CAP + 3 }, (_, i) => ({
       id: `${w}${i}`,
       username: `${w}_${i}`,
+      last_seen_at: new Date().toISOString(),
     }));
-    const json = JSON.stringify(rows);
-    const now = new Date().toISOString();
-    await env.DB.batch([
-      env.DB.prepare(
-        `INSERT INTO users (id, username, email, password_hash, email_verified_at, last_seen_at)
-         SELECT j.value->>'id', j.value->>'username', (j.value->>'username') || '@example.test', 'x', ?2, ?2
-         FROM json_each(?1) j`,
-      ).bind(json, now),
-      env.DB.prepare(
-        `INSERT INTO profiles (user_id, date_of_birth, bio) SELECT j.value->>'id', ?2, ?3 FROM json_each(?1) j`,
-      ).bind(json, bornYearsAgo(30, 3), `Into ${w}`),
-    ]);
+    await seedBulk(rows, { bio: `Into ${w}` });
     const found = await html(me.client, `/my/matches/search?keywords=${w}`);
     expect(found.status).toBe(200);
     expect(found.text).toContain(`${SEARCH_TOTAL_CAP}+ members found for “${w}”`);

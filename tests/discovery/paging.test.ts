@@ -10,16 +10,7 @@ import {
 import { hmacSign } from "~/server/crypto.server";
 import { prepare } from "~/server/search-sql.server";
 import { searchRequestSchema } from "~/schemas/search";
-import {
-  bornYearsAgo,
-  search,
-  searcher,
-  seedMember,
-  setProfile,
-  setUser,
-  TEXAS,
-  US,
-} from "./fixtures";
+import { search, searcher, seedBulk, seedMember, setProfile, setUser, TEXAS, US } from "./fixtures";
 
 /**
  * How the walk of a first page without keywords reads its keys: the partition of the narrowest
@@ -124,18 +115,7 @@ describe("paging", () => {
       username: `walk_${i}`,
       last_seen_at: hoursAgo(2 + i),
     }));
-    const json = JSON.stringify(rows);
-    await env.DB.batch([
-      env.DB.prepare(
-        `INSERT INTO users (id, username, email, password_hash, email_verified_at, last_seen_at)
-         SELECT j.value->>'id', j.value->>'username', (j.value->>'username') || '@example.test', 'x', ?2, j.value->>'last_seen_at'
-         FROM json_each(?1) j`,
-      ).bind(json, new Date().toISOString()),
-      env.DB.prepare(
-        `INSERT INTO profiles (user_id, date_of_birth, bio, country_code, state_code, city_name)
-         SELECT j.value->>'id', ?2, 'Walking the city', 'US', 'TX', ?3 FROM json_each(?1) j`,
-      ).bind(json, bornYearsAgo(30, 3), city),
-    ]);
+    await seedBulk(rows, { bio: "Walking the city", city });
     let expected = rows.map((r) => r.id);
     for (const keywords of ["", "walking"]) {
       const query = { keywords, filters: { country: "US", state: "TX", city } };
@@ -262,24 +242,12 @@ describe("totals and query plans", () => {
     const city = "Bigtown";
     const count = SEARCH_TOTAL_CAP + 5;
     // Straight into the tables in bulk (the triggers index each one).
-    const now = new Date().toISOString();
     const rows = Array.from({ length: count }, (_, i) => ({
       id: `big${i}`,
       username: `big_${i}`,
       last_seen_at: hoursAgo(1 + (i % 50)),
     }));
-    const json = JSON.stringify(rows);
-    await env.DB.batch([
-      env.DB.prepare(
-        `INSERT INTO users (id, username, email, password_hash, email_verified_at, last_seen_at)
-         SELECT j.value->>'id', j.value->>'username', (j.value->>'username') || '@example.test', 'x', ?2, j.value->>'last_seen_at'
-         FROM json_each(?1) j`,
-      ).bind(json, now),
-      env.DB.prepare(
-        `INSERT INTO profiles (user_id, date_of_birth, bio, country_code, state_code, city_name)
-         SELECT j.value->>'id', ?2, 'Big town life', 'US', 'TX', ?3 FROM json_each(?1) j`,
-      ).bind(json, bornYearsAgo(30, 3), city),
-    ]);
+    await seedBulk(rows, { bio: "Big town life", city });
     const query = { filters: { country: "US", state: "TX", city }, per_page: 50 };
     const first = await search(me.client, query);
     expect(first.body.meta).toMatchObject({
