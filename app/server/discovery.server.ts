@@ -404,10 +404,15 @@ export function walkStatement(c: SearchContext): Fragment {
 
 /**
  * Whether a first page starts with the walk: when the page ends within the cap (page numbers deep
- * into a result do not). With "online now" it walks the keys of the last hours only, where the
- * members online are.
+ * into a result do not), and when matches are likely to be dense among the top rows. Keywords
+ * with a place, and age ranges under ten years, match too few of them (bench/search/compare.ts:
+ * the walk then reads its 2,000 rows for nothing), so those go straight to the counted plans. With
+ * "online now" the walk reads the keys of the last hours only, where the members online are.
  */
-const walks = (end: number) => end <= SEARCH_TOTAL_CAP + 1;
+const walks = (c: SearchContext, end: number) =>
+  end <= SEARCH_TOTAL_CAP + 1 &&
+  !(c.match && (c.country || c.state || c.city)) &&
+  !(c.custom && c.custom.to - c.custom.from < 10);
 
 /**
  * `walk`, `counts` and `choice`: what the first page's statement decides before it reads the page
@@ -430,7 +435,7 @@ function choiceCtes(c: SearchContext, end: number): Fragment {
   const full = SEARCH_TOTAL_CAP + 1;
   // The walk decides alone when it found the cap plus one, or when its source held fewer rows
   // than the budget (it then saw every match: the total is exact).
-  const walk = walks(end)
+  const walk = walks(c, end)
     ? q`walk AS MATERIALIZED (${walkStatement(c)}),
       walked AS MATERIALIZED (SELECT n, CASE WHEN n >= ${full} THEN 1 ELSE (${walkSource(c).candidates}) < ${WALK_BUDGET} END AS whole
         FROM (SELECT count(*) AS n FROM walk)),`
@@ -465,7 +470,7 @@ function firstPageArms(c: SearchContext, end: number): Fragment {
     (plan) =>
       q`SELECT * FROM (${pageStatement(c, plan, KEY_CEILING, q`CASE WHEN (SELECT plan FROM choice WHERE NOT walked) = ${plan} THEN ${read} ELSE 0 END`)})`,
   );
-  if (walks(end)) {
+  if (walks(c, end)) {
     arms.unshift(
       q`SELECT * FROM (SELECT sortKey, userId FROM walk LIMIT CASE WHEN (SELECT walked FROM choice) THEN ${end} ELSE 0 END)`,
     );
@@ -794,7 +799,7 @@ export async function explainSearch(env: Env, me: string, request: SearchRequest
   if (context.match) {
     statements.fts = pageStatement(context, "fts", KEY_CEILING, request.per_page + 1);
   }
-  if (walks(request.per_page + 1)) {
+  if (walks(context, request.per_page + 1)) {
     statements.walk = walkStatement(context);
   }
   statements.cards = cardsStatement(context, statements.pk!);

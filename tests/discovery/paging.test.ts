@@ -118,7 +118,8 @@ describe("paging", () => {
     await seedBulk(rows, { bio: "Walking the city", city });
     let expected = rows.map((r) => r.id);
     for (const keywords of ["", "walking"]) {
-      const query = { keywords, filters: { country: "US", state: "TX", city } };
+      // Keywords alone: with a place they do not walk.
+      const query = keywords ? { keywords } : { filters: { country: "US", state: "TX", city } };
       // The second round starts from the order the first one's changes made.
       if (keywords) expected = await pageThrough(me.client, query, 50);
       expect(expected.length).toBeGreaterThan(SEARCH_TOTAL_CAP + 1);
@@ -413,26 +414,30 @@ describe("totals and query plans", () => {
                   // The walk of a first page: a co-routine (never materialized) over the top rows
                   // in key order (with "online now", from the last hours' keys), or the full-text
                   // matches in key order, each member's row then found by key.
+                  // Keywords with a place do not walk (nor age ranges under ten years, not here).
+                  const walks = !(words && place.country);
                   expect(plans.walk ?? null, label).toEqual(
-                    expect.arrayContaining(
-                      words
-                        ? [
-                            "CO-ROUTINE w",
-                            expect.stringMatching(
-                              online
-                                ? /^SCAN member_search_fts VIRTUAL TABLE INDEX \d+:M5[<>]{2}$/
-                                : /^SCAN member_search_fts VIRTUAL TABLE INDEX \d+:M5<$/,
-                            ),
-                            "SCAN w",
-                            "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
-                          ]
-                        : [
-                            "CO-ROUTINE w",
-                            walkRead(place, gender, online),
-                            "SCAN w",
-                            "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
-                          ],
-                    ),
+                    !walks
+                      ? null
+                      : expect.arrayContaining(
+                          words
+                            ? [
+                                "CO-ROUTINE w",
+                                expect.stringMatching(
+                                  online
+                                    ? /^SCAN member_search_fts VIRTUAL TABLE INDEX \d+:M5[<>]{2}$/
+                                    : /^SCAN member_search_fts VIRTUAL TABLE INDEX \d+:M5<$/,
+                                ),
+                                "SCAN w",
+                                "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
+                              ]
+                            : [
+                                "CO-ROUTINE w",
+                                walkRead(place, gender, online),
+                                "SCAN w",
+                                "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
+                              ],
+                        ),
                   );
                   expect(plans.walk?.join(" ") ?? "", label).not.toMatch(/MATERIALIZE|TEMP B-TREE/);
                   combinations += 1;
