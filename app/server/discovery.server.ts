@@ -359,16 +359,12 @@ export const WALK_BUDGET = 2000;
 /**
  * Where a first page walks from the top: with keywords, the full-text matches (in key order);
  * else the rows of the narrowest partition the filters name, in key order (city, state, country
- * or gender, whose indexes end with the row id: migrations/0013), or the whole table; with
- * "online now", from the keys of the hour before the online window on.
+ * or gender, whose indexes end with the row id: migrations/0013), or the whole table.
  */
 function walkSource(c: SearchContext): { rows: Fragment; candidates: Fragment } {
   const budget = WALK_BUDGET;
-  // With "online now", only keys from the hour before the online window on (see conditions).
-  const online = c.onlineSince ? c.terms.onlineFloor : null;
   if (c.match) {
-    const since = online ? q` AND rowid >= ${online}` : raw("");
-    const matches = q`FROM member_search_fts WHERE member_search_fts MATCH ${c.match} AND rowid < ${KEY_CEILING}${since}`;
+    const matches = q`FROM member_search_fts WHERE member_search_fts MATCH ${c.match} AND rowid < ${KEY_CEILING}`;
     return {
       rows: q`SELECT rowid AS k ${matches} ORDER BY rowid DESC LIMIT ${budget}`,
       candidates: q`SELECT count(*) FROM (SELECT 1 ${matches} LIMIT ${budget})`,
@@ -384,8 +380,7 @@ function walkSource(c: SearchContext): { rows: Fragment; candidates: Fragment } 
   } else if (c.gender) {
     from = q`member_search s INDEXED BY member_search_of_gender WHERE s.gender = ${c.gender} AND`;
   }
-  const since = online ? q` AND s.sort_key >= ${online}` : raw("");
-  const rows = q`FROM ${from} s.sort_key < ${KEY_CEILING}${since}`;
+  const rows = q`FROM ${from} s.sort_key < ${KEY_CEILING}`;
   return {
     rows: q`SELECT s.sort_key AS k ${rows} ORDER BY s.sort_key DESC LIMIT ${budget}`,
     candidates: q`SELECT count(*) FROM (SELECT 1 ${rows} LIMIT ${budget})`,
@@ -406,11 +401,13 @@ export function walkStatement(c: SearchContext): Fragment {
  * Whether a first page starts with the walk: when the page ends within the cap (page numbers deep
  * into a result do not), and when matches are likely to be dense among the top rows. Keywords
  * with a place, and age ranges under ten years, match too few of them (bench/search/compare.ts:
- * the walk then reads its 2,000 rows for nothing), so those go straight to the counted plans. With
- * "online now" the walk reads the keys of the last hours only, where the members online are.
+ * the walk then reads its 2,000 rows for nothing), so those go straight to the counted plans; so
+ * does "online now", which starts from the members online (with few online, the top rows of the
+ * last hours hold none of them).
  */
 const walks = (c: SearchContext, end: number) =>
   end <= SEARCH_TOTAL_CAP + 1 &&
+  !c.onlineSince &&
   !(c.match && (c.country || c.state || c.city)) &&
   !(c.custom && c.custom.to - c.custom.from < 10);
 
