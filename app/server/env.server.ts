@@ -17,10 +17,14 @@ export interface Env {
   MAIL_FROM: string;
   MAIL_TRANSPORT: string;
   RESEND_API_KEY?: string;
+  /** Payments (app/server/payments.server.ts): Stripe when the secret key is set. */
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** Development and tests only: Stripe's API at another address (a local stand-in). */
+  STRIPE_API_BASE?: string;
   RATE_LIMITS: Record<string, string>;
-  /** The presence room's shards, fan-out window and leave grace (app/realtime/presence-shards.ts). */
+  /** The presence room's shards and leave grace (app/realtime/presence-shards.ts). */
   PRESENCE_SHARDS?: string;
-  PRESENCE_FLUSH_MS?: string;
   PRESENCE_GRACE_MS?: string;
   /** "1": send the database time of a search back as a Server-Timing header (benchmarks). */
   SERVER_TIMING?: string;

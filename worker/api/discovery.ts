@@ -7,8 +7,10 @@ import {
   type SearchScope,
 } from "~/schemas/search";
 import { dashboardSummary } from "~/server/dashboard.server";
+import { usesAdvancedFilters } from "~/schemas/subscription";
 import { dbTimeFor, serverTiming } from "~/server/db-time.server";
 import { searchMembers } from "~/server/discovery.server";
+import { assertSearchFiltersAllowed } from "~/server/subscriptions.server";
 import {
   LIKE_LISTS,
   likeMember,
@@ -51,6 +53,7 @@ function searchRoutes(scope: SearchScope) {
     }
     const { user } = currentUser(c);
     const request = parseInput(searchRequestSchema, await readBody(c.req.raw));
+    await assertSearchFiltersAllowed(c.env, user.id, usesAdvancedFilters(request.filters));
     const time = dbTimeFor(c.env);
     const found = await searchMembers(c.env, user.id, request, undefined, time);
     return c.json(found, 200, serverTiming(time));
@@ -61,6 +64,7 @@ function searchRoutes(scope: SearchScope) {
     const user = verifiedUser(c);
     const url = new URL(c.req.url);
     const request = parseInput(searchRequestSchema, searchRequestFromQuery(url.searchParams));
+    await assertSearchFiltersAllowed(c.env, user.id, usesAdvancedFilters(request.filters));
     const time = dbTimeFor(c.env);
     const found = await searchMembers(c.env, user.id, request, undefined, time);
     return c.json(found, 200, serverTiming(time));
