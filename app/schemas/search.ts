@@ -235,8 +235,8 @@ export interface SearchResponse {
   meta: SearchMeta;
 }
 
-/** Counting stops here: beyond it the total reads "500+" (`total_capped`). */
-export const SEARCH_TOTAL_CAP = 500;
+/** Counting stops here: beyond it the total reads "100+" (`total_capped`); see docs/decisions/010. */
+export const SEARCH_TOTAL_CAP = 100;
 
 /** Where each search lives: the matches page and the dashboard (SPEC.md §2). */
 export const SEARCH_SCOPES = {

@@ -1,4 +1,3 @@
-import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ageOn } from "~/lib/age";
 import {
@@ -10,12 +9,18 @@ import {
   type SearchRequest,
   type SearchResponse,
 } from "~/schemas/search";
-import { getDb, schema } from "./db.server";
+import { schema } from "./db.server";
+import { allRows, type DbTime } from "./db-time.server";
 import type { Env } from "./env.server";
 import { hmacSign, hmacVerify } from "./crypto.server";
 import { notFound, ValidationError } from "./errors.server";
-import { cardColumns, ONLINE_WINDOW_MS, toMemberCard } from "./members.server";
-import { join, prepare, q, raw, selection, toSql, type Fragment } from "./search-sql.server";
+import {
+  cardColumns,
+  ONLINE_WINDOW_MS,
+  toMemberCard,
+  type CardRow as MemberRow,
+} from "./members.server";
+import { join, prepare, q, raw, selection, type Fragment } from "./search-sql.server";
 
 /**
  * Member search (SPEC.md §2 and §4 "Search", API.md "Discovery, likes and matches").
@@ -246,31 +251,42 @@ function meQuery(c: SearchContext, asOf: number): Fragment {
     )`;
 }
 
-/** Every condition but the keywords and the paging position, on `member_search s`. */
-function conditions(c: SearchContext, plan?: SearchPlan): Fragment {
+/**
+ * Whether the member of `users u` is online now: seen since `onlineSince` and not hiding it. The
+ * one reading of "online now" in search (with the partial index users_online on last_seen_at),
+ * whoever writes last_seen_at.
+ */
+const onlineNow = (c: SearchContext) => q`u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0`;
+
+/**
+ * Every condition but the keywords and the paging position, on `member_search s` (or the rows of
+ * member_search under another alias).
+ */
+function conditions(c: SearchContext, plan?: SearchPlan, alias = "s"): Fragment {
   const t = c.terms;
+  const s = raw(alias);
   const parts = [
-    q`s.valid_from <= ${t.asOf} AND (s.valid_to IS NULL OR s.valid_to > ${t.asOf})`,
-    q`s.user_id <> ${c.me}`,
-    q`s.birth > ${t.bornAfter} AND s.birth <= ${t.bornUpTo}`,
-    q`s.age_min <= ${t.myAge} AND s.age_max >= ${t.myAge}`,
+    q`${s}.valid_from <= ${t.asOf} AND (${s}.valid_to IS NULL OR ${s}.valid_to > ${t.asOf})`,
+    q`${s}.user_id <> ${c.me}`,
+    q`${s}.birth > ${t.bornAfter} AND ${s}.birth <= ${t.bornUpTo}`,
+    q`${s}.age_min <= ${t.myAge} AND ${s}.age_max >= ${t.myAge}`,
   ];
-  if (c.gender) parts.push(q`s.gender = ${c.gender}`);
-  if (c.country) parts.push(q`s.country = ${c.country}`);
-  if (c.state) parts.push(q`s.state = ${c.state}`);
-  if (c.city) parts.push(q`s.city = ${c.city}`);
-  if (c.withPhoto) parts.push(q`s.has_photo = 1`);
+  if (c.gender) parts.push(q`${s}.gender = ${c.gender}`);
+  if (c.country) parts.push(q`${s}.country = ${c.country}`);
+  if (c.state) parts.push(q`${s}.state = ${c.state}`);
+  if (c.city) parts.push(q`${s}.city = ${c.city}`);
+  if (c.withPhoto) parts.push(q`${s}.has_photo = 1`);
   // The online plan starts from the members online; the others check each row (its key first:
   // a member online at the snapshot has a key from the last hour or two, in every index entry).
   if (c.onlineSince && plan !== "online") {
     parts.push(
-      q`s.sort_key >= ${t.onlineFloor} AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0)`,
+      q`${s}.sort_key >= ${t.onlineFloor} AND EXISTS (SELECT 1 FROM users u WHERE u.id = ${s}.user_id AND ${onlineNow(c)})`,
     );
   }
   // Either side's block hides the member (the rule of visibility.server.ts's notBlockedWith),
   // written as one list read once per statement rather than two lookups for every row examined.
   parts.push(
-    q`s.user_id NOT IN (SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${c.me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${c.me})`,
+    q`${s}.user_id NOT IN (SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${c.me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${c.me})`,
   );
   return join(parts, " AND ");
 }
@@ -298,7 +314,7 @@ const keywordCondition = (c: SearchContext) =>
  * found by member id (left to itself, SQLite may search a filter's index once per member online).
  */
 const onlineFrom = (c: SearchContext) =>
-  q`FROM users u INDEXED BY users_online CROSS JOIN member_search s INDEXED BY member_search_user ON s.user_id = u.id WHERE u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0`;
+  q`FROM users u INDEXED BY users_online CROSS JOIN member_search s INDEXED BY member_search_user ON s.user_id = u.id WHERE ${onlineNow(c)}`;
 
 /**
  * Up to this many members online, "online now" starts from them (the online plan); with more,
@@ -309,76 +325,139 @@ export const ONLINE_PLAN_LIMIT = 2000;
 
 /** How many members are online now, counted in the index up to just past the limit. */
 const onlineCount = (c: SearchContext) =>
-  q`(SELECT count(*) FROM (SELECT 1 FROM users u INDEXED BY users_online WHERE u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0 LIMIT ${ONLINE_PLAN_LIMIT + 1}))`;
+  q`(SELECT count(*) FROM (SELECT 1 FROM users u INDEXED BY users_online WHERE ${onlineNow(c)} LIMIT ${ONLINE_PLAN_LIMIT + 1}))`;
 
-/** Counts matches up to the cap (plus one, to tell "exactly the cap" from "more"). */
-export function countStatement(
-  c: SearchContext,
-  plan: SearchPlan,
-  withKeywords: boolean,
-): Fragment {
+/**
+ * Counts the members passing every filter but the keywords, up to the cap plus one (to tell
+ * "exactly the cap" from "more"): in the covering index of the most selective filter, or among the
+ * members online.
+ */
+export function countStatement(c: SearchContext, plan: "cover" | "online"): Fragment {
   const limit = SEARCH_TOTAL_CAP + 1;
-  if (plan === "fts") {
-    return q`SELECT count(*) AS n FROM (SELECT 1 FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid WHERE f.member_search_fts MATCH ${c.match} AND ${conditions(c)} LIMIT ${limit})`;
-  }
-  const keywords = withKeywords ? keywordCondition(c) : raw("");
   if (plan === "online") {
-    return q`SELECT count(*) AS n FROM (SELECT 1 ${onlineFrom(c)} AND ${conditions(c, plan)}${keywords} LIMIT ${limit})`;
+    return q`SELECT count(*) AS n FROM (SELECT 1 ${onlineFrom(c)} AND ${conditions(c, plan)} LIMIT ${limit})`;
   }
-  return q`SELECT count(*) AS n FROM (SELECT 1 FROM member_search s INDEXED BY ${coverIndex(c)} WHERE ${conditions(c)}${keywords} LIMIT ${limit})`;
+  return q`SELECT count(*) AS n FROM (SELECT 1 FROM member_search s INDEXED BY ${coverIndex(c)} WHERE ${conditions(c)} LIMIT ${limit})`;
 }
 
 /**
  * Where "online now" is counted: in the covering index of a place (few entries), or else among
  * the members online, which stops at the cap as soon as enough of them match.
  */
-const onlineCountPlan = (c: SearchContext): SearchPlan =>
-  c.city || c.state || c.country ? "cover" : "online";
+const onlineCountPlan = (c: SearchContext) =>
+  c.city || c.state || c.country ? ("cover" as const) : ("online" as const);
 
 /** The plan of a first page with no match at all: it reads nothing. */
 const NO_MATCH = "none";
 
 /**
- * `counts` and `choice`: what the first page's statement decides before it reads the page (on
- * the terms of `me`).
- *   - n: the members that pass every filter but the keywords, counted up to just past the cap in
- *     the covering index of the most selective filter (or among the members online);
- *   - plan: the online plan with few members online, else "pk" (or "fts" with keywords) when more
- *     than the cap match, else "cover"; NO_MATCH when nothing passes the filters;
- *   - total: n, or with keywords the matches counted the way the plan reads them (with a place,
- *     its covering index holds few entries: counting there, checking each against the keyword
- *     matches, reads less than walking the matches until enough pass the filters).
- * SQLite evaluates a CASE branch only when it is taken, so only one keyword count runs.
+ * How many rows (or, with keywords, full-text matches) a first page reads in result order, from
+ * the top, before it falls back on counting in a covering index (see `walk` in choiceCtes).
  */
-function choiceCtes(c: SearchContext): Fragment {
-  const n = countStatement(c, c.onlineSince ? onlineCountPlan(c) : "cover", false);
-  const online = c.onlineSince ? onlineCount(c) : raw("NULL");
-  const many = c.match ? "fts" : "pk";
-  let total = raw("n");
+export const WALK_BUDGET = 2000;
+
+/**
+ * Where a first page walks from the top: with keywords, the full-text matches (in key order);
+ * else the rows of the narrowest partition the filters name, in key order (city, state, country
+ * or gender, whose indexes end with the row id: migrations/0013), or the whole table.
+ */
+function walkSource(c: SearchContext): { rows: Fragment; candidates: Fragment } {
+  const budget = WALK_BUDGET;
   if (c.match) {
-    const hasPlace = Boolean(c.city || c.state || c.country);
-    const whenOnline = c.onlineSince
-      ? q`WHEN 'online' THEN (${countStatement(c, "online", true)}) `
-      : raw("");
-    total = q`CASE plan WHEN ${NO_MATCH} THEN 0 ${whenOnline}WHEN 'fts' THEN (${countStatement(c, hasPlace ? "cover" : "fts", true)}) ELSE (${countStatement(c, "cover", true)}) END`;
+    const matches = q`FROM member_search_fts WHERE member_search_fts MATCH ${c.match} AND rowid < ${KEY_CEILING}`;
+    return {
+      rows: q`SELECT rowid AS k ${matches} ORDER BY rowid DESC LIMIT ${budget}`,
+      candidates: q`SELECT count(*) FROM (SELECT 1 ${matches} LIMIT ${budget})`,
+    };
   }
+  let from = raw("member_search s NOT INDEXED WHERE");
+  if (c.city) {
+    from = q`member_search s INDEXED BY member_search_in_city WHERE s.country = ${c.country} AND s.state = ${c.state} AND s.city = ${c.city} AND`;
+  } else if (c.state) {
+    from = q`member_search s INDEXED BY member_search_in_state WHERE s.country = ${c.country} AND s.state = ${c.state} AND`;
+  } else if (c.country) {
+    from = q`member_search s INDEXED BY member_search_in_country WHERE s.country = ${c.country} AND`;
+  } else if (c.gender) {
+    from = q`member_search s INDEXED BY member_search_of_gender WHERE s.gender = ${c.gender} AND`;
+  }
+  const rows = q`FROM ${from} s.sort_key < ${KEY_CEILING}`;
+  return {
+    rows: q`SELECT s.sort_key AS k ${rows} ORDER BY s.sort_key DESC LIMIT ${budget}`,
+    candidates: q`SELECT count(*) FROM (SELECT 1 ${rows} LIMIT ${budget})`,
+  };
+}
+
+/**
+ * The walk of a first page: the matches among the first WALK_BUDGET rows of its source
+ * (walkSource) in key order, up to the cap plus one. The keys come from a subquery SQLite runs as
+ * a co-routine, in key order, and each row is then found by key, so the walk stops at the cap plus
+ * one or at the budget, whichever comes first.
+ */
+export function walkStatement(c: SearchContext): Fragment {
+  return q`SELECT s.sort_key AS sortKey, s.user_id AS userId FROM (${walkSource(c).rows}) w CROSS JOIN member_search s ON s.sort_key = w.k WHERE ${conditions(c)} LIMIT ${SEARCH_TOTAL_CAP + 1}`;
+}
+
+/**
+ * Whether a first page starts with the walk: when the page ends within the cap (page numbers deep
+ * into a result do not), and when matches are likely to be dense among the top rows. Keywords
+ * with a place, and age ranges under ten years, match too few of them (bench/search/compare.ts:
+ * the walk then reads its 2,000 rows for nothing), so those go straight to the counted plans; so
+ * does "online now", which starts from the members online (with few online, the top rows of the
+ * last hours hold none of them).
+ */
+const walks = (c: SearchContext, end: number) =>
+  end <= SEARCH_TOTAL_CAP + 1 &&
+  !c.onlineSince &&
+  !(c.match && (c.country || c.state || c.city)) &&
+  !(c.custom && c.custom.to - c.custom.from < 10);
+
+/**
+ * `walk`, `counts` and `choice`: what the first page's statement decides before it reads the page
+ * (on the terms of `me`).
+ *   - walk: the matches (keywords included) among the first WALK_BUDGET rows in result order, up
+ *     to the cap plus one: when it finds that many, they are the top of the results, the total
+ *     is "more than the cap" and nothing is counted;
+ *   - n: otherwise, the members that pass every filter but the keywords, counted up to just past
+ *     the cap in the covering index of the most selective filter (or among the members online);
+ *   - plan: the online plan with few members online, else "pk" (or "fts" with keywords) when more
+ *     than the cap match, else "cover"; NO_MATCH when nothing passes the filters.
+ * Without keywords, n is the total. With keywords, the total comes from the page's own read
+ * (firstPageCtes), which then reads up to the cap plus one. SQLite evaluates a CASE branch only
+ * when it is taken, so a full walk counts nothing.
+ */
+function choiceCtes(c: SearchContext, end: number): Fragment {
+  const many = c.match ? "fts" : "pk";
+  const probe = countStatement(c, c.onlineSince ? onlineCountPlan(c) : "cover");
+  const online = c.onlineSince ? onlineCount(c) : raw("NULL");
+  const full = SEARCH_TOTAL_CAP + 1;
+  // The walk decides alone when it found the cap plus one, or when its source held fewer rows
+  // than the budget (it then saw every match: the total is exact).
+  const walk = walks(c, end)
+    ? q`walk AS MATERIALIZED (${walkStatement(c)}),
+      walked AS MATERIALIZED (SELECT n, CASE WHEN n >= ${full} THEN 1 ELSE (${walkSource(c).candidates}) < ${WALK_BUDGET} END AS whole
+        FROM (SELECT count(*) AS n FROM walk)),`
+    : q`walked AS MATERIALIZED (SELECT 0 AS n, 0 AS whole),`;
   // Each count is a CTE of its own, so that it runs once however often its value is read.
-  return q`counts AS MATERIALIZED (SELECT (${n}) AS n, ${online} AS online),
-    choice AS MATERIALIZED (SELECT n, plan, ${total} AS total FROM (
-      SELECT n, CASE
+  return q`${walk}
+    counts AS MATERIALIZED (SELECT whole AS walked,
+        CASE WHEN whole THEN n ELSE (${probe}) END AS n, ${online} AS online
+      FROM walked),
+    choice AS MATERIALIZED (SELECT n, walked, CASE
         WHEN n = 0 THEN ${NO_MATCH}
         WHEN online IS NOT NULL AND online <= ${ONLINE_PLAN_LIMIT} THEN 'online'
         WHEN n > ${SEARCH_TOTAL_CAP} THEN ${many}
         ELSE 'cover' END AS plan
-      FROM counts
-    ))`;
+      FROM counts)`;
 }
 
 /**
  * The first page's members, read with the plan `choice` picked: every plan's page is in the
  * statement, and all but the chosen one have LIMIT 0, which SQLite checks before reading a row.
+ * The chosen one reads the rows up to the end of the page, in result order, numbered (`rn`);
+ * with keywords, up to the cap plus one at least, which gives the total from the same read.
  */
-function firstPageArms(c: SearchContext, limit: number, offset: number): Fragment {
+function firstPageArms(c: SearchContext, end: number): Fragment {
+  const read = c.match ? Math.max(end, SEARCH_TOTAL_CAP + 1) : end;
   const plans: SearchPlan[] = [
     c.onlineSince ? "online" : null,
     c.match ? "fts" : "pk",
@@ -386,23 +465,40 @@ function firstPageArms(c: SearchContext, limit: number, offset: number): Fragmen
   ].filter((p): p is SearchPlan => p !== null);
   const arms = plans.map(
     (plan) =>
-      q`SELECT * FROM (${pageStatement(c, plan, KEY_CEILING, q`CASE WHEN (SELECT plan FROM choice) = ${plan} THEN ${limit} ELSE 0 END`, offset)})`,
+      q`SELECT * FROM (${pageStatement(c, plan, KEY_CEILING, q`CASE WHEN (SELECT plan FROM choice WHERE NOT walked) = ${plan} THEN ${read} ELSE 0 END`)})`,
   );
-  return join(arms, " UNION ALL ");
+  if (walks(c, end)) {
+    arms.unshift(
+      q`SELECT * FROM (SELECT sortKey, userId FROM walk LIMIT CASE WHEN (SELECT walked FROM choice) THEN ${end} ELSE 0 END)`,
+    );
+  }
+  return q`SELECT sortKey, userId, row_number() OVER (ORDER BY sortKey DESC) AS rn FROM (${join(arms, " UNION ALL ")})`;
 }
 
-/** One page of (sort_key, user_id), best first, after `after` (a sort key) and `offset` rows. */
+/**
+ * The CTEs of a first page: `me` (the searcher's values), `counts` and `choice` (counts and
+ * plan), `page` (the rows read, numbered) and `total`, each computed once.
+ */
+function firstPageCtes(c: SearchContext, asOf: number, end: number): Fragment {
+  const total = c.match
+    ? raw("(SELECT CASE WHEN walked THEN n ELSE (SELECT count(*) FROM page) END FROM choice)")
+    : raw("(SELECT n FROM choice)");
+  return q`WITH me AS MATERIALIZED (${meQuery(c, asOf)}), ${choiceCtes(c, end)},
+      page AS MATERIALIZED (${firstPageArms(c, end)}),
+      total AS MATERIALIZED (SELECT ${total} AS total)`;
+}
+
+/** One page of (sort_key, user_id), best first, after `after` (a sort key). */
 export function pageStatement(
   c: SearchContext,
   plan: SearchPlan,
   after: number,
   limit: number | Fragment,
-  offset = 0,
 ): Fragment {
   const select = raw("SELECT s.sort_key AS sortKey, s.user_id AS userId");
-  const order = q`ORDER BY s.sort_key DESC LIMIT ${limit} OFFSET ${offset}`;
+  const order = q`ORDER BY s.sort_key DESC LIMIT ${limit}`;
   if (plan === "fts") {
-    return q`${select} FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid WHERE f.member_search_fts MATCH ${c.match} AND f.rowid < ${after} AND ${conditions(c)} ORDER BY f.rowid DESC LIMIT ${limit} OFFSET ${offset}`;
+    return q`${select} FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid WHERE f.member_search_fts MATCH ${c.match} AND f.rowid < ${after} AND ${conditions(c)} ORDER BY f.rowid DESC LIMIT ${limit}`;
   }
   const keywords = keywordCondition(c);
   if (plan === "online") {
@@ -486,35 +582,36 @@ const likedBy = (me: string) =>
 /** What a search card shows besides the member card, on `profiles`. */
 const searchCardText = { bio: schema.profiles.bio, interests: schema.profiles.interests };
 
-/** What a search card shows, on `users` joined with `profiles`, and the row's sort key (`pg`). */
-function cardFields(c: SearchContext) {
-  return {
-    card: cardColumns,
-    ...searchCardText,
-    liked: sql<number>`${toSql(likedBy(c.me))}`,
-    sortKey: sql<number>`pg.sortKey`,
-  };
-}
-
-/** The page rows `page` (sortKey, userId and more) as `pg`, and the member of each. */
-const pageRows = (page: Fragment) => sql`(${toSql(page)}) pg`;
-/** Each member found by id after the page's rows (CROSS JOIN keeps that order). */
-const ofPageRow = sql`${schema.users.id} = pg.userId`;
-
-/** The cards of a page of a known plan, on the searcher's values at the snapshot (load more). */
-function cardsQuery(env: Env, c: SearchContext, page: Fragment) {
-  const { users, profiles } = schema;
-  return getDb(env.DB)
-    .select(cardFields(c))
-    .from(pageRows(page))
-    .crossJoin(users)
-    .innerJoin(profiles, eq(profiles.userId, users.id))
-    .where(ofPageRow);
-}
-
 /** A search card's columns on `users` and `profiles`, for raw statements. */
 const cardSelection = selection(cardColumns);
 const textSelection = selection(searchCardText);
+
+/** A page's member as a statement reads it: the card, bio and interests, liked, the sort key. */
+interface CardRow {
+  card: MemberRow;
+  bio: string;
+  interests: string[];
+  liked: number;
+  sortKey: number;
+}
+
+const readCard = (row: Record<string, unknown>): CardRow => ({
+  card: cardSelection.read(row) as MemberRow,
+  ...(textSelection.read(row) as Pick<CardRow, "bio" | "interests">),
+  liked: row.liked as number,
+  sortKey: row.sortKey as number,
+});
+
+/**
+ * The cards of a page of a known plan (load more): the page's rows (sortKey, userId), then each
+ * member found by id (CROSS JOIN keeps that order).
+ */
+function cardsStatement(c: SearchContext, page: Fragment): Fragment {
+  return q`SELECT ${raw(cardSelection.text)}, ${raw(textSelection.text)}, ${likedBy(c.me)} AS liked,
+      pg.sortKey AS sortKey
+    FROM (${page}) pg CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
+    WHERE users.id = pg.userId`;
+}
 
 /** A row of a first page: a card, the row's sort key, and what the cursor and the meta need. */
 interface FirstPageRow extends CardRow {
@@ -537,15 +634,14 @@ async function firstPage(
   asOf: number,
   limit: number,
   offset: number,
+  time?: DbTime | null,
 ): Promise<FirstPageRow[]> {
-  const { results } = await prepare(env.DB, firstPageStatement(c, asOf, limit, offset)).all<
-    Record<string, unknown>
-  >();
+  const results = await allRows<Record<string, unknown>>(
+    prepare(env.DB, firstPageStatement(c, asOf, limit, offset)),
+    time,
+  );
   return results.map((row) => ({
-    card: cardSelection.read(row) as CardRow["card"],
-    ...(textSelection.read(row) as Pick<CardRow, "bio" | "interests">),
-    liked: row.liked as number,
-    sortKey: row.sortKey as number,
+    ...readCard(row),
     total: row.total as number,
     plan: row.plan as SearchPlan,
     myAge: row.myAge as number,
@@ -555,23 +651,20 @@ async function firstPage(
 }
 
 function firstPageStatement(c: SearchContext, asOf: number, limit: number, offset: number) {
-  return q`WITH me AS MATERIALIZED (${meQuery(c, asOf)}), ${choiceCtes(c)},
-      page AS MATERIALIZED (${firstPageArms(c, limit, offset)})
+  return q`${firstPageCtes(c, asOf, offset + limit)}
     SELECT ${raw(cardSelection.text)}, ${raw(textSelection.text)}, ${likedBy(c.me)} AS liked,
-      page.sortKey AS sortKey, choice.total AS total, choice.plan AS plan, me.my_age AS myAge,
+      page.sortKey AS sortKey, total.total AS total, choice.plan AS plan, me.my_age AS myAge,
       me.age_from AS ageFrom, me.age_to AS ageTo
-    FROM me, choice, page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
-    WHERE users.id = page.userId`;
+    FROM me, choice, total, page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
+    WHERE page.rn > ${offset} AND users.id = page.userId`;
 }
 
 /**
  * What a first page without a row still needs (its snapshot, and the total when it lies past the
  * last match); none when the searcher has no profile.
  */
-const emptyFirstPageStatement = (c: SearchContext, asOf: number) =>
-  q`WITH me AS MATERIALIZED (${meQuery(c, asOf)}), ${choiceCtes(c)} SELECT me.my_age AS myAge, me.age_from AS ageFrom, me.age_to AS ageTo, choice.total AS total FROM me, choice`;
-
-type CardRow = Awaited<ReturnType<ReturnType<typeof cardsQuery>["all"]>>[number];
+const emptyFirstPageStatement = (c: SearchContext, asOf: number, end: number) =>
+  q`${firstPageCtes(c, asOf, end)} SELECT me.my_age AS myAge, me.age_from AS ageFrom, me.age_to AS ageTo, total.total AS total FROM me, total`;
 
 function toSearchCards(rows: CardRow[], now: number) {
   return rows
@@ -600,6 +693,7 @@ export async function searchMembers(
   me: string,
   request: SearchRequest,
   now = Date.now(),
+  time?: DbTime | null,
 ): Promise<SearchResponse> {
   const perPage = request.per_page;
   const base = queryOf(me, request.filters, request.keywords, snapshotTerms(now));
@@ -620,15 +714,23 @@ export async function searchMembers(
     ({ p: plan, n: total, c: capped, k: after } = cursor);
     page = cursor.pg + 1;
     const context = { ...base, terms: valueTerms(resolved) };
-    rows = await cardsQuery(env, context, pageStatement(context, plan, after, perPage + 1)).all();
+    rows = (
+      await allRows<Record<string, unknown>>(
+        prepare(env.DB, cardsStatement(context, pageStatement(context, plan, after, perPage + 1))),
+        time,
+      )
+    ).map(readCard);
   } else {
     offset = (page - 1) * perPage;
-    const found = await firstPage(env, base, now, perPage + 1, offset);
+    const found = await firstPage(env, base, now, perPage + 1, offset, time);
     const head =
       found[0] ??
-      (await prepare(env.DB, emptyFirstPageStatement(base, now)).first<
-        Omit<Resolved, "asOf"> & { total: number }
-      >());
+      (
+        await allRows<Omit<Resolved, "asOf"> & { total: number }>(
+          prepare(env.DB, emptyFirstPageStatement(base, now, offset + perPage + 1)),
+          time,
+        )
+      )[0];
     if (!head) throw notFound("Profile not found.");
     resolved = { asOf: now, myAge: head.myAge, ageFrom: head.ageFrom, ageTo: head.ageTo };
     // Rows exist only when some plan read them, so `plan` is then one of the four.
@@ -677,7 +779,7 @@ export async function searchMembers(
 export async function explainSearch(env: Env, me: string, request: SearchRequest) {
   const asOf = Date.now();
   const base = queryOf(me, request.filters, request.keywords, snapshotTerms(asOf));
-  const probe = await prepare(env.DB, emptyFirstPageStatement(base, asOf)).first<
+  const probe = await prepare(env.DB, emptyFirstPageStatement(base, asOf, 1)).first<
     Omit<Resolved, "asOf">
   >();
   if (!probe) throw notFound("Profile not found.");
@@ -688,15 +790,16 @@ export async function explainSearch(env: Env, me: string, request: SearchRequest
     pk: pageStatement(context, "pk", KEY_CEILING, request.per_page + 1),
   };
   if (context.onlineSince) {
-    statements.onlineCount = countStatement(context, "online", true);
+    statements.onlineCount = countStatement(context, "online");
     statements.online = pageStatement(context, "online", KEY_CEILING, request.per_page + 1);
   }
   if (context.match) {
-    statements.ftsCount = countStatement(context, "fts", true);
     statements.fts = pageStatement(context, "fts", KEY_CEILING, request.per_page + 1);
   }
-  const cards = cardsQuery(env, context, statements.pk!).toSQL();
-  statements.cards = { text: cards.sql, params: cards.params };
+  if (walks(context, request.per_page + 1)) {
+    statements.walk = walkStatement(context);
+  }
+  statements.cards = cardsStatement(context, statements.pk!);
   const plans: Record<string, string[]> = {};
   for (const [name, statement] of Object.entries(statements)) {
     const { results } = await prepare(env.DB, {

@@ -26,6 +26,8 @@ export interface Env {
   /** The presence room's shards and leave grace (app/realtime/presence-shards.ts). */
   PRESENCE_SHARDS?: string;
   PRESENCE_GRACE_MS?: string;
+  /** "1": send the database time of a search back as a Server-Timing header (benchmarks). */
+  SERVER_TIMING?: string;
 }
 
 const limitSpec = z

@@ -32,14 +32,28 @@ const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Where benchmarks keep their state: `BENCH_STATE_DIR` when set, else a folder on tmpfs
+ * (/dev/shm) named after the checkout, so that a database of a million members is written to
+ * memory, not to the disk the sources are on; bench/.state (gitignored) where there is no tmpfs.
+ */
+export function benchStateRoot(): string {
+  const chosen = process.env.BENCH_STATE_DIR;
+  if (chosen) return path.resolve(chosen);
+  if (existsSync("/dev/shm")) {
+    return path.join("/dev/shm", "heartline-bench", path.basename(ROOT.replace(/\/+$/, "")));
+  }
+  return path.join(ROOT, "bench", ".state");
+}
+
 export interface BenchStateOptions {
-  /** Where the state lives (default bench/.state/<name>/; /dev/shm keeps disk stalls out). */
+  /** Where the state lives (default benchStateRoot()/<name>/). */
   dir?: string;
   /** The built tree whose Worker runs (default this one; another for a comparison). */
   root?: string;
 }
 
-/** A benchmark's state under bench/.state/<name>/ (gitignored): D1/R2/DO data, snapshot, config. */
+/** A benchmark's state under benchStateRoot()/<name>/ (or `dir`): D1/R2/DO data, snapshot, config. */
 export class BenchState {
   readonly dir: string;
   readonly root: string;
@@ -49,7 +63,7 @@ export class BenchState {
 
   constructor(name: string, options: BenchStateOptions = {}) {
     this.root = options.root ?? ROOT;
-    this.dir = options.dir ?? path.join(ROOT, "bench", ".state", name);
+    this.dir = options.dir ?? path.join(benchStateRoot(), name);
     this.persistDir = path.join(this.dir, "persist");
     this.sourceDir = path.join(this.dir, "src");
     this.configPath = path.join(this.dir, "wrangler.json");
@@ -93,7 +107,8 @@ export class BenchState {
 
   /**
    * A snapshot of the Worker's sources and the Remix build, so that edits and builds in the
-   * working tree during a run cannot change, reload or break the Worker under test; and
+   * working tree during a run cannot change, reload or break the Worker under test (its imports
+   * resolve through a link to the checkout's node_modules, wherever the state lives); and
    * wrangler.toml as JSON without `[build]` and `[env.*]`, pointing at it, changed by `edit`.
    */
   async prepareWorker<C extends RawConfig>(edit?: (config: C) => void): Promise<C> {

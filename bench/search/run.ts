@@ -7,7 +7,8 @@
  *                                                [--via-dev-proxy]
  *
  * How it runs:
- *   1. fresh local state in bench/.state/search/ (gitignored) with a snapshot of the sources and
+ *   1. fresh local state in <state>/search/ (BENCH_STATE_DIR, else tmpfs: bench/lib/worker.ts)
+ *      with a snapshot of the sources and
  *      the build (so that work in the tree cannot change the Worker mid-run), and the D1
  *      migrations applied to it;
  *   2. for each size, the members of the seed's generator (scripts/lib/members.ts) written
@@ -179,6 +180,16 @@ interface Sample {
   kind: string;
   ms: number;
   status: number;
+  /** The database's time for the search's statements (Server-Timing `db`), and rows read. */
+  dbMs: number;
+  rows: number;
+}
+
+/** `db;dur=…` and `db-rows;desc="…"` of the Worker's Server-Timing header (SERVER_TIMING=1). */
+function dbTiming(header: string | null) {
+  const dur = /(?:^|,)\s*db;dur=([\d.]+)/.exec(header ?? "");
+  const rows = /db-rows;desc="(\d+)"/.exec(header ?? "");
+  return { dbMs: dur ? Number(dur[1]) : NaN, rows: rows ? Number(rows[1]) : NaN };
 }
 
 class Session {
@@ -206,7 +217,7 @@ class Session {
       this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
     }
     const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-    return { status: res.status, json };
+    return { status: res.status, json, ...dbTiming(res.headers.get("Server-Timing")) };
   }
 
   async signIn() {
@@ -227,7 +238,13 @@ class Session {
 async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) {
   const first = performance.now();
   const res = await session.request("POST", "/my/matches/search", { ...query.body, per_page: 20 });
-  samples.push({ kind: query.kind, ms: performance.now() - first, status: res.status });
+  samples.push({
+    kind: query.kind,
+    ms: performance.now() - first,
+    status: res.status,
+    dbMs: res.dbMs,
+    rows: res.rows,
+  });
   let meta = res.json?.meta as { cursor?: string | null } | undefined;
   for (let page = 0; page < query.more && meta?.cursor; page++) {
     const params = new URLSearchParams();
@@ -244,6 +261,8 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
       kind: "load more (next page)",
       ms: performance.now() - started,
       status: more.status,
+      dbMs: more.dbMs,
+      rows: more.rows,
     });
     meta = more.json?.meta as typeof meta;
   }
@@ -281,10 +300,14 @@ async function measureFloor(session: Session, concurrency: number) {
   return { p50: percentile(ms, 50), p95: percentile(ms, 95) };
 }
 
+const ascending = (list: number[]) => [...list].sort((a, b) => a - b);
+const mean = (list: number[]) => list.reduce((sum, n) => sum + n, 0) / (list.length || 1);
+
 function summarize(samples: Sample[], wallMs: number) {
-  const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
-  const byKind = new Map<string, number[]>();
-  for (const s of samples) byKind.set(s.kind, [...(byKind.get(s.kind) ?? []), s.ms]);
+  const ms = ascending(samples.map((s) => s.ms));
+  const db = ascending(samples.map((s) => s.dbMs));
+  const byKind = new Map<string, Sample[]>();
+  for (const s of samples) byKind.set(s.kind, [...(byKind.get(s.kind) ?? []), s]);
   return {
     requests: samples.length,
     errors: samples.filter((s) => s.status !== 200).length,
@@ -293,14 +316,32 @@ function summarize(samples: Sample[], wallMs: number) {
     p99: percentile(ms, 99),
     max: ms[ms.length - 1] ?? 0,
     throughput: samples.length / (wallMs / 1000),
+    db: {
+      p50: percentile(db, 50),
+      p95: percentile(db, 95),
+      p99: percentile(db, 99),
+      mean: mean(db),
+      rowsRead: mean(samples.map((s) => s.rows)),
+    },
     byKind: [...byKind].map(([kind, list]) => {
-      const sorted = list.sort((a, b) => a - b);
-      return { kind, n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+      const sorted = ascending(list.map((s) => s.ms));
+      const dbSorted = ascending(list.map((s) => s.dbMs));
+      return {
+        kind,
+        n: sorted.length,
+        p50: percentile(sorted, 50),
+        p95: percentile(sorted, 95),
+        dbP50: percentile(dbSorted, 50),
+        dbP95: percentile(dbSorted, 95),
+        dbMax: dbSorted[dbSorted.length - 1] ?? NaN,
+        rowsRead: mean(list.map((s) => s.rows)),
+      };
     }),
   };
 }
 
 const f1 = (n: number) => n.toFixed(1);
+const f2 = (n: number) => n.toFixed(2);
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
@@ -366,7 +407,8 @@ async function main() {
     }
 
     const worker = await startWorker(state, {
-      vars: { APP_ENV: "test" },
+      // SERVER_TIMING: the Worker reports each search's database time (Server-Timing).
+      vars: { APP_ENV: "test", SERVER_TIMING: "1" },
       viaDevProxy: options.viaDevProxy,
     });
     try {
@@ -408,10 +450,19 @@ async function main() {
           `floor (GET /csrf-token, signed in): p50 ${f1(floor.p50)} ms, p95 ${f1(floor.p95)} ms, ` +
             `workerd CPU ${f1(floorCpuMs)} ms a request`,
         );
-        console.info("p50 / p95 by kind of search (ms):");
+        console.info(
+          `database time a search (D1 meta.duration, summed): p50 ${f2(summary.db.p50)} ms, ` +
+            `p95 ${f2(summary.db.p95)} ms, p99 ${f2(summary.db.p99)} ms, mean ${f2(summary.db.mean)} ms, ` +
+            `${Math.round(summary.db.rowsRead)} rows read`,
+        );
+        console.info(
+          "by kind of search: latency p50 / p95, database p50 / p95 / max (ms), rows read (mean):",
+        );
         for (const k of summary.byKind.sort((a, b) => b.p95 - a.p95)) {
           console.info(
-            `  ${k.kind.padEnd(28)} n=${String(k.n).padStart(4)}  ${f1(k.p50).padStart(6)}  ${f1(k.p95).padStart(6)}`,
+            `  ${k.kind.padEnd(28)} n=${String(k.n).padStart(4)}  ${f1(k.p50).padStart(6)}  ${f1(k.p95).padStart(6)}` +
+              `   db ${f2(k.dbP50).padStart(6)}  ${f2(k.dbP95).padStart(6)}  ${f2(k.dbMax).padStart(6)}` +
+              `  rows ${String(Math.round(k.rowsRead)).padStart(7)}`,
           );
         }
         if (summary.errors > 0) {
@@ -437,19 +488,29 @@ async function main() {
   for (const [shape, statements] of Object.entries(last.plans)) {
     console.info(`  ${shape}`);
     for (const [name, lines] of Object.entries(statements)) {
-      const reads = [...new Set(lines.filter((l) => /^(SEARCH|SCAN) (s|u|f|users)\b/.test(l)))];
+      const reads = [
+        ...new Set(
+          lines.filter((l) => /^(SEARCH|SCAN) (s|u|f|w|users|member_search_fts)\b/.test(l)),
+        ),
+      ];
       console.info(`    ${name.padEnd(11)} ${reads.join(" | ")}`);
     }
   }
   type Row = { size: number; concurrency: number; p50: number; p95: number; p99: number };
-  type Measured = Row & { cpuMsPerRequest: number; throughput: number };
+  type Measured = Row & {
+    cpuMsPerRequest: number;
+    throughput: number;
+    db: { p50: number; p95: number; p99: number };
+  };
   const rows = results as unknown as Measured[];
-  console.info("\nmembers  in flight  p50 / p95 / p99 (ms)     req/s  CPU/request");
+  console.info(
+    "\nmembers  in flight  p50 / p95 / p99 (ms)     req/s  CPU/request  database p50 / p95 / p99 (ms)",
+  );
   for (const r of rows) {
     console.info(
       `${r.size.toLocaleString("en").padStart(9)}  ${String(r.concurrency).padStart(9)}  ` +
         `${`${f1(r.p50)} / ${f1(r.p95)} / ${f1(r.p99)}`.padEnd(22)}  ${f1(r.throughput).padStart(5)}  ` +
-        `${f1(r.cpuMsPerRequest)} ms`,
+        `${f1(r.cpuMsPerRequest).padStart(6)} ms    ${f2(r.db.p50)} / ${f2(r.db.p95)} / ${f2(r.db.p99)}`,
     );
   }
   for (const concurrency of options.concurrency) {

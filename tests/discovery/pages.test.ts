@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
 import { titleOf } from "../helpers/auth";
 import { registerMember, verifiedMember } from "../helpers/members";
-import { searcher, seedMember, TEXAS, US } from "./fixtures";
+import { SEARCH_TOTAL_CAP } from "~/schemas/search";
+import { searcher, seedBulk, seedMember, TEXAS, US } from "./fixtures";
 
 const html = async (client: TestClient, path: string) => {
   const res = await client.fetch(path, { headers: { Accept: "text/html" } });
@@ -71,6 +72,20 @@ describe("discovery pages", () => {
     const posted = await me.client.form("/my/matches/search", { keywords: w, gender: "" });
     expect(posted.status).toBe(303);
     expect(posted.headers.get("Location")).toBe(`/my/matches/search?keywords=${w}&gender=`);
+  });
+
+  it("shows a total past the cap as “100+ members found”", async () => {
+    const me = await searcher();
+    const w = word();
+    const rows = Array.from({ length: SEARCH_TOTAL_CAP + 3 }, (_, i) => ({
+      id: `${w}${i}`,
+      username: `${w}_${i}`,
+      last_seen_at: new Date().toISOString(),
+    }));
+    await seedBulk(rows, { bio: `Into ${w}` });
+    const found = await html(me.client, `/my/matches/search?keywords=${w}`);
+    expect(found.status).toBe(200);
+    expect(found.text).toContain(`${SEARCH_TOTAL_CAP}+ members found for “${w}”`);
   });
 
   it("the likes page lists matches, likes received and sent", async () => {

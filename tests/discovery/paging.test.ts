@@ -10,16 +10,25 @@ import {
 import { hmacSign } from "~/server/crypto.server";
 import { prepare } from "~/server/search-sql.server";
 import { searchRequestSchema } from "~/schemas/search";
-import {
-  bornYearsAgo,
-  search,
-  searcher,
-  seedMember,
-  setProfile,
-  setUser,
-  TEXAS,
-  US,
-} from "./fixtures";
+import { search, searcher, seedBulk, seedMember, setProfile, setUser, TEXAS, US } from "./fixtures";
+
+/**
+ * How the walk of a first page without keywords reads its keys: the partition of the narrowest
+ * place, else of the gender, else the table, each in key order below the ceiling.
+ */
+function walkRead(place: { country?: string; state?: string; city?: string }, gender?: string) {
+  if (place.city) {
+    return "SEARCH s USING COVERING INDEX member_search_in_city (country=? AND state=? AND city=? AND rowid<?)";
+  }
+  if (place.state) {
+    return "SEARCH s USING COVERING INDEX member_search_in_state (country=? AND state=? AND rowid<?)";
+  }
+  if (place.country) {
+    return "SEARCH s USING COVERING INDEX member_search_in_country (country=? AND rowid<?)";
+  }
+  if (gender) return "SEARCH s USING COVERING INDEX member_search_of_gender (gender=? AND rowid<?)";
+  return "SEARCH s USING INTEGER PRIMARY KEY (rowid<?)";
+}
 
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
 
@@ -89,6 +98,44 @@ describe("paging", () => {
     const fresh = await pageThrough(me.client, query, 50);
     expect(fresh).toHaveLength(39);
     expect(fresh.slice(0, 4)).toEqual(expect.arrayContaining([members[25]!.id, members[30]!.id]));
+  });
+
+  it("pages without repeats or gaps under churn when the first page walks the top rows (past the cap)", async () => {
+    const me = await searcher();
+    const city = "Walkford";
+    const count = SEARCH_TOTAL_CAP + 30;
+    // Each in an hour of their own: the expected order is the order of the rows.
+    const rows = Array.from({ length: count }, (_, i) => ({
+      id: `walk${String(i).padStart(4, "0")}`,
+      username: `walk_${i}`,
+      last_seen_at: hoursAgo(2 + i),
+    }));
+    await seedBulk(rows, { bio: "Walking the city", city });
+    let expected = rows.map((r) => r.id);
+    for (const keywords of ["", "walking"]) {
+      // Keywords alone: with a place they do not walk.
+      const query = keywords ? { keywords } : { filters: { country: "US", state: "TX", city } };
+      // The second round starts from the order the first one's changes made.
+      if (keywords) expected = await pageThrough(me.client, query, 50);
+      expect(expected.length).toBeGreaterThan(SEARCH_TOTAL_CAP + 1);
+      const first = await search(me.client, { ...query, per_page: 25 });
+      expect(first.body.meta).toMatchObject({ total: SEARCH_TOTAL_CAP, total_capped: true });
+      const changed = keywords ? 60 : 40;
+      const ids = await pageThrough(me.client, query, 25, async (page) => {
+        if (page !== 1) return;
+        await seedMember({
+          country: US,
+          state: TEXAS,
+          city,
+          bio: "Walking in",
+          lastSeenAt: new Date().toISOString(),
+        });
+        await setUser(expected[changed]!, { last_seen_at: new Date().toISOString() });
+        await setUser(expected[3]!, { last_seen_at: new Date().toISOString() });
+        await setProfile(expected[changed + 10]!, { first_name: "Renamed" });
+      });
+      expect(ids).toEqual(expected);
+    }
   });
 
   it("hides members blocked or suspended between pages (never shows them again)", async () => {
@@ -191,24 +238,12 @@ describe("totals and query plans", () => {
     const city = "Bigtown";
     const count = SEARCH_TOTAL_CAP + 5;
     // Straight into the tables in bulk (the triggers index each one).
-    const now = new Date().toISOString();
     const rows = Array.from({ length: count }, (_, i) => ({
       id: `big${i}`,
       username: `big_${i}`,
       last_seen_at: hoursAgo(1 + (i % 50)),
     }));
-    const json = JSON.stringify(rows);
-    await env.DB.batch([
-      env.DB.prepare(
-        `INSERT INTO users (id, username, email, password_hash, email_verified_at, last_seen_at)
-         SELECT j.value->>'id', j.value->>'username', (j.value->>'username') || '@example.test', 'x', ?2, j.value->>'last_seen_at'
-         FROM json_each(?1) j`,
-      ).bind(json, now),
-      env.DB.prepare(
-        `INSERT INTO profiles (user_id, date_of_birth, bio, country_code, state_code, city_name)
-         SELECT j.value->>'id', ?2, 'Big town life', 'US', 'TX', ?3 FROM json_each(?1) j`,
-      ).bind(json, bornYearsAgo(30, 3), city),
-    ]);
+    await seedBulk(rows, { bio: "Big town life", city });
     const query = { filters: { country: "US", state: "TX", city }, per_page: 50 };
     const first = await search(me.client, query);
     expect(first.body.meta).toMatchObject({
@@ -351,20 +386,54 @@ describe("totals and query plans", () => {
                   expect(plans.cover!.join(" "), label).toMatch(
                     /SEARCH s USING (COVERING )?INDEX member_search_by_/,
                   );
-                  if (plans.online) {
-                    expect(plans.online[0], label).toMatch(
-                      /^SEARCH u USING (COVERING )?INDEX users_online \(last_seen_at>\?\)$/,
-                    );
-                    expect(plans.online[1], label).toBe(
-                      "SEARCH s USING INDEX member_search_user (user_id=?)",
-                    );
-                  }
-                  if (plans.fts) {
-                    expect(plans.fts[0], label).toMatch(/^SCAN f VIRTUAL TABLE INDEX/);
-                    expect(plans.fts, label).toContain(
-                      "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
-                    );
-                  }
+                  // Which statements there are follows from the request; each reads its index.
+                  const online = online_only;
+                  const words = Boolean(keywords) || interests.length > 0;
+                  expect(plans.online?.slice(0, 2) ?? null, label).toEqual(
+                    online
+                      ? [
+                          expect.stringMatching(
+                            /^SEARCH u USING (COVERING )?INDEX users_online \(last_seen_at>\?\)$/,
+                          ),
+                          "SEARCH s USING INDEX member_search_user (user_id=?)",
+                        ]
+                      : null,
+                  );
+                  expect(plans.fts?.[0] ?? null, label).toEqual(
+                    words ? expect.stringMatching(/^SCAN f VIRTUAL TABLE INDEX/) : null,
+                  );
+                  expect(
+                    plans.fts?.includes("SEARCH s USING INTEGER PRIMARY KEY (rowid=?)") ?? null,
+                    label,
+                  ).toBe(words ? true : null);
+                  // The walk of a first page: a co-routine (never materialized) over the top rows
+                  // in key order (with "online now", from the last hours' keys), or the full-text
+                  // matches in key order, each member's row then found by key.
+                  // Keywords with a place do not walk, nor "online now" (nor age ranges under
+                  // ten years, not here).
+                  const walks = !(words && place.country) && !online;
+                  expect(plans.walk ?? null, label).toEqual(
+                    !walks
+                      ? null
+                      : expect.arrayContaining(
+                          words
+                            ? [
+                                "CO-ROUTINE w",
+                                expect.stringMatching(
+                                  /^SCAN member_search_fts VIRTUAL TABLE INDEX \d+:M5<$/,
+                                ),
+                                "SCAN w",
+                                "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
+                              ]
+                            : [
+                                "CO-ROUTINE w",
+                                walkRead(place, gender),
+                                "SCAN w",
+                                "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)",
+                              ],
+                        ),
+                  );
+                  expect(plans.walk?.join(" ") ?? "", label).not.toMatch(/MATERIALIZE|TEMP B-TREE/);
                   combinations += 1;
                 }
     expect(combinations).toBe(256);

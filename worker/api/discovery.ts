@@ -8,6 +8,7 @@ import {
 } from "~/schemas/search";
 import { dashboardSummary } from "~/server/dashboard.server";
 import { usesAdvancedFilters } from "~/schemas/subscription";
+import { dbTimeFor, serverTiming } from "~/server/db-time.server";
 import { searchMembers } from "~/server/discovery.server";
 import { assertSearchFiltersAllowed } from "~/server/subscriptions.server";
 import {
@@ -53,7 +54,9 @@ function searchRoutes(scope: SearchScope) {
     const { user } = currentUser(c);
     const request = parseInput(searchRequestSchema, await readBody(c.req.raw));
     await assertSearchFiltersAllowed(c.env, user.id, usesAdvancedFilters(request.filters));
-    return c.json(await searchMembers(c.env, user.id, request));
+    const time = dbTimeFor(c.env);
+    const found = await searchMembers(c.env, user.id, request, undefined, time);
+    return c.json(found, 200, serverTiming(time));
   });
 
   discoveryApi.get(endpoint, async (c, next) => {
@@ -62,7 +65,9 @@ function searchRoutes(scope: SearchScope) {
     const url = new URL(c.req.url);
     const request = parseInput(searchRequestSchema, searchRequestFromQuery(url.searchParams));
     await assertSearchFiltersAllowed(c.env, user.id, usesAdvancedFilters(request.filters));
-    return c.json(await searchMembers(c.env, user.id, request));
+    const time = dbTimeFor(c.env);
+    const found = await searchMembers(c.env, user.id, request, undefined, time);
+    return c.json(found, 200, serverTiming(time));
   });
 }
 

@@ -97,6 +97,12 @@ export const memberSearch = sqliteTable(
       index("member_search_by_country").on(t.country, t.birth, t.gender, ...rest),
       index("member_search_by_state").on(t.country, t.state, t.birth, t.gender, ...rest),
       index("member_search_by_city").on(t.country, t.state, t.city, t.birth, t.gender, ...rest),
+      // A place or a gender alone, then (implicitly) the row id: the rows of one partition in key
+      // order, which a first page walks from the top (docs/decisions/010).
+      index("member_search_in_country").on(t.country),
+      index("member_search_in_state").on(t.country, t.state),
+      index("member_search_in_city").on(t.country, t.state, t.city),
+      index("member_search_of_gender").on(t.gender),
     ];
   },
 );

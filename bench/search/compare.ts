@@ -1,0 +1,182 @@
+/**
+ * bench/search/compare.ts: the search of this tree against the search of another revision, on the
+ * database the last `bench/search/run.ts` left (its state, BENCH_STATE_DIR or tmpfs), alternating
+ * request by request so that both see the same load.
+ *
+ *   npx tsx bench/search/compare.ts [--base main] [--rounds 3]
+ *
+ * Both run `searchMembers` in Node against local D1 (no Worker, no HTTP): what differs is only the
+ * statements. Each statement's D1 `meta.duration` and `meta.rows_read` are summed per search (the
+ * binding is wrapped), by kind of search in the benchmark's mix. First pages only: "load more" is
+ * the same statement in both (and main's reads its cards through drizzle's `raw()`, which reports
+ * no meta). The
+ * base revision's discovery.server.ts is written next to this one for the run (with its own cap)
+ * and removed afterwards.
+ */
+import { execFileSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import path from "node:path";
+import { getPlatformProxy } from "wrangler";
+import { searchRequestSchema } from "~/schemas/search";
+import type { Env } from "~/server/env.server";
+import { BenchState, BENCH_APP_KEY, percentile, ROOT } from "../lib/worker";
+import { queryMix, vocabularyOf } from "./dataset";
+
+type Search = (
+  env: Env,
+  me: string,
+  request: ReturnType<typeof searchRequestSchema.parse>,
+) => Promise<unknown>;
+
+interface Tally {
+  ms: number;
+  rows: number;
+}
+
+/** D1 with every statement's duration and rows read added to `tally`. */
+function timed(db: D1Database, tally: Tally): D1Database {
+  const record = (meta: D1Meta) => {
+    tally.ms += Number(meta.duration) || 0;
+    tally.rows += Number(meta.rows_read) || 0;
+  };
+  const wrap = (statement: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(statement, {
+      get(target, key) {
+        if (key === "bind") return (...values: unknown[]) => wrap(target.bind(...values));
+        if (key === "all") {
+          return async () => {
+            const result = await target.all();
+            record(result.meta);
+            return result;
+          };
+        }
+        if (key === "first") {
+          return async (column?: string) => {
+            const result = await target.all<Record<string, unknown>>();
+            record(result.meta);
+            const row = result.results[0] ?? null;
+            return column && row ? row[column] : row;
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return new Proxy(db, {
+    get(target, key) {
+      if (key === "prepare") return (text: string) => wrap(target.prepare(text));
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function option(name: string, fallback: string) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : fallback;
+}
+
+async function main() {
+  const base = option("base", "main");
+  const rounds = Number(option("rounds", "3"));
+  const state = new BenchState("search");
+  const baseFile = path.join(ROOT, "app", "server", "discovery-base.bench.ts");
+  const source = execFileSync("git", ["show", `${base}:app/server/discovery.server.ts`], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
+  const cap = execFileSync("git", ["show", `${base}:app/schemas/search.ts`], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).match(/SEARCH_TOTAL_CAP = (\d+)/)?.[1];
+  // The base's own cap, in place of the one it imports.
+  writeFileSync(
+    baseFile,
+    source
+      .replace(/\n {2}SEARCH_TOTAL_CAP,/, "")
+      .replace(
+        /^import \{ z \} from "zod";/m,
+        `import { z } from "zod";\nconst SEARCH_TOTAL_CAP = ${cap};`,
+      ),
+  );
+  const proxy = await getPlatformProxy<{ DB: D1Database }>({
+    configPath: state.configPath,
+    persist: { path: path.join(state.persistDir, "v3") },
+  });
+  try {
+    const designs: [string, Search][] = [
+      [`base (${base})`, (await import(baseFile)).searchMembers as Search],
+      ["this tree", (await import("~/server/discovery.server")).searchMembers as Search],
+    ];
+    const searcher = await proxy.env.DB.prepare(
+      "SELECT id FROM users WHERE username = 'bench_searcher'",
+    ).first<{ id: string }>();
+    if (!searcher) throw new Error("No benchmark database: run bench/search/run.ts first.");
+    const members = await proxy.env.DB.prepare("SELECT count(*) AS n FROM member_search").first<{
+      n: number;
+    }>();
+    // The same mix as run.ts, its words drawn from a sample of the members in the database.
+    const { results: sample } = await proxy.env.DB.prepare(
+      `SELECT p.country_code AS countryCode, p.state_code AS stateCode, p.city_name AS cityName,
+         p.first_name AS firstName, p.interests AS interests, u.username AS username
+       FROM profiles p JOIN users u ON u.id = p.user_id LIMIT 20000`,
+    ).all<Record<string, string>>();
+    const vocabulary = vocabularyOf(
+      sample.map((m) => ({ ...m, interests: JSON.parse(m.interests!) as string[] })) as never,
+    );
+    const mix = queryMix(vocabulary, 300, "bench-compare");
+    console.info(
+      `compare: ${members?.n.toLocaleString("en")} search rows, ${mix.length} searches x ${rounds} rounds, ` +
+        `alternating; load average ${loadavg()[0]!.toFixed(2)}`,
+    );
+    const samples = new Map<string, Map<string, Tally[]>>();
+    const add = (design: string, kind: string, tally: Tally) => {
+      const byKind = samples.get(design) ?? new Map<string, Tally[]>();
+      byKind.set(kind, [...(byKind.get(kind) ?? []), tally]);
+      samples.set(design, byKind);
+    };
+    for (let round = 0; round < rounds; round++) {
+      for (const query of mix) {
+        for (const [name, search] of round % 2 ? [...designs].reverse() : designs) {
+          const tally = { ms: 0, rows: 0 };
+          const env = {
+            DB: timed(proxy.env.DB, tally),
+            APP_KEY: BENCH_APP_KEY,
+          } as unknown as Env;
+          const request = searchRequestSchema.parse({ ...query.body, per_page: 20 });
+          await search(env, searcher.id, request);
+          add(name, query.kind, tally);
+          add(name, "all first pages", tally);
+        }
+      }
+    }
+    const kinds = [...(samples.get(designs[0]![0])?.keys() ?? [])];
+    console.info(
+      "\ndatabase time per search, p50 / p95 / mean (ms), and rows read (mean), by kind:",
+    );
+    console.info(`${"".padEnd(28)}${designs.map(([n]) => n.padEnd(36)).join("")}`);
+    for (const kind of kinds) {
+      const cells = designs.map(([name]) => {
+        const list = samples.get(name)!.get(kind)!;
+        const ms = list.map((t) => t.ms).sort((a, b) => a - b);
+        const mean = ms.reduce((s, n) => s + n, 0) / ms.length;
+        const rows = list.reduce((s, t) => s + t.rows, 0) / list.length;
+        return `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 95).toFixed(1)} / ${mean.toFixed(2)}  ${Math.round(rows)} rows`.padEnd(
+          36,
+        );
+      });
+      console.info(`${kind.padEnd(28)}${cells.join("")}`);
+    }
+  } finally {
+    await proxy.dispose();
+    rmSync(baseFile, { force: true });
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+}
