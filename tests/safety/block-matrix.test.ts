@@ -785,6 +785,10 @@ const ROWS: Record<string, Row> = {
   "PAGE /account-deleted": unrelated("after deleting one's own account"),
   "PAGE /moderation": unrelated("moderators only"),
   "PAGE /dev/mailbox": unrelated("local development only"),
+  "PAGE /terms": unrelated("the terms of use"),
+  "PAGE /privacy": unrelated("the privacy policy"),
+  "PAGE /safety": unrelated("the safety advice"),
+  "PAGE /contact": unrelated("how to reach the team"),
   "PAGE /*": unrelated("the not-found page"),
 };
 
