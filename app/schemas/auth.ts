@@ -92,8 +92,16 @@ export const confirmPasswordSchema = z.object({
     .min(1, "The password field is required."),
 });
 
+export const CURRENT_PASSWORD_REQUIRED = "The current password field is required.";
+export const CURRENT_PASSWORD_INCORRECT = "The provided password is incorrect.";
+
+/** Changing the password asks for the current one, whatever the session's last confirmation. */
 export const updatePasswordSchema = z
   .object({
+    current_password: z
+      .string({ error: CURRENT_PASSWORD_REQUIRED })
+      .min(1, CURRENT_PASSWORD_REQUIRED)
+      .max(128, CURRENT_PASSWORD_INCORRECT),
     password: passwordField,
     password_confirmation: z.string({ error: CONFIRMATION_MESSAGE }),
   })

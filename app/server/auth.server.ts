@@ -1,11 +1,12 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
-import type {
-  confirmPasswordSchema,
-  LoginInput,
-  RegisterInput,
-  resetPasswordSchema,
-  updatePasswordSchema,
+import {
+  CURRENT_PASSWORD_INCORRECT,
+  type confirmPasswordSchema,
+  type LoginInput,
+  type RegisterInput,
+  type resetPasswordSchema,
+  type updatePasswordSchema,
 } from "~/schemas/auth";
 import { hmacSign, hmacVerify, newId, randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
@@ -309,28 +310,38 @@ export async function resetPassword(
   return { status: PASSWORD_RESET_DONE };
 }
 
+/**
+ * Checks the member's own password for a sensitive step (confirming it, changing it): counted
+ * before the check and given back on success, as for login; a wrong one is a 422 on `field`.
+ */
+async function checkOwnPassword(env: Env, userId: string, password: string, field: string) {
+  const attemptAt = Date.now();
+  await limited(rateLimit.hit(env, "confirm_password_account", userId, attemptAt));
+  const row = await getDb(env.DB)
+    .select({ passwordHash: schema.users.passwordHash })
+    .from(schema.users)
+    .where(eq(schema.users.id, userId))
+    .get();
+  if (!row || !(await verifyPassword(password, row.passwordHash))) {
+    throw new ValidationError({ [field]: [CURRENT_PASSWORD_INCORRECT] });
+  }
+  await rateLimit.release(env, "confirm_password_account", userId, attemptAt);
+}
+
 export async function confirmPassword(
   env: Env,
   user: SessionUser,
   session: ActiveSession,
   input: z.infer<typeof confirmPasswordSchema>,
 ) {
-  // Counted before the check and given back on success, as for login.
-  const attemptAt = Date.now();
-  await limited(rateLimit.hit(env, "confirm_password_account", user.id, attemptAt));
-  const row = await getDb(env.DB)
-    .select({ passwordHash: schema.users.passwordHash })
-    .from(schema.users)
-    .where(eq(schema.users.id, user.id))
-    .get();
-  if (!row || !(await verifyPassword(input.password, row.passwordHash))) {
-    throw new ValidationError({ password: ["The provided password is incorrect."] });
-  }
-  await rateLimit.release(env, "confirm_password_account", user.id, attemptAt);
+  await checkOwnPassword(env, user.id, input.password, "password");
   await markPasswordConfirmed(env, session.idHash);
 }
 
-/** Changes the password (behind a recent confirmation) and ends every other session. */
+/**
+ * Changes the password (behind a recent confirmation and the current password, which a session
+ * left open cannot know) and ends every other session.
+ */
 export async function changePassword(
   env: Env,
   user: SessionUser,
@@ -338,6 +349,7 @@ export async function changePassword(
   input: z.infer<typeof updatePasswordSchema>,
   origin: string,
 ) {
+  await checkOwnPassword(env, user.id, input.current_password, "current_password");
   const now = nowIso();
   await getDb(env.DB)
     .update(schema.users)
