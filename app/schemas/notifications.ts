@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageQuery } from "./query";
 
 /** The kinds of notification a member can receive, and switch off one by one. */
 export const NOTIFICATION_TYPES = ["message", "like", "match", "gift", "profile_view"] as const;
@@ -32,10 +33,7 @@ export const notificationPreferencesSchema = z.strictObject(
   ) as Record<NotificationType, z.ZodOptional<z.ZodBoolean>>,
 );
 
-export const notificationsQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).max(10_000).catch(1),
-  per_page: z.coerce.number().int().min(1).max(50).catch(20),
-});
+export const notificationsQuerySchema = pageQuery(20, 50);
 
 /** PUT /my/privacy. */
 export const privacySchema = z.strictObject({

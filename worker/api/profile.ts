@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { pageQuery } from "~/schemas/query";
 import { isPrefetch, viewMember } from "~/server/members.server";
 import {
   deletePhoto,
@@ -107,10 +108,7 @@ profileApi.get("/members/:username", async (c, next) => {
   return c.json({ member });
 });
 
-const viewersQuery = z.object({
-  page: z.coerce.number().int().min(1).max(10_000).catch(1),
-  per_page: z.coerce.number().int().min(1).max(VIEWERS_MAX_PER_PAGE).catch(VIEWERS_PER_PAGE),
-});
+const viewersQuery = pageQuery(VIEWERS_PER_PAGE, VIEWERS_MAX_PER_PAGE);
 
 profileApi.get("/my/profile-viewers", requireVerified, async (c) => {
   const { user } = currentUser(c);
