@@ -2,7 +2,9 @@ import { redirect, type AppLoadContext } from "@remix-run/cloudflare";
 import { isPasswordRecentlyConfirmed } from "./session.server";
 
 /** Control characters, every kind of whitespace, and the backslash (browsers read it as "/"). */
-const UNSAFE_IN_REDIRECT = /[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\\]/;
+const UNSAFE_IN_REDIRECT =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\\]/;
 const ORIGIN = "http://heartline.invalid";
 
 /**
