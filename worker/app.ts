@@ -18,6 +18,7 @@ import { csrf } from "./middleware/csrf";
 import { versionCheck } from "./middleware/version";
 import { upgradeTokenAuth } from "./realtime";
 import { errorPage } from "./error-page";
+import { securityHeaders } from "./security-headers";
 import type { AppBindings } from "./types";
 
 /**
@@ -32,11 +33,9 @@ export function createApp(build: ServerBuild) {
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(async (c, next) => {
     await next();
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Referrer-Policy", "strict-origin-when-cross-origin");
-    c.header("X-Frame-Options", "DENY");
     c.header("X-Request-Id", c.get("requestId"));
   });
+  app.use(securityHeaders);
   app.use(versionCheck(buildVersion));
   app.use(requestContext(buildVersion));
   app.use(csrf);

@@ -20,6 +20,8 @@ export interface RequestContext {
   /** Replaces the CSRF secret (at sign-in and sign-out) and returns the new token. */
   rotateCsrf(): Promise<string>;
   meta: { ip: string; userAgent: string | null; origin: string };
+  /** This response's Content-Security-Policy nonce (worker/security-headers.ts). */
+  cspNonce: string;
 }
 
 declare module "@remix-run/cloudflare" {
