@@ -2,7 +2,7 @@ import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@re
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { HttpError } from "~/server/errors.server";
-import { isProduction } from "~/server/env.server";
+import { devMailboxOpen } from "~/server/env.server";
 import { authApi } from "./api/auth";
 import { blocksApi } from "./api/blocks";
 import { chatApi } from "./api/chat";
@@ -14,6 +14,7 @@ import { realtimeApi } from "./api/realtime";
 import { safetyApi } from "./api/safety";
 import { wantsJson } from "./http";
 import { requestContext } from "./middleware/context";
+import { bodyLimit } from "./middleware/body-limit";
 import { csrf } from "./middleware/csrf";
 import { versionCheck } from "./middleware/version";
 import { upgradeTokenAuth } from "./realtime";
@@ -38,6 +39,7 @@ export function createApp(build: ServerBuild) {
   app.use(securityHeaders);
   app.use(versionCheck(buildVersion));
   app.use(requestContext(buildVersion));
+  app.use(bodyLimit);
   app.use(csrf);
   app.use("/ws/*", upgradeTokenAuth);
 
@@ -50,7 +52,7 @@ export function createApp(build: ServerBuild) {
   app.route("/", chatApi);
   app.route("/", discoveryApi);
   app.use("/dev/*", async (c, next) => {
-    if (isProduction(c.env)) return c.notFound();
+    if (!devMailboxOpen(c.env)) return c.notFound();
     return next();
   });
   app.route("/", devApi);

@@ -30,10 +30,9 @@ declare module "@remix-run/cloudflare" {
 
 export function requestMeta(request: Request) {
   return {
-    ip:
-      request.headers.get("CF-Connecting-IP") ??
-      request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ??
-      "127.0.0.1",
+    // Cloudflare sets CF-Connecting-IP itself; X-Forwarded-For is whatever the client wrote, so
+    // per-IP limits never read it. Without the header (local workerd) every request is local.
+    ip: request.headers.get("CF-Connecting-IP") ?? "127.0.0.1",
     userAgent: request.headers.get("User-Agent"),
     origin: new URL(request.url).origin,
   };

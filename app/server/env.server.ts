@@ -17,6 +17,8 @@ export interface Env {
   MAIL_FROM: string;
   MAIL_TRANSPORT: string;
   RESEND_API_KEY?: string;
+  /** "on" opens /dev/mailbox (set in wrangler.toml's local [vars] only; see devMailboxOpen). */
+  DEV_MAILBOX?: string;
   RATE_LIMITS: Record<string, string>;
   /** The presence room's shards, fan-out window and leave grace (app/realtime/presence-shards.ts). */
   PRESENCE_SHARDS?: string;
@@ -84,3 +86,12 @@ export function readConfig(env: Env): AppConfig {
 }
 
 export const isProduction = (env: Env) => env.APP_ENV === "production";
+
+/**
+ * /dev/mailbox (the emails local development did not send) exists only when asked for by name:
+ * DEV_MAILBOX is "on" (wrangler.toml's local [vars]; production's vars do not have it) and the
+ * environment is local development or the tests, exactly. Any other APP_ENV (production, a
+ * staging copy, a typo) has no mailbox.
+ */
+export const devMailboxOpen = (env: Env) =>
+  env.DEV_MAILBOX === "on" && (env.APP_ENV === "development" || env.APP_ENV === "test");

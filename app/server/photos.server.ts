@@ -8,6 +8,7 @@ import type { Env } from "./env.server";
 import { emailNotVerified, HttpError, notFound, ValidationError } from "./errors.server";
 import type { SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
+import { readBytesCapped } from "./validation.server";
 
 export const photoUrl = (id: string) => `/photos/${id}`;
 
@@ -54,28 +55,8 @@ async function existingPhotos(env: Env, userId: string): Promise<ExistingPhotos>
 export async function readPhotoUpload(request: Request): Promise<Uint8Array[]> {
   const type = request.headers.get("Content-Type") ?? "";
   if (!type.toLowerCase().startsWith("multipart/form-data") || !request.body) return [];
-  const declared = Number(request.headers.get("Content-Length") ?? "0");
-  if (declared > MAX_UPLOAD_BODY_BYTES) throw tooLarge();
-
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > MAX_UPLOAD_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const body = await readBytesCapped(request, MAX_UPLOAD_BODY_BYTES);
+  if (!body) throw tooLarge();
 
   let form: FormData;
   try {
