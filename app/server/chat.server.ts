@@ -729,8 +729,9 @@ export async function markRead(
 }
 
 /**
- * Deletes one of the member's own messages: it is gone from every page, the room tells the open
- * sockets, and both members' lists show the newest message that remains. Deleting a message that
+ * Deletes one of the member's own messages: it is gone from every page (its text from the other
+ * member's notifications too), the room tells the open sockets, and both members' lists show the
+ * newest message that remains. Deleting a message that
  * is already gone changes nothing. A gift's credits stay spent.
  */
 export async function deleteMessage(
@@ -754,6 +755,11 @@ export async function deleteMessage(
          (SELECT created_at FROM conversations WHERE id = ?1))
        WHERE conversation_id = ?1`,
     ).bind(ref.id),
+    // Its text leaves the other member's notifications too (and so their export).
+    env.DB.prepare(
+      `UPDATE notifications SET data = json_remove(data, '$.preview')
+       WHERE user_id = ?2 AND json_extract(data, '$.message_id') = ?1`,
+    ).bind(messageId, ref.otherId),
   ]);
   if (!deleted?.meta.changes) return;
   await publishToConversation(env, ref.id, {

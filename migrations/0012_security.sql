@@ -1,0 +1,5 @@
+-- Deleted messages leave no text behind in the other member's notifications (issue 12): scrub
+-- the previews of messages deleted before this release. Only rows naming a deleted message change.
+UPDATE notifications SET data = json_remove(data, '$.preview')
+WHERE json_extract(data, '$.preview') IS NOT NULL
+  AND json_extract(data, '$.message_id') IN (SELECT id FROM messages WHERE deleted_at IS NOT NULL);
