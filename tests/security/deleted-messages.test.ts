@@ -16,11 +16,13 @@ describe("a deleted message", () => {
       { message: secret },
     );
     expect(sent.status).toBe(201);
-    const before = await bob.client.json<{ notifications: { data: Record<string, unknown> }[] }>(
-      "GET",
-      "/notifications",
-    );
-    expect(JSON.stringify(before.body)).toContain(secret);
+    // The notification is written just after the send answers: wait for it.
+    let before = "";
+    for (let i = 0; i < 40 && !before.includes(secret); i++) {
+      if (i) await new Promise((r) => setTimeout(r, 50));
+      before = JSON.stringify((await bob.client.json("GET", "/notifications")).body);
+    }
+    expect(before).toContain(secret);
 
     const deleted = await alice.client.json("DELETE", `/chat/messages/${sent.body.message.id}`);
     expect(deleted.status).toBe(204);
