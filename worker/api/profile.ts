@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { pageQuery } from "~/schemas/query";
-import { isPrefetch, viewMember } from "~/server/members.server";
+import { isInAppVisit, viewMember } from "~/server/members.server";
 import {
   deletePhoto,
   PHOTO_CACHE_CONTROL,
@@ -103,7 +103,7 @@ profileApi.get("/members/:username", async (c, next) => {
   const { user } = currentUser(c);
   if (!user.emailVerifiedAt) throw emailNotVerified();
   const member = await viewMember(c.env, user.id, c.req.param("username"), {
-    recordView: !isPrefetch(c.req.raw),
+    recordView: isInAppVisit(c.req.raw, true),
   });
   return c.json({ member });
 });
