@@ -35,6 +35,11 @@ export const notificationPreferencesSchema = z.strictObject(
 
 export const notificationsQuerySchema = pageQuery(20, 50);
 
+/** The privacy page's form: its checkbox sends "on", or nothing when cleared. */
+export const privacyFormSchema = z.object({
+  hide_online: z.literal("on", { error: "Must be true or false." }).optional(),
+});
+
 /** PUT /my/privacy. */
 export const privacySchema = z.strictObject({
   hide_online: z.boolean({ error: "Must be true or false." }),

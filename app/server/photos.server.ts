@@ -1,5 +1,12 @@
 import { and, asc, count, eq, sum } from "drizzle-orm";
-import { CONTENT_TYPES, sniffImageType, SNIFF_BYTES } from "~/lib/image-type";
+import {
+  CONTENT_TYPES,
+  IMAGE_TOO_LARGE_MESSAGE,
+  imageDimensions,
+  isTooLarge,
+  sniffImageType,
+  SNIFF_BYTES,
+} from "~/lib/image-type";
 import { checkPhotos, PHOTO_LIMITS, PHOTO_MESSAGES, type ExistingPhotos } from "~/schemas/photos";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { newId } from "./crypto.server";
@@ -93,11 +100,18 @@ export async function uploadPhotos(
   userId: string,
   files: Uint8Array[],
 ): Promise<ProfilePhoto[]> {
-  const sniffed = files.map((bytes) => ({
-    bytes,
-    type: sniffImageType(bytes.subarray(0, SNIFF_BYTES)),
-    size: bytes.byteLength,
-  }));
+  const sniffed = files.map((bytes) => {
+    const type = sniffImageType(bytes.subarray(0, SNIFF_BYTES));
+    // A file that starts like a JPEG, PNG or WebP but is not one (HTML after a JPEG header) is
+    // not an image; one that is, but too large to decode safely, is refused with its limit.
+    if (type !== "jpeg" && type !== "png" && type !== "webp")
+      return { bytes, type, size: bytes.byteLength };
+    const dimensions = imageDimensions(bytes, type);
+    if (dimensions && isTooLarge(dimensions)) {
+      throw new ValidationError({ photos: [IMAGE_TOO_LARGE_MESSAGE] });
+    }
+    return { bytes, type: dimensions ? type : ("not-image" as const), size: bytes.byteLength };
+  });
   const check = checkPhotos(sniffed, await existingPhotos(env, userId));
   if (check.messages.length) throw photoRuleError(check.messages, check.wrongType);
 
