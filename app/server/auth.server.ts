@@ -56,6 +56,24 @@ export function publicUser(
   };
 }
 
+/**
+ * The network an address belongs to, for limits that should not follow one address: an IPv4
+ * /24 or an IPv6 /64 (one household, office or phone carrier's block).
+ */
+export function networkOf(ip: string): string {
+  if (!ip.includes(":")) return ip.split(".").slice(0, 3).join(".");
+  const [head = "", tail = ""] = ip.toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = ip.includes("::")
+    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  return groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":");
+}
+
 async function limited(result: Promise<rateLimit.RateLimitResult>) {
   const r = await result;
   if (!r.allowed) throw tooManyRequests(r.retryAfter);
@@ -125,9 +143,17 @@ export async function login(env: Env, input: LoginInput, meta: RequestMeta) {
   const account = input.email.toLowerCase();
   // Only failures count against an account, so the member can still sign in once the window ends.
   // The attempt is counted before the password check (so parallel guesses cannot all get past the
-  // limit) and given back below when the password was right.
+  // limit) and given back below when the password was right. The fast limit is per account and
+  // network, so a stranger's guesses do not lock the owner out at home; the slow global one stops
+  // guesses spread over many networks (docs/decisions/009).
   const attemptAt = Date.now();
-  await limited(rateLimit.hit(env, "login_account", account, attemptAt));
+  const here = `${account}|${networkOf(meta.ip)}`;
+  await limited(rateLimit.hit(env, "login_account", here, attemptAt));
+  const global = await rateLimit.hit(env, "login_account_global", account, attemptAt);
+  if (!global.allowed) {
+    await rateLimit.release(env, "login_account", here, attemptAt);
+    throw tooManyRequests(global.retryAfter);
+  }
 
   const user = await getDb(env.DB)
     .select()
@@ -136,7 +162,8 @@ export async function login(env: Env, input: LoginInput, meta: RequestMeta) {
     .get();
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) throw new ValidationError({ email: [CREDENTIALS_MESSAGE] });
-  await rateLimit.release(env, "login_account", account, attemptAt);
+  await rateLimit.release(env, "login_account", here, attemptAt);
+  await rateLimit.release(env, "login_account_global", account, attemptAt);
   if (user.status === "suspended") throw new ValidationError({ email: [SUSPENDED_MESSAGE] });
   if (needsRehash(user.passwordHash)) {
     await getDb(env.DB)

@@ -37,6 +37,7 @@ const limitSpec = z
 export const rateLimitNames = [
   "login_ip",
   "login_account",
+  "login_account_global",
   "register_ip",
   "forgot_password_ip",
   "forgot_password_account",
