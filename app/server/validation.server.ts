@@ -56,7 +56,13 @@ export async function readBody(request: Request): Promise<Record<string, unknown
     }
   }
   if (type.includes("form")) {
-    const form = await request.formData();
+    let form: FormData;
+    try {
+      form = await request.formData();
+    } catch {
+      // A broken multipart body (found by tests/security/fuzz.test.ts) is the client's mistake.
+      throw new ValidationError({ _: ["The request body is not a valid form."] });
+    }
     const out: Record<string, unknown> = {};
     for (const [k, v] of form.entries()) if (typeof v === "string") out[k] = v;
     return out;

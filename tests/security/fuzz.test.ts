@@ -22,7 +22,7 @@ import { memberWithPhoto } from "../safety/helpers";
 
 const build = remixBuild as unknown as ServerBuild;
 const SEED = Number(env.FUZZ_SEED) || Date.now() % 2_147_483_647;
-const RUNS = Number(env.FUZZ_RUNS) || 40;
+const RUNS = Number(env.FUZZ_RUNS) || 80;
 console.info(
   `fuzz seed ${SEED} (replay: FUZZ_SEED=${SEED} npx vitest run tests/security/fuzz.test.ts)`,
 );
