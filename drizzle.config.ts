@@ -11,6 +11,7 @@ export default defineConfig({
     "./app/server/db/chat.ts",
     "./app/server/db/safety.ts",
     "./app/server/db/discovery.ts",
+    "./app/server/db/money.ts",
   ],
   out: "./migrations",
 });

@@ -6,7 +6,7 @@ const migrations = await readD1Migrations(fileURLToPath(new URL("./migrations", 
 
 export default defineConfig({
   plugins: [
-    cloudflareTest({
+    cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         bindings: {
@@ -18,9 +18,13 @@ export default defineConfig({
           // tests/security/fuzz.test.ts: a seed to replay, and how many runs per property.
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
           FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+          // No STRIPE_SECRET_KEY: payments go through the test provider. Webhooks are signed with
+          // this secret, and Stripe calls (tests that set a key) reach the local stand-in.
+          STRIPE_WEBHOOK_SECRET: "whsec_test_heartline_webhook_secret",
+          STRIPE_API_BASE: `http://127.0.0.1:${inject("stripeStandInPort")}`,
         },
       },
-    }),
+    })),
   ],
   resolve: {
     alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
@@ -29,6 +33,7 @@ export default defineConfig({
     include: ["tests/**/*.test.ts"],
     exclude: ["tests/e2e/**"],
     setupFiles: ["./tests/setup/apply-migrations.ts"],
+    globalSetup: ["./tests/setup/stripe-stand-in.ts"],
     deps: {
       optimizer: {
         ssr: { enabled: true, include: ["@remix-run/cloudflare", "stripe"] },

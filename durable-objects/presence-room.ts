@@ -1,102 +1,111 @@
 import { DurableObject } from "cloudflare:workers";
 import {
+  parsePresenceClientFrame,
   PING_FRAME,
   PONG_FRAME,
-  presenceChangeFrame,
   type PresenceServerFrame,
 } from "~/realtime/presence";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
-import { presenceConfig, shardName, type PresenceConfig } from "~/realtime/presence-shards";
+import {
+  presenceConfig,
+  shardName,
+  shardOf,
+  type PresenceConfig,
+} from "~/realtime/presence-shards";
 import type { Env } from "~/server/env.server";
+import { LAST_SEEN_EVERY_MS, writeLastSeen } from "~/server/presence.server";
+import { OnlineCounts, ONLINE_COUNT_EVERY_MS } from "./presence/online-count";
+import {
+  PEER_PREFIX,
+  PeerLink,
+  PeerWatchers,
+  Relays,
+  RemoteStatuses,
+  VersionClock,
+  type Change,
+} from "./presence/peers";
+import { WatchIndex } from "./presence/watch-index";
 
-/** What each socket carries through hibernation. */
+/** What each socket carries through hibernation (attachments hold at most 2 KB). */
 interface Attachment {
+  /** The socket's id: its watch set is stored under `watch:{sid}`. */
+  sid: string;
   userId: string;
   hidden: boolean;
   /** Whether the member has blocks (kept in storage under `blocks:{id}`). */
   hasBlocks: boolean;
 }
 
-/** A shard's own changes since its previous relay, as the other shards receive them. */
-export interface RelayBatch {
-  from: number;
-  /** Changes on every start of the shard's instance: a receiver then reloads that shard. */
-  epoch: string;
-  /** 1, 2, 3… per epoch: a receiver that sees a gap reloads that shard. */
-  version: number;
-  joining: string[];
-  leaving: string[];
-}
-
-/** What a shard answers when another shard (re)loads its members. */
-export interface ShardSnapshot {
-  epoch: string;
-  version: number;
-  members: string[];
-}
-
-interface RemoteShard {
-  loaded: boolean;
-  epoch: string;
-  version: number;
-  members: Set<string>;
-  /** Relays that arrived while the shard was loading, applied after its snapshot. */
-  queued: RelayBatch[];
-  loading: Promise<void> | null;
-}
-
 const LEAVE_PREFIX = "leave:";
 const BLOCKS_PREFIX = "blocks:";
+const WATCH_PREFIX = "watch:";
 const SHARD_KEY = "shard";
-/** Relays waiting for a snapshot are bounded; past this the snapshot is simply retaken. */
-const MAX_QUEUED_RELAYS = 200;
+
+/** A socket's watch set in storage, with whose socket it is (for after a restart). */
+interface StoredWatch {
+  userId: string;
+  hidden: boolean;
+  ids: string[];
+}
 
 /**
- * One shard of the global presence room (API.md "Realtime", docs/decisions/004).
+ * One shard of the presence room (API.md "Realtime", docs/decisions/011).
  *
- * Every member belongs to one shard (a hash of their id) and holds all their sockets there, so a
- * member with several tabs joins once and leaves once, when the last tab has been closed for a
- * grace period (a DO alarm), so that a reload does not show them leaving and coming back.
+ * Every member has a home shard (a hash of their id) that holds all their sockets, so a member
+ * with several tabs joins once and leaves once, when the last tab has been closed for a grace
+ * period (a DO alarm), so that a reload does not show them leaving and coming back.
  *
- * Each shard knows its own online members and keeps a copy of every other shard's, updated by
- * relays: when its own members come or go it tells the other shards in one batch per fan-out
- * window, and it sends its sockets one frame per window with every change it learnt (its own and
- * the relayed ones). A socket's frames leave out members who hide their online status and members
- * on either side of a block with the socket's member; the Worker passes a member's blocks when the
- * socket connects and `blockChanged` keeps them current.
+ * Each socket watches a set of members (the page's `watch`, or the member's contacts before one):
+ * it hears `here` for that set, then `joining`/`leaving` of those members only. The shard keeps
+ * who watches whom for its sockets (WatchIndex); a watched member of another home is registered
+ * with that home, which relays that member's changes to the shards that watch them, and only to
+ * those (presence/peers.ts). A change goes out at once, to the sockets that watch the member.
  *
- * With one shard and a window of 0 this is the plain single room: every change goes to every
- * socket at once. The keepalive ping is answered without waking the object.
+ * Hidden members never count as online; a socket never hears of members on either side of a block
+ * with its member (the Worker passes the blocks at connect; `blockChanged` keeps them current).
+ * Every ONLINE_COUNT_EVERY_MS the shard reports its count to shard 0 and tells its sockets the
+ * total when it changed; every LAST_SEEN_EVERY_MS it writes last_seen_at of its members in one D1
+ * batch. The keepalive ping is answered without waking the object; what must outlive hibernation
+ * (the watch sets, grace periods, blocks and registrations) is in the socket attachments and the
+ * object's storage.
  */
 export class PresenceRoom extends DurableObject<Env> {
   private readonly config: PresenceConfig;
-  private readonly epoch = crypto.randomUUID();
-  private shard: number | null = null;
-  private version = 0;
+  private shard = 0;
+  private shardKnown = false;
 
+  /** The open sockets by id, with their attachments. */
+  private readonly sockets = new Map<string, { ws: WebSocket; a: Attachment }>();
   /** This shard's members who count as online to others (visible; with a socket or in grace). */
-  private local: Set<string> | null = null;
+  private readonly local = new Set<string>();
   /** When each member in their grace period leaves (mirrors the `leave:` storage keys). */
-  private leaveAt = new Map<string, number>();
-  /** The alarm this instance set (null: none, or not known after a restart). */
-  private alarmAt: number | null = null;
-  private remote = new Map<number, RemoteShard>();
-  private blockCache = new Map<string, Set<string>>();
+  private readonly leaveAt = new Map<string, number>();
+  /** Members who left since the last last_seen write, and when. */
+  private readonly departed = new Map<string, number>();
+  private readonly blockCache = new Map<string, Set<string>>();
+  private readonly watches = new WatchIndex();
+  /** Per socket, its watch frames in order (each `here` answers the set it follows). */
+  private readonly watchQueue = new Map<string, Promise<void>>();
 
-  /** Changes (member id → online) to send this shard's sockets at the next flush. */
-  private fanout = new Map<string, boolean>();
-  /** This shard's own changes to relay to the other shards at the next flush. */
-  private outbox = new Map<string, boolean>();
-  private flushTimer: ReturnType<typeof setTimeout> | null = null;
-  private lastFlush = 0;
-  /** This shard's own changes not yet relayed, and whether a relay is in flight. */
-  private unrelayed = new Map<string, boolean>();
-  private relaying = false;
+  private readonly clock = new VersionClock();
+  private readonly remote = new RemoteStatuses();
+  private readonly peers = new PeerWatchers();
+  private readonly links = new Map<number, PeerLink>();
+  private readonly relays: Relays;
+
+  /** Shard 0 only: the counts reported by every shard. */
+  private readonly counts = new OnlineCounts();
+  private total: { count: number; reportedLocal: number } | null = null;
+  private lastCountSent: number | null = null;
+  private nextCountAt = 0;
+  private nextLastSeenAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.config = presenceConfig(env);
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
+    this.relays = new Relays((to, changes) => this.room(to).changes(to, this.shard, changes));
+    void this.ctx.blockConcurrencyWhile(() => this.load());
   }
 
   // ------------------------------------------------------------------------------------------
@@ -109,100 +118,375 @@ export class PresenceRoom extends DurableObject<Env> {
     const userId = request.headers.get("X-Member-Id");
     if (!userId) return new Response("Missing member", { status: 400 });
     const hidden = request.headers.get("X-Member-Hidden") === "1";
-    let blocks: string[] = [];
-    try {
-      const parsed: unknown = JSON.parse(request.headers.get("X-Member-Blocks") ?? "[]");
-      if (Array.isArray(parsed)) blocks = parsed.filter((b): b is string => typeof b === "string");
-    } catch {
-      return new Response("Bad blocks header", { status: 400 });
-    }
+    const blocks = idList(request.headers.get("X-Member-Blocks"));
+    const contacts = idList(request.headers.get("X-Member-Contacts"));
+    if (!blocks || !contacts) return new Response("Bad member header", { status: 400 });
     await this.learnShard(Number(request.headers.get("X-Presence-Shard") ?? 0));
-    await this.ensureLocal();
     await this.setBlocks(userId, blocks);
-    await this.ensureRemote();
 
-    // From here to `here` nothing awaits, so no frame reaches the socket before it.
     const pair = new WebSocketPair();
-    const socket = pair[1];
-    this.ctx.acceptWebSocket(socket, [userId]);
-    socket.serializeAttachment({
+    const ws = pair[1];
+    const a: Attachment = {
+      sid: crypto.randomUUID(),
       userId,
       hidden,
       hasBlocks: blocks.length > 0,
-    } satisfies Attachment);
+    };
+    this.ctx.acceptWebSocket(ws, [userId]);
+    ws.serializeAttachment(a);
+    this.sockets.set(a.sid, { ws, a });
     // Back within the grace period (a reload): nobody saw them leave, nobody sees them join.
-    const returning = this.leaveAt.delete(userId);
+    if (this.leaveAt.delete(userId)) await this.ctx.storage.delete(LEAVE_PREFIX + userId);
     this.applyHidden(userId, hidden);
-    this.send(socket, { type: "here", users: this.visibleTo(userId) });
-    if (returning) await this.ctx.storage.delete(LEAVE_PREFIX + userId);
+    // The contacts are the watch set until the page sends its own; `here` and the count follow.
+    this.queueWatch(a.sid, contacts, true);
+    await this.scheduleAlarm();
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
-  override async webSocketMessage(): Promise<void> {
-    // Clients only ping, which the auto-response answers; anything else is ignored.
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    const a = ws.deserializeAttachment() as Attachment | null;
+    if (!a) return;
+    const parsed = parsePresenceClientFrame(typeof message === "string" ? message : "");
+    if ("error" in parsed) {
+      this.send(ws, { type: "error", message: parsed.error });
+      return;
+    }
+    if (parsed.frame.type === "ping") {
+      this.sendText(ws, PONG_FRAME);
+      return;
+    }
+    this.queueWatch(a.sid, parsed.frame.user_ids, false);
   }
 
-  override async webSocketClose(socket: WebSocket): Promise<void> {
+  override async webSocketClose(ws: WebSocket): Promise<void> {
     // Never echo 1005/1006 back (it throws): close normally.
     try {
-      socket.close(1000, "closing");
+      ws.close(1000, "closing");
     } catch {
       // Already closed.
     }
-    await this.socketGone(socket);
+    await this.socketGone(ws);
   }
 
-  override async webSocketError(socket: WebSocket): Promise<void> {
-    await this.webSocketClose(socket);
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    await this.webSocketClose(ws);
   }
 
-  private async socketGone(socket: WebSocket) {
-    const a = socket.deserializeAttachment() as Attachment | null;
-    if (!a) return;
-    await this.ensureLocal();
-    if (this.socketsOf(a.userId, socket).length > 0) return;
+  private async socketGone(ws: WebSocket) {
+    const a = ws.deserializeAttachment() as Attachment | null;
+    if (!a || !this.sockets.has(a.sid)) return;
+    this.sockets.delete(a.sid);
+    this.watches.drop(a.sid);
+    await this.ctx.storage.delete(WATCH_PREFIX + a.sid);
+    if (this.socketsOf(a.userId).length > 0) return;
     // Blocks matter only while the member has a socket here; a new one brings them afresh.
     await this.forgetBlocks(a.userId, a.hasBlocks);
-    if (this.local!.has(a.userId)) {
-      const at = Date.now() + this.config.graceMs;
-      this.leaveAt.set(a.userId, at);
-      await this.ctx.storage.put(LEAVE_PREFIX + a.userId, at);
-      await this.scheduleAlarm();
-    }
+    const at = Date.now() + this.config.graceMs;
+    this.leaveAt.set(a.userId, at);
+    await this.ctx.storage.put(LEAVE_PREFIX + a.userId, at);
+    await this.scheduleAlarm();
   }
 
-  /** The open sockets of a member, without one that is closing. */
-  private socketsOf(userId: string, except?: WebSocket): WebSocket[] {
+  /** The open sockets of a member. */
+  private socketsOf(userId: string): WebSocket[] {
     return this.ctx.getWebSockets(userId).filter((s) => {
-      if (s === except) return false;
-      return s.readyState === WebSocket.OPEN || s.readyState === WebSocket.CONNECTING;
+      const a = s.deserializeAttachment() as Attachment | null;
+      return a !== null && this.sockets.has(a.sid) && s.readyState === WebSocket.OPEN;
     });
   }
 
-  /** Ends the grace periods that are over: those members leave. */
+  // ------------------------------------------------------------------------------------------
+  // Watch sets
+
+  /** Runs a socket's watch frames one after the other, so each `here` follows its own frame. */
+  private queueWatch(sid: string, ids: string[], connecting: boolean) {
+    const previous = this.watchQueue.get(sid) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.applyWatch(sid, ids, connecting))
+      .catch((error: unknown) => {
+        console.error(
+          JSON.stringify({ level: "error", event: "presence_watch_failed", error: String(error) }),
+        );
+      })
+      .finally(() => {
+        if (this.watchQueue.get(sid) === next) this.watchQueue.delete(sid);
+      });
+    this.watchQueue.set(sid, next);
+  }
+
+  private async applyWatch(sid: string, ids: string[], connecting: boolean) {
+    if (!this.sockets.has(sid)) return;
+    this.watches.set(sid, ids);
+    const { a } = this.sockets.get(sid)!;
+    await this.ctx.storage.put(WATCH_PREFIX + sid, {
+      userId: a.userId,
+      hidden: a.hidden,
+      ids,
+    } satisfies StoredWatch);
+    // Members of other homes this shard has no word of: registered with their homes, which
+    // answer. A registration outlives the last socket here that watches the member; it is
+    // withdrawn when the home next relays a change nobody here watches any more (`changes`), so
+    // pages that come and go do not cost a registration each.
+    await this.registerRemote(
+      ids.filter((id) => this.isRemote(id) && this.remote.online(id) === undefined),
+    );
+    const socket = this.sockets.get(sid);
+    if (!socket) return;
+    const blocked = this.blockCache.get(socket.a.userId);
+    const users = [...this.watches.watchedBy(sid)].filter(
+      (id) => this.isOnline(id) && !blocked?.has(id),
+    );
+    this.send(socket.ws, { type: "here", users });
+    if (connecting) {
+      await this.refreshCount(false);
+      this.send(socket.ws, { type: "online_count", count: this.onlineTotal() });
+    }
+  }
+
+  private isRemote(memberId: string) {
+    return shardOf(memberId, this.config.shards) !== this.shard;
+  }
+
+  private isOnline(memberId: string): boolean {
+    if (!this.isRemote(memberId)) return this.local.has(memberId);
+    return this.remote.online(memberId) ?? false;
+  }
+
+  /** Registers members of other homes with their homes; resolves once they answered. */
+  private async registerRemote(ids: Iterable<string>) {
+    const byHome = new Map<number, string[]>();
+    for (const id of ids) {
+      if (!this.isRemote(id)) continue;
+      const home = shardOf(id, this.config.shards);
+      byHome.set(home, [...(byHome.get(home) ?? []), id]);
+    }
+    await Promise.all([...byHome].map(([home, list]) => this.link(home).request(list, [])));
+  }
+
+  private link(home: number): PeerLink {
+    let link = this.links.get(home);
+    if (!link) {
+      link = new PeerLink(
+        home,
+        (add, remove) => this.room(home).watchRemote(home, this.shard, add, remove),
+        (states) => {
+          for (const state of states) {
+            // An answer that shows a change this shard missed goes out like a relay.
+            if (this.remote.apply(state) === "changed") this.fanOut(state.id, state.online);
+          }
+        },
+      );
+      this.links.set(home, link);
+    }
+    return link;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Changes
+
+  /** One of this shard's own members came or went: to the sockets and shards that watch them. */
+  private change(userId: string, online: boolean) {
+    const version = this.clock.stamp(userId);
+    this.fanOut(userId, online);
+    for (const shard of this.peers.of(userId))
+      this.relays.queue(shard, { id: userId, online, version });
+  }
+
+  /** Tells every socket of this shard that watches `memberId`, unless a block is in the way. */
+  private fanOut(memberId: string, online: boolean) {
+    const watchers = this.watches.watchersOf(memberId);
+    if (watchers.size === 0) return;
+    const text = JSON.stringify({
+      type: online ? "joining" : "leaving",
+      user_id: memberId,
+    } satisfies PresenceServerFrame);
+    for (const sid of watchers) {
+      const socket = this.sockets.get(sid);
+      if (!socket) continue;
+      if (socket.a.hasBlocks && this.blockCache.get(socket.a.userId)?.has(memberId)) continue;
+      this.sendText(socket.ws, text);
+    }
+  }
+
+  /** Makes a member (with an open page or in grace) visible or hidden, announcing the change. */
+  private applyHidden(userId: string, hidden: boolean) {
+    for (const ws of this.socketsOf(userId)) {
+      const a = ws.deserializeAttachment() as Attachment;
+      if (a.hidden === hidden) continue;
+      const next = { ...a, hidden };
+      ws.serializeAttachment(next);
+      this.sockets.set(a.sid, { ws, a: next });
+    }
+    if (hidden && this.local.delete(userId)) this.change(userId, false);
+    if (!hidden && !this.local.has(userId)) {
+      this.local.add(userId);
+      this.change(userId, true);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Grace periods, the online count and last_seen_at (the alarm)
+
   override async alarm(): Promise<void> {
-    await this.ensureLocal();
     const now = Date.now();
     for (const [userId, at] of [...this.leaveAt]) {
       if (at > now) continue;
       this.leaveAt.delete(userId);
       await this.ctx.storage.delete(LEAVE_PREFIX + userId);
       if (this.socketsOf(userId).length > 0) continue;
-      if (this.local!.delete(userId)) this.change(userId, false);
+      this.departed.set(userId, at - this.config.graceMs);
+      // Versions matter only to shards that watch the member; the others learn the start value.
+      if (this.peers.of(userId).size === 0) this.clock.forget(userId);
+      if (this.local.delete(userId)) this.change(userId, false);
     }
-    this.alarmAt = null;
-    await this.scheduleAlarm();
+    if (now >= this.nextCountAt) {
+      this.nextCountAt = now + ONLINE_COUNT_EVERY_MS;
+      await this.refreshCount(true);
+    }
+    if (now >= this.nextLastSeenAt) {
+      this.nextLastSeenAt = now + LAST_SEEN_EVERY_MS;
+      await this.writeLastSeen();
+    }
+    await this.scheduleAlarm(true);
   }
 
-  /** Sets the alarm to the first grace period to end (a write only when that time moves). */
-  private async scheduleAlarm() {
+  /** Whether the shard has anything that needs its periodic work. */
+  private active() {
+    return this.sockets.size > 0 || this.local.size > 0 || this.departed.size > 0;
+  }
+
+  /**
+   * Sets the alarm to the next grace end or periodic task, when that is earlier than the set one
+   * (`always` from the alarm handler itself, whose own alarm is spent).
+   */
+  private async scheduleAlarm(always = false) {
     let next: number | null = null;
     for (const at of this.leaveAt.values()) next = next === null ? at : Math.min(next, at);
-    if (next === this.alarmAt) return;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else if (this.alarmAt === null || next < this.alarmAt) await this.ctx.storage.setAlarm(next);
-    else return; // An earlier alarm is set: it reschedules when it runs.
-    this.alarmAt = next;
+    if (this.active()) {
+      const now = Date.now();
+      if (this.nextCountAt === 0) this.nextCountAt = now + ONLINE_COUNT_EVERY_MS;
+      if (this.nextLastSeenAt === 0) this.nextLastSeenAt = now + LAST_SEEN_EVERY_MS;
+      const tick = Math.min(this.nextCountAt, this.nextLastSeenAt);
+      next = next === null ? tick : Math.min(next, tick);
+    }
+    if (next === null) return;
+    const current = always ? null : await this.ctx.storage.getAlarm();
+    if (current === null || next < current) await this.ctx.storage.setAlarm(next);
+  }
+
+  /**
+   * Reports this shard's count to shard 0 and learns the total (`force`, or when not known yet);
+   * with `broadcast`, tells the sockets when the total changed.
+   */
+  private async refreshCount(broadcast: boolean) {
+    if (this.total && !broadcast) return;
+    const reportedLocal = this.local.size;
+    let count: number;
+    try {
+      count =
+        this.shard === 0
+          ? this.counts.report(0, reportedLocal)
+          : await this.room(0).reportCount(0, this.shard, reportedLocal);
+    } catch (error) {
+      console.error(
+        JSON.stringify({ level: "error", event: "presence_count_failed", error: String(error) }),
+      );
+      return;
+    }
+    this.total = { count, reportedLocal };
+    if (!broadcast) return;
+    const total = this.onlineTotal();
+    if (total === this.lastCountSent) return;
+    this.lastCountSent = total;
+    const text = JSON.stringify({
+      type: "online_count",
+      count: total,
+    } satisfies PresenceServerFrame);
+    for (const { ws } of this.sockets.values()) this.sendText(ws, text);
+  }
+
+  /** The members online everywhere: the last total, with this shard's own count as it is now. */
+  private onlineTotal(): number {
+    const t = this.total ?? { count: 0, reportedLocal: 0 };
+    return Math.max(this.local.size, t.count - t.reportedLocal + this.local.size);
+  }
+
+  /**
+   * Writes last_seen_at of this shard's members in one batch: now for those with a socket or in
+   * grace, their leaving time for those who left since the last write.
+   */
+  async writeLastSeen(): Promise<number> {
+    const now = Date.now();
+    const nowIso = new Date(now).toISOString();
+    const seen = new Map<string, string>();
+    for (const [userId, at] of this.departed) seen.set(userId, new Date(at).toISOString());
+    for (const { a } of this.sockets.values()) seen.set(a.userId, nowIso);
+    for (const userId of this.leaveAt.keys()) seen.set(userId, nowIso);
+    this.departed.clear();
+    try {
+      return await writeLastSeen(this.env, [...seen], now);
+    } catch (error) {
+      console.error(
+        JSON.stringify({
+          level: "error",
+          event: "presence_last_seen_failed",
+          error: String(error),
+        }),
+      );
+      return 0;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // What other shards tell this one (RPC)
+
+  /**
+   * At a home: shard `from` starts watching `add` and stops watching `remove`. Answers the state
+   * of each member of `add`; their later changes are relayed to `from`.
+   */
+  async watchRemote(
+    shard: number,
+    from: number,
+    add: string[],
+    remove: string[],
+  ): Promise<Change[]> {
+    await this.learnShard(shard);
+    const writes = this.peers.update(from, add, remove);
+    const puts: Record<string, number[]> = {};
+    const deletes: string[] = [];
+    for (const [key, value] of writes) {
+      if (value) puts[key] = value;
+      else deletes.push(key);
+    }
+    for (const chunk of chunks(Object.entries(puts), 128)) {
+      await this.ctx.storage.put(Object.fromEntries(chunk));
+    }
+    for (const chunk of chunks(deletes, 128)) await this.ctx.storage.delete(chunk);
+    return add.map((id) => ({ id, online: this.local.has(id), version: this.clock.of(id) }));
+  }
+
+  /** At a watching shard: changes of members of shard `from`'s home. */
+  async changes(shard: number, from: number, changes: Change[]) {
+    await this.learnShard(shard);
+    const unwatched: string[] = [];
+    for (const change of changes) {
+      const { id, online } = change;
+      if (!this.watches.isWatched(id)) {
+        unwatched.push(id);
+        continue;
+      }
+      if (this.remote.apply(change) !== null) this.fanOut(id, online);
+    }
+    // A relay for a member nobody here watches any more: withdraw from that home.
+    for (const id of unwatched) this.remote.forget(id);
+    if (unwatched.length > 0) void this.link(from).request([], unwatched);
+  }
+
+  /** Shard 0: a shard's count of its own members online; answers the total. */
+  async reportCount(shard: number, from: number, count: number): Promise<number> {
+    await this.learnShard(shard);
+    return this.counts.report(from, count);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -211,11 +495,10 @@ export class PresenceRoom extends DurableObject<Env> {
   /**
    * A block between two members changed (`blocked` says whether any block between them remains).
    * Called on the shard of each of them; it updates its own member's blocks and tells their open
-   * pages the other member left (or, once unblocked and online, joined).
+   * pages that watch the other member that they left (or, once unblocked and online, joined).
    */
   async blockChanged(shard: number, userId: string, otherId: string, blocked: boolean) {
     await this.learnShard(shard);
-    await this.ensureLocal();
     const sockets = this.socketsOf(userId);
     if (sockets.length === 0) return;
     const next = new Set(this.blockCache.get(userId) ?? []);
@@ -224,23 +507,27 @@ export class PresenceRoom extends DurableObject<Env> {
     if (blocked) next.add(otherId);
     else next.delete(otherId);
     await this.setBlocks(userId, [...next]);
-    for (const socket of sockets) {
-      const a = socket.deserializeAttachment() as Attachment;
-      socket.serializeAttachment({ ...a, hasBlocks: next.size > 0 } satisfies Attachment);
+    const watching: WebSocket[] = [];
+    for (const ws of sockets) {
+      const a = { ...(ws.deserializeAttachment() as Attachment), hasBlocks: next.size > 0 };
+      ws.serializeAttachment(a);
+      this.sockets.set(a.sid, { ws, a });
+      if (this.watches.watchedBy(a.sid).has(otherId)) watching.push(ws);
     }
-    await this.ensureRemote();
-    const online = this.isOnline(otherId);
-    if (!online) return;
+    if (watching.length === 0) return;
+    if (this.isRemote(otherId) && this.remote.online(otherId) === undefined) {
+      await this.registerRemote([otherId]);
+    }
+    if (!this.isOnline(otherId)) return;
     const frame: PresenceServerFrame = blocked
       ? { type: "leaving", user_id: otherId }
       : { type: "joining", user_id: otherId };
-    for (const socket of sockets) this.send(socket, frame);
+    for (const ws of watching) this.send(ws, frame);
   }
 
   /** A member switched "hide my online status" on or off while their pages are open. */
   async setHidden(shard: number, userId: string, hidden: boolean) {
     await this.learnShard(shard);
-    await this.ensureLocal();
     if (this.socketsOf(userId).length === 0 && !this.leaveAt.has(userId)) return;
     this.applyHidden(userId, hidden);
   }
@@ -252,47 +539,15 @@ export class PresenceRoom extends DurableObject<Env> {
   async closeMember(shard: number, userId: string): Promise<number> {
     await this.learnShard(shard);
     const sockets = this.socketsOf(userId);
-    for (const socket of sockets) {
+    for (const ws of sockets) {
       try {
-        socket.close(SESSION_ENDED_CLOSE, "Signed out.");
+        ws.close(SESSION_ENDED_CLOSE, "Signed out.");
       } catch {
         // Already closed.
       }
+      await this.socketGone(ws);
     }
-    if (sockets[0]) await this.socketGone(sockets[0]);
     return sockets.length;
-  }
-
-  /** Another shard's own changes since its previous relay. */
-  async relay(shard: number, batch: RelayBatch) {
-    await this.learnShard(shard);
-    const state = this.remoteState(batch.from);
-    if (!state.loaded) {
-      // Loading: keep it for after the snapshot. Without sockets nothing is loaded or kept.
-      if (state.loading) {
-        if (state.queued.length < MAX_QUEUED_RELAYS) state.queued.push(batch);
-      } else if (this.ctx.getWebSockets().length > 0) {
-        if (state.queued.length < MAX_QUEUED_RELAYS) state.queued.push(batch);
-        void this.loadShard(batch.from);
-      }
-      return;
-    }
-    if (batch.epoch !== state.epoch || batch.version > state.version + 1) {
-      // That shard restarted, or a relay went missing: take its members afresh.
-      state.loaded = false;
-      state.queued = [batch];
-      void this.loadShard(batch.from);
-      return;
-    }
-    if (batch.version <= state.version) return;
-    this.applyRemote(state, batch);
-  }
-
-  /** This shard's online members, for another shard that (re)loads them. */
-  async snapshot(shard: number): Promise<ShardSnapshot> {
-    await this.learnShard(shard);
-    await this.ensureLocal();
-    return { epoch: this.epoch, version: this.version, members: [...this.local!] };
   }
 
   /** How many sockets this shard holds (operations and tests). */
@@ -303,166 +558,65 @@ export class PresenceRoom extends DurableObject<Env> {
   // ------------------------------------------------------------------------------------------
   // State
 
-  /** The shard's own number, kept in storage so that an alarm after a restart knows it. */
-  private async learnShard(shard: number) {
-    if (this.shard !== null) return;
-    const stored = await this.ctx.storage.get<number>(SHARD_KEY);
-    if (stored !== undefined) {
-      this.shard = stored;
-      return;
+  /**
+   * Rebuilds the shard after a start or a wake from hibernation: its sockets and their watch
+   * sets, grace periods, blocks and the shards registered for its members. What other homes said
+   * of their members is asked again when a `here` needs it; their relays keep coming meanwhile.
+   */
+  private async load() {
+    const shard = await this.ctx.storage.get<number>(SHARD_KEY);
+    if (shard !== undefined) {
+      this.shard = shard;
+      this.shardKnown = true;
     }
-    this.shard = Number.isInteger(shard) && shard >= 0 ? shard : 0;
-    await this.ctx.storage.put(SHARD_KEY, this.shard);
-  }
-
-  /** Rebuilds the shard's own members after a restart: visible sockets and grace periods. */
-  private async ensureLocal() {
-    if (this.local) return;
-    if (this.shard === null) await this.learnShard(0);
-    const local = new Set<string>();
     const withBlocks = new Set<string>();
-    for (const socket of this.ctx.getWebSockets()) {
-      const a = socket.deserializeAttachment() as Attachment | null;
-      if (a && !a.hidden) local.add(a.userId);
-      if (a?.hasBlocks && !this.blockCache.has(a.userId)) withBlocks.add(a.userId);
+    for (const ws of this.ctx.getWebSockets()) {
+      const a = ws.deserializeAttachment() as Attachment | null;
+      if (!a || ws.readyState !== WebSocket.OPEN) continue;
+      this.sockets.set(a.sid, { ws, a });
+      if (!a.hidden) this.local.add(a.userId);
+      if (a.hasBlocks) withBlocks.add(a.userId);
     }
-    // Fan-out reads blocks from memory only: load the connected members' blocks once.
-    if (withBlocks.size > 0) {
-      const stored = await this.ctx.storage.get<string[]>(
-        [...withBlocks].map((id) => BLOCKS_PREFIX + id),
-      );
-      for (const id of withBlocks) {
-        if (!this.blockCache.has(id))
-          this.blockCache.set(id, new Set(stored.get(BLOCKS_PREFIX + id) ?? []));
+    // A socket whose watch set is stored but that is gone died with the previous instance (a
+    // restart, not a hibernation, which keeps sockets): its member leaves after the grace period,
+    // unless they come back first, as after any closed tab.
+    const gone = new Set<string>();
+    const stored = await this.ctx.storage.list<StoredWatch>({ prefix: WATCH_PREFIX });
+    for (const [key, watch] of stored) {
+      const sid = key.slice(WATCH_PREFIX.length);
+      if (this.sockets.has(sid)) {
+        this.watches.set(sid, watch.ids);
+        continue;
       }
+      await this.ctx.storage.delete(key);
+      if (!watch.hidden) gone.add(watch.userId);
     }
-    const leaves = await this.ctx.storage.list<number>({ prefix: LEAVE_PREFIX });
-    for (const [key, at] of leaves) {
+    for (const id of withBlocks) {
+      const blocks = await this.ctx.storage.get<string[]>(BLOCKS_PREFIX + id);
+      this.blockCache.set(id, new Set(blocks ?? []));
+    }
+    for (const [key, at] of await this.ctx.storage.list<number>({ prefix: LEAVE_PREFIX })) {
       const userId = key.slice(LEAVE_PREFIX.length);
       this.leaveAt.set(userId, at);
-      local.add(userId);
+      this.local.add(userId);
     }
-    this.local ??= local;
+    this.peers.load(await this.ctx.storage.list<number[]>({ prefix: PEER_PREFIX }));
+    const at = Date.now() + this.config.graceMs;
+    for (const userId of gone) {
+      if (this.local.has(userId)) continue;
+      this.local.add(userId);
+      this.leaveAt.set(userId, at);
+      await this.ctx.storage.put(LEAVE_PREFIX + userId, at);
+    }
+    if (gone.size > 0) await this.scheduleAlarm();
   }
 
-  private remoteState(shard: number): RemoteShard {
-    let state = this.remote.get(shard);
-    if (!state) {
-      state = {
-        loaded: false,
-        epoch: "",
-        version: 0,
-        members: new Set(),
-        queued: [],
-        loading: null,
-      };
-      this.remote.set(shard, state);
-    }
-    return state;
-  }
-
-  /** Loads every other shard's members that are not loaded yet (best effort). */
-  private async ensureRemote() {
-    const waits: Promise<void>[] = [];
-    for (let s = 0; s < this.config.shards; s++) {
-      if (s === this.shard) continue;
-      const state = this.remoteState(s);
-      if (!state.loaded) waits.push(this.loadShard(s));
-    }
-    await Promise.all(waits);
-  }
-
-  private loadShard(shard: number): Promise<void> {
-    const state = this.remoteState(shard);
-    state.loading ??= (async () => {
-      try {
-        const snap = await this.shardRoom(shard).snapshot(shard);
-        const reload = state.epoch !== "";
-        const before = state.members;
-        const queued = state.queued;
-        state.queued = [];
-        state.members = new Set(snap.members);
-        state.epoch = snap.epoch;
-        state.version = snap.version;
-        state.loaded = true;
-        if (reload) {
-          // Taken afresh after a gap: what changed meanwhile goes out like any other change.
-          for (const id of before) if (!state.members.has(id)) this.queueFanout(id, false);
-          for (const id of state.members) if (!before.has(id)) this.queueFanout(id, true);
-        }
-        // Relays that arrived while loading: the snapshot already holds the older ones, but this
-        // shard's sockets have not heard of them yet; the newer ones apply in order.
-        const later: RelayBatch[] = [];
-        for (const batch of queued) {
-          if (batch.epoch === snap.epoch && batch.version > snap.version) later.push(batch);
-          else
-            for (const id of [...batch.joining, ...batch.leaving]) {
-              this.queueFanout(id, state.members.has(id));
-            }
-        }
-        later.sort((x, y) => x.version - y.version);
-        for (const batch of later) {
-          if (batch.version !== state.version + 1) break;
-          this.applyRemote(state, batch);
-        }
-      } catch (error) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            event: "presence_shard_load_failed",
-            shard,
-            error: String(error),
-          }),
-        );
-      } finally {
-        state.loading = null;
-      }
-    })();
-    return state.loading;
-  }
-
-  private applyRemote(state: RemoteShard, batch: RelayBatch) {
-    state.version = batch.version;
-    for (const id of batch.joining) {
-      state.members.add(id);
-      this.queueFanout(id, true);
-    }
-    for (const id of batch.leaving) {
-      state.members.delete(id);
-      this.queueFanout(id, false);
-    }
-  }
-
-  private isOnline(userId: string): boolean {
-    if (this.local?.has(userId)) return true;
-    for (const state of this.remote.values()) if (state.members.has(userId)) return true;
-    return false;
-  }
-
-  /** Every online member `userId` may see (themself included when visible). */
-  private visibleTo(userId: string): string[] {
-    const blocked = this.blockCache.get(userId) ?? new Set<string>();
-    const users: string[] = [];
-    const add = (id: string) => {
-      if (!blocked.has(id)) users.push(id);
-    };
-    for (const id of this.local ?? []) add(id);
-    for (const state of this.remote.values()) for (const id of state.members) add(id);
-    return users;
-  }
-
-  /** Makes a member (with an open page or in grace) visible or hidden, announcing the change. */
-  private applyHidden(userId: string, hidden: boolean) {
-    for (const socket of this.socketsOf(userId)) {
-      const a = socket.deserializeAttachment() as Attachment;
-      if (a.hidden !== hidden) socket.serializeAttachment({ ...a, hidden } satisfies Attachment);
-    }
-    const local = this.local!;
-    if (hidden && local.delete(userId)) this.change(userId, false);
-    if (!hidden && !local.has(userId)) {
-      local.add(userId);
-      this.change(userId, true);
-    }
+  /** The shard's own number, kept in storage so that an alarm after a restart knows it. */
+  private async learnShard(shard: number) {
+    if (this.shardKnown) return;
+    this.shard = Number.isInteger(shard) && shard >= 0 ? shard : 0;
+    this.shardKnown = true;
+    await this.ctx.storage.put(SHARD_KEY, this.shard);
   }
 
   /**
@@ -474,7 +628,8 @@ export class PresenceRoom extends DurableObject<Env> {
     const stored =
       (had !== undefined && had.size > 0) ||
       this.socketsOf(userId).some((s) => (s.deserializeAttachment() as Attachment).hasBlocks);
-    this.blockCache.set(userId, new Set(blocks));
+    if (blocks.length > 0) this.blockCache.set(userId, new Set(blocks));
+    else this.blockCache.delete(userId);
     if (blocks.length > 0) await this.ctx.storage.put(BLOCKS_PREFIX + userId, blocks);
     else if (stored) await this.ctx.storage.delete(BLOCKS_PREFIX + userId);
   }
@@ -487,135 +642,37 @@ export class PresenceRoom extends DurableObject<Env> {
     }
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Fan-out
-
-  /** One of this shard's own members came or went: to its sockets and to the other shards. */
-  private change(userId: string, online: boolean) {
-    this.outbox.set(userId, online);
-    this.queueFanout(userId, online);
-    if (this.config.shards > 1) this.scheduleFlush();
-  }
-
-  private queueFanout(userId: string, online: boolean) {
-    if (this.config.flushMs === 0) {
-      // No window: every change goes to every socket on its own, at once (the plain room).
-      this.fanOut(new Map([[userId, online]]));
-      return;
-    }
-    this.fanout.set(userId, online);
-    this.scheduleFlush();
-  }
-
-  /** Flushes at once after a quiet window, else at the end of the current one. */
-  private scheduleFlush() {
-    if (this.flushTimer !== null) return;
-    const wait = Math.max(0, this.lastFlush + this.config.flushMs - Date.now());
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = null;
-      this.flush();
-    }, wait);
-  }
-
-  private flush() {
-    this.lastFlush = Date.now();
-    const fanout = this.fanout;
-    const outbox = this.outbox;
-    this.fanout = new Map();
-    this.outbox = new Map();
-    if (fanout.size > 0) this.fanOut(fanout);
-    if (outbox.size > 0 && this.config.shards > 1) {
-      for (const [id, online] of outbox) this.unrelayed.set(id, online);
-      void this.pumpRelays();
-    }
-  }
-
-  /**
-   * One relay in flight at a time, so that every other shard receives them in order; the next one
-   * carries every change since (when the other shards are slow, relays grow instead of queueing).
-   */
-  private async pumpRelays() {
-    if (this.relaying) return;
-    this.relaying = true;
-    try {
-      while (this.unrelayed.size > 0) {
-        const changes = this.unrelayed;
-        this.unrelayed = new Map();
-        this.version += 1;
-        await this.relayToOthers({
-          from: this.shard ?? 0,
-          epoch: this.epoch,
-          version: this.version,
-          joining: [...changes].filter(([, on]) => on).map(([id]) => id),
-          leaving: [...changes].filter(([, on]) => !on).map(([id]) => id),
-        });
-      }
-    } finally {
-      this.relaying = false;
-    }
-  }
-
-  /** Sends each socket the changes it may see, as one frame (shared text where possible). */
-  private fanOut(changes: Map<string, boolean>) {
-    const sockets = this.ctx.getWebSockets();
-    if (sockets.length === 0) return;
-    const joining: string[] = [];
-    const leaving: string[] = [];
-    for (const [id, online] of changes) (online ? joining : leaving).push(id);
-    const common = presenceChangeFrame(joining, leaving);
-    const commonText = common ? JSON.stringify(common) : null;
-    for (const socket of sockets) {
-      const a = socket.deserializeAttachment() as Attachment | null;
-      if (!a) continue;
-      if (!a.hasBlocks && !changes.has(a.userId)) {
-        if (commonText) this.sendText(socket, commonText);
-        continue;
-      }
-      const blocked = (a.hasBlocks && this.blockCache.get(a.userId)) || new Set<string>();
-      const keep = (id: string) => id !== a.userId && !blocked.has(id);
-      const frame = presenceChangeFrame(joining.filter(keep), leaving.filter(keep));
-      if (frame) this.send(socket, frame);
-    }
-  }
-
-  private async relayToOthers(batch: RelayBatch) {
-    const sends: Promise<void>[] = [];
-    for (let s = 0; s < this.config.shards; s++) {
-      if (s === batch.from) continue;
-      sends.push(
-        this.shardRoom(s)
-          .relay(s, batch)
-          .catch((error: unknown) => {
-            // The receiver notices the gap at the next relay and reloads this shard.
-            console.error(
-              JSON.stringify({
-                level: "error",
-                event: "presence_relay_failed",
-                from: batch.from,
-                to: s,
-                error: String(error),
-              }),
-            );
-          }),
-      );
-    }
-    await Promise.all(sends);
-  }
-
-  private shardRoom(shard: number) {
+  private room(shard: number) {
     const ns = this.env.PRESENCE_ROOM;
     return ns.get(ns.idFromName(shardName(shard, this.config.shards)));
   }
 
-  private send(socket: WebSocket, frame: PresenceServerFrame) {
-    this.sendText(socket, JSON.stringify(frame));
+  private send(ws: WebSocket, frame: PresenceServerFrame) {
+    this.sendText(ws, JSON.stringify(frame));
   }
 
-  private sendText(socket: WebSocket, text: string) {
+  private sendText(ws: WebSocket, text: string) {
     try {
-      socket.send(text);
+      ws.send(text);
     } catch {
       // A socket closing while we send: its close handler tidies up.
     }
   }
+}
+
+/** A JSON list of ids from a header the Worker set (null when it is not one). */
+function idList(raw: string | null): string[] | null {
+  try {
+    const parsed: unknown = JSON.parse(raw ?? "[]");
+    if (!Array.isArray(parsed)) return null;
+    return parsed.filter((id): id is string => typeof id === "string");
+  } catch {
+    return null;
+  }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }

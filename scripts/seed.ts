@@ -16,7 +16,9 @@ import { createHash } from "node:crypto";
 import { inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { getPlatformProxy } from "wrangler";
+import { purchaseCredits } from "~/server/credits.server";
 import { getDb, schema } from "~/server/db.server";
+import type { Env } from "~/server/env.server";
 import { hashPassword } from "~/server/password.server";
 import { DEMO_EMAIL, DEMO_PASSWORD } from "./lib/demo-account";
 import { buildMembers, ROSTER_SIZE, seedPhotoId, type SeedMember } from "./lib/members";
@@ -25,6 +27,30 @@ import { renderPortrait } from "./lib/portrait";
 interface Bindings {
   DB: D1Database;
   PHOTOS: R2Bucket;
+  APP_ENV: string;
+  STRIPE_SECRET_KEY?: string;
+}
+
+/**
+ * The demo account starts with credits, bought once through the test provider as any member
+ * would (a real payment row, ledger entry and activity). Skipped when it has bought any already,
+ * or when a Stripe key is configured (no test payments then).
+ */
+async function demoStartingCredits(env: Bindings): Promise<string> {
+  if (env.STRIPE_SECRET_KEY) return "skipped (STRIPE_SECRET_KEY is set)";
+  const demo = await env.DB.prepare("SELECT id, email FROM users WHERE email = ?1 COLLATE NOCASE")
+    .bind(DEMO_EMAIL)
+    .first<{ id: string; email: string }>();
+  if (!demo) return "skipped (no demo account)";
+  const bought = await env.DB.prepare("SELECT 1 AS x FROM payments WHERE user_id = ?1 LIMIT 1")
+    .bind(demo.id)
+    .first();
+  if (bought) return "already bought";
+  const res = await purchaseCredits(env as unknown as Env, demo, "popular", {
+    success: "http://localhost:8787/my/credits/success",
+    cancel: "http://localhost:8787/my/credits/cancel",
+  });
+  return "new_balance" in res ? `${res.new_balance} credits (a test purchase)` : "not completed";
 }
 
 /** Photo ids past a member's last seeded photo that an earlier seed may have written (SPEC: ≤ 5). */
@@ -273,6 +299,7 @@ async function main() {
   const proxy = await getPlatformProxy<Bindings>({ configPath: "wrangler.toml", persist: true });
   try {
     const result = await seed(proxy.env, members);
+    const credits = await demoStartingCredits(proxy.env);
     const bytes = result.photos.reduce((sum, p) => sum + p.size, 0);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
@@ -283,6 +310,7 @@ async function main() {
         `  photos: ${result.photos.length} PNGs in R2, ${(bytes / 1024 / 1024).toFixed(1)} MB ` +
           `(largest ${Math.round(Math.max(...result.photos.map((p) => p.size)) / 1024)} KB)`,
         `  local database now holds ${result.totalUsers} users and ${result.totalPhotos} photos`,
+        `  demo account credits: ${credits}`,
         "",
         `Sign in with ${DEMO_EMAIL} / ${DEMO_PASSWORD}`,
         `(every seeded member, e.g. ${members[1]?.email}, has that password too)`,

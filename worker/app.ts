@@ -8,6 +8,7 @@ import { blocksApi } from "./api/blocks";
 import { chatApi } from "./api/chat";
 import { devApi } from "./api/dev";
 import { discoveryApi } from "./api/discovery";
+import { moneyApi } from "./api/money";
 import { notificationsApi } from "./api/notifications";
 import { profileApi } from "./api/profile";
 import { realtimeApi } from "./api/realtime";
@@ -51,6 +52,7 @@ export function createApp(build: ServerBuild) {
   app.route("/", notificationsApi);
   app.route("/", chatApi);
   app.route("/", discoveryApi);
+  app.route("/", moneyApi);
   app.use("/dev/*", async (c, next) => {
     if (!devMailboxOpen(c.env)) return c.notFound();
     return next();

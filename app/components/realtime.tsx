@@ -50,7 +50,7 @@ export function RealtimeProvider({ memberId }: { memberId: string }) {
       return;
     }
     const offPresence = client.onPresence({
-      frame: (frame) => setPresence((s) => applyPresenceFrame(s, frame)),
+      frame: (frame, answered) => setPresence((s) => applyPresenceFrame(s, frame, answered)),
       down: (reason) =>
         setPresence((s) =>
           reason === "error"

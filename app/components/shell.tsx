@@ -37,6 +37,11 @@ export function AppShell({ children }: { children: ReactNode }) {
               {user.emailVerified ? <ChatNavLink /> : null}
               <AppNavLink to="/my/profile">My profile</AppNavLink>
               <AppNavLink to="/my/activities">Activity</AppNavLink>
+              {user.emailVerified ? <AppNavLink to="/my/credits">Credits</AppNavLink> : null}
+              {user.emailVerified ? <AppNavLink to="/my/gifts">Gifts</AppNavLink> : null}
+              {user.emailVerified ? (
+                <AppNavLink to="/my/subscription">Subscription</AppNavLink>
+              ) : null}
               <AppNavLink to="/settings">Settings</AppNavLink>
               {user.moderator ? <AppNavLink to="/moderation">Moderation</AppNavLink> : null}
             </nav>

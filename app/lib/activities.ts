@@ -52,6 +52,8 @@ export function activityText(a: ActivityEntry): string {
     case "subscription_started":
       return plan ? `You subscribed to ${plan}` : "You started a subscription";
     case "subscription_changed":
+      if (a.data.status === "past_due") return "A payment for your subscription failed";
+      if (a.data.status === "expired") return "Your subscription ended";
       return plan ? `Your subscription changed to ${plan}` : "Your subscription changed";
     case "subscription_cancelled":
       return "You cancelled your subscription";

@@ -1,12 +1,18 @@
 import ReconnectingWebSocket from "partysocket/ws";
 import { startHeartbeat } from "./heartbeat";
 import { parseMemberServerFrame, type MemberServerFrame } from "./member";
-import { parsePresenceServerFrame, PING_FRAME, type PresenceServerFrame } from "./presence";
+import { watchUnion } from "~/state/presence";
+import {
+  parsePresenceServerFrame,
+  PING_FRAME,
+  type PresenceClientFrame,
+  type PresenceServerFrame,
+} from "./presence";
 
 /**
  * The browser's realtime client: at most two sockets per page, the member's own channel
- * (`/ws/me`: notifications and conversation updates) and the global presence room
- * (`/ws/presence`), plus the heartbeat (app/realtime/heartbeat.ts). Both are partysocket sockets (they reconnect by themselves, with backoff) and
+ * (`/ws/me`: notifications and conversation updates) and the presence room (`/ws/presence`,
+ * told which members the page shows: `watchPresence`, through usePresenceWatch), plus the heartbeat (app/realtime/heartbeat.ts). Both are partysocket sockets (they reconnect by themselves, with backoff) and
  * both keep alive as SPEC.md §9 says: after 120 s without any frame the client pings, and when
  * no answer comes within 30 s it drops the socket and connects again.
  *
@@ -115,6 +121,13 @@ class Channel<F> {
     this.socket.addEventListener("error", () => events.down("error"));
   }
 
+  /** Sends a frame now if the socket is open (returns false otherwise). */
+  send(text: string): boolean {
+    if (this.socket.readyState !== ReconnectingWebSocket.OPEN) return false;
+    this.socket.send(text);
+    return true;
+  }
+
   close() {
     this.keepalive.stop();
     this.socket.close(1000, "page closed");
@@ -124,7 +137,8 @@ class Channel<F> {
 type Listener<T> = (value: T) => void;
 
 export interface PresenceListener {
-  frame(frame: PresenceServerFrame): void;
+  /** A frame; for a `here`, the watch set it answers (null: the member's contacts). */
+  frame(frame: PresenceServerFrame, answered: string[] | null): void;
   down(reason: "close" | "error"): void;
 }
 
@@ -154,11 +168,40 @@ export class RealtimeClient {
       down: () => {},
     });
     this.presence = new Channel(`${base}/ws/presence`, parsePresenceServerFrame, {
-      frame: (f) => this.presenceListeners.forEach((l) => l.frame(f)),
-      open: () => {},
+      frame: (f) => {
+        // The room answers watch frames in order, after the contacts' `here` of each connection.
+        const answered = f.type === "here" ? (this.answering.shift() ?? null) : null;
+        this.presenceListeners.forEach((l) => l.frame(f, answered));
+      },
+      // A (re)connected socket starts from the member's contacts: tell it what the page shows.
+      open: () => {
+        this.answering = [null];
+        this.sendWatch(true);
+      },
       down: (reason) => this.presenceListeners.forEach((l) => l.down(reason)),
     });
     this.stopHeartbeat = startHeartbeat();
+  }
+
+  private sentWatch: string | null = null;
+  /** The sets the next `here` frames answer, in order (null: the contacts). */
+  private answering: (string[] | null)[] = [];
+
+  /**
+   * Sends the page's watch set (the union of every `watchPresence` list) when it changed, or on
+   * (re)connecting (`always`). Nothing is sent before any part of the page has said what it shows.
+   */
+  sendWatch(always = false) {
+    if (watchLists.size === 0 && this.sentWatch === null) return;
+    const frame: PresenceClientFrame = {
+      type: "watch",
+      user_ids: watchUnion(watchLists.values()),
+    };
+    const text = JSON.stringify(frame);
+    if (!always && text === this.sentWatch) return;
+    if (!this.presence.send(text)) return;
+    this.sentWatch = text;
+    this.answering.push(frame.user_ids);
   }
 
   onMemberChannel(listener: MemberChannelListener): () => void {
@@ -182,6 +225,34 @@ export class RealtimeClient {
 
 let current: RealtimeClient | null = null;
 const pendingMemberListeners = new Set<MemberChannelListener>();
+/** What each part of the page shows (watchPresence), in the order they registered. */
+const watchLists = new Map<number, readonly string[]>();
+let nextWatchKey = 0;
+let watchSendQueued = false;
+
+function queueWatchSend() {
+  if (watchSendQueued) return;
+  watchSendQueued = true;
+  // One frame for a navigation: the old page's lists go and the new page's come in one commit.
+  queueMicrotask(() => {
+    watchSendQueued = false;
+    current?.sendWatch();
+  });
+}
+
+/**
+ * Adds members a part of the page shows to the page's watch set (sent to the presence room);
+ * works before the client exists and across reconnects. Returns the function that removes them.
+ */
+export function watchPresence(ids: readonly string[]): () => void {
+  const key = nextWatchKey++;
+  watchLists.set(key, ids);
+  queueWatchSend();
+  return () => {
+    watchLists.delete(key);
+    queueWatchSend();
+  };
+}
 
 /** The tab's realtime client, or null when there is none (not signed in, or no WebSocket). */
 export function getRealtimeClient(): RealtimeClient | null {

@@ -1,37 +1,30 @@
 /**
- * How the global presence room is spread over Durable Objects (docs/decisions/004): each member
- * belongs to one shard by a hash of their id, and holds all their sockets there. Shared by the
- * Worker (which routes an upgrade), the shards themselves (which relay to each other) and the
- * benchmark.
+ * How the presence room is spread over Durable Objects (docs/decisions/011): each member belongs
+ * to one shard by a hash of their id (their home), and holds all their sockets there. Shared by
+ * the Worker (which routes an upgrade), the shards themselves (which tell each other about watched
+ * members) and the benchmark.
  */
 export interface PresenceConfig {
   /** How many shards the room has (1 = one room for everyone). */
   shards: number;
-  /**
-   * The fan-out window: changes within it go out as one frame per socket. An isolated change goes
-   * out at once; 0 sends every change on its own.
-   */
-  flushMs: number;
   /** How long a member who closed their last tab still counts as online (a reload does not flicker). */
   graceMs: number;
 }
 
-export const PRESENCE_DEFAULTS: PresenceConfig = { shards: 16, flushMs: 250, graceMs: 5000 };
+export const PRESENCE_DEFAULTS: PresenceConfig = { shards: 16, graceMs: 5000 };
 
 function intOr(value: unknown, fallback: number, min: number, max: number): number {
   const n = typeof value === "number" ? value : Number.parseInt(String(value ?? ""), 10);
   return Number.isFinite(n) && n >= min && n <= max ? Math.floor(n) : fallback;
 }
 
-/** Reads the room's configuration from the Worker's vars (PRESENCE_SHARDS, _FLUSH_MS, _GRACE_MS). */
+/** Reads the room's configuration from the Worker's vars (PRESENCE_SHARDS, PRESENCE_GRACE_MS). */
 export function presenceConfig(vars: {
   PRESENCE_SHARDS?: unknown;
-  PRESENCE_FLUSH_MS?: unknown;
   PRESENCE_GRACE_MS?: unknown;
 }): PresenceConfig {
   return {
     shards: intOr(vars.PRESENCE_SHARDS, PRESENCE_DEFAULTS.shards, 1, 1024),
-    flushMs: intOr(vars.PRESENCE_FLUSH_MS, PRESENCE_DEFAULTS.flushMs, 0, 10_000),
     graceMs: intOr(vars.PRESENCE_GRACE_MS, PRESENCE_DEFAULTS.graceMs, 0, 300_000),
   };
 }
@@ -47,6 +40,7 @@ export function shardOf(memberId: string, shards: number): number {
   return (hash >>> 0) % shards;
 }
 
-/** The Durable Object name of a shard ("global" when the room is not sharded). */
+/** The Durable Object name of a shard ("global" when the room is not sharded). Shard 0 also
+ * adds up the shards' counts of members online. */
 export const shardName = (shard: number, shards: number) =>
   shards <= 1 ? "global" : `global:${shard}`;

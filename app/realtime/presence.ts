@@ -1,26 +1,40 @@
 import { z } from "zod";
 
 /**
- * Frames of the global presence room (`/ws/presence`, API.md "Realtime"), parsed by the room's
- * tests and the client alike.
+ * Frames of the presence room (`/ws/presence`, API.md "Realtime"), parsed by the room and the
+ * client alike. Presence is scoped to whom a page shows (docs/decisions/011):
  *
- * - `here`: on join, the online members the socket may see (hidden members and members on either
- *   side of a block never appear).
- * - `joining` / `leaving`: one member came or went (a member with several tabs joins once and
- *   leaves when the last tab closes, after a short grace).
- * - `presence`: several members came and went within one fan-out window (docs/decisions/004);
- *   apply it as the `joining` and `leaving` frames it stands for, in that order.
- * - `pong`: the answer to the keepalive `{"type":"ping"}`.
+ * Client → room:
+ * - `watch`: the members this page shows (at most PRESENCE_WATCH_LIMIT); each one replaces the
+ *   set. Before any, the set is the member's contacts (matches and conversation partners).
+ * - `ping`: the keepalive, answered with `pong` (without waking the room when sent exactly as
+ *   PING_FRAME).
+ *
+ * Room → client:
+ * - `here`: the watched members online now, after every `watch` (and on connecting, for the
+ *   contacts). Hidden members and members on either side of a block never appear.
+ * - `joining` / `leaving`: a watched member came or went (a member with several tabs joins once
+ *   and leaves when the last tab closes, after a short grace).
+ * - `online_count`: how many members are online, on connecting and then at most every 30 s.
+ * - `error`: a frame broke the rules; nothing changed.
+ * - `pong`: the answer to a ping.
  */
+export const PRESENCE_WATCH_LIMIT = 500;
+/** A member id as the room accepts it (ids are short random strings). */
+const memberId = z.string().min(1).max(64);
+
+export const presenceClientFrame = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("watch"), user_ids: z.array(memberId) }),
+  z.object({ type: z.literal("ping") }),
+]);
+export type PresenceClientFrame = z.infer<typeof presenceClientFrame>;
+
 export const presenceServerFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("here"), users: z.array(z.string()) }),
   z.object({ type: z.literal("joining"), user_id: z.string() }),
   z.object({ type: z.literal("leaving"), user_id: z.string() }),
-  z.object({
-    type: z.literal("presence"),
-    joining: z.array(z.string()),
-    leaving: z.array(z.string()),
-  }),
+  z.object({ type: z.literal("online_count"), count: z.number().int().nonnegative() }),
+  z.object({ type: z.literal("error"), message: z.string() }),
   z.object({ type: z.literal("pong") }),
 ]);
 export type PresenceServerFrame = z.infer<typeof presenceServerFrame>;
@@ -29,24 +43,44 @@ export type PresenceServerFrame = z.infer<typeof presenceServerFrame>;
 export const PING_FRAME = '{"type":"ping"}';
 export const PONG_FRAME = '{"type":"pong"}';
 
-export function parsePresenceServerFrame(raw: string): PresenceServerFrame | null {
+/** What the room answers a frame that breaks the rules (API.md: it changes nothing). */
+export const PRESENCE_ERRORS = {
+  malformed: "Frames must be JSON objects with a known type.",
+  watch: "A watch frame needs user_ids: a list of member ids.",
+  tooMany: `At most ${PRESENCE_WATCH_LIMIT} members can be watched.`,
+} as const;
+
+function parseJson(raw: string): unknown {
   try {
-    const result = presenceServerFrame.safeParse(JSON.parse(raw));
-    return result.success ? result.data : null;
+    return JSON.parse(raw);
   } catch {
-    return null;
+    return undefined;
   }
 }
 
-/** The frame that announces a set of changes: one `joining`/`leaving`, or a `presence` batch. */
-export function presenceChangeFrame(
-  joining: string[],
-  leaving: string[],
-): PresenceServerFrame | null {
-  if (joining.length + leaving.length === 0) return null;
-  if (joining.length === 1 && leaving.length === 0)
-    return { type: "joining", user_id: joining[0]! };
-  if (leaving.length === 1 && joining.length === 0)
-    return { type: "leaving", user_id: leaving[0]! };
-  return { type: "presence", joining, leaving };
+export function parsePresenceServerFrame(raw: string): PresenceServerFrame | null {
+  const result = presenceServerFrame.safeParse(parseJson(raw));
+  return result.success ? result.data : null;
+}
+
+/**
+ * A client frame, or the error message to answer it with. Ids of a watch are de-duplicated; more
+ * than PRESENCE_WATCH_LIMIT distinct ids is an error.
+ */
+export function parsePresenceClientFrame(
+  raw: string,
+): { frame: PresenceClientFrame } | { error: string } {
+  const json = parseJson(raw);
+  const result = presenceClientFrame.safeParse(json);
+  if (!result.success) {
+    const type = (json as { type?: unknown } | null)?.type;
+    return { error: type === "watch" ? PRESENCE_ERRORS.watch : PRESENCE_ERRORS.malformed };
+  }
+  const frame = result.data;
+  if (frame.type === "watch") {
+    const ids = [...new Set(frame.user_ids)];
+    if (ids.length > PRESENCE_WATCH_LIMIT) return { error: PRESENCE_ERRORS.tooMany };
+    return { frame: { type: "watch", user_ids: ids } };
+  }
+  return { frame };
 }

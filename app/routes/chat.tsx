@@ -18,6 +18,7 @@ import { FormAlert } from "~/components/form";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { subscribeMemberChannel } from "~/realtime/client";
+import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { startConversationSchema } from "~/schemas/chat";
 import { formAction, type ActionErrors } from "~/server/actions.server";
 import { listConversations, startConversation } from "~/server/chat.server";
@@ -187,6 +188,10 @@ function Chat() {
     state.archivedConversations.find((c) => c.id === state.activeConversationId) ??
     null;
   const isArchived = Boolean(active && state.archivedConversations.some((c) => c.id === active.id));
+  usePresenceWatch([
+    ...(active ? [active.user_id] : []),
+    ...(tab === "active" ? state.conversations : state.archivedConversations).map((c) => c.user_id),
+  ]);
 
   // A conversation opened by link that is in neither list yet (just started, or further down).
   useEffect(() => {

@@ -8,6 +8,7 @@ import { Chips, ProfileFacts, OnlineBadge, PhotoGallery } from "~/components/pro
 import { MemberSafetyActions } from "~/components/safety";
 import { AppShell } from "~/components/shell";
 import { displayName, locationLabel } from "~/lib/members";
+import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { titleMeta } from "~/lib/title";
 import { HttpError } from "~/server/errors.server";
 import { requireVerifiedUser } from "~/server/guards.server";
@@ -42,6 +43,7 @@ export default function MemberPage() {
   const { member, isSelf, likes } = useLoaderData<typeof loader>();
   const name = displayName(member);
   const place = locationLabel(member.location);
+  usePresenceWatch([member.id]);
   return (
     <AppShell>
       <div className="container">

@@ -3,6 +3,7 @@ import { json } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
+import { Pager } from "~/components/pager";
 import { AppShell } from "~/components/shell";
 import { displayName, timeAgo } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
@@ -75,25 +76,7 @@ export default function ActivitiesPage() {
             ))}
           </ol>
         )}
-        {meta.page > 1 || meta.has_more ? (
-          <nav className="pager" aria-label="Pages">
-            {meta.page > 1 ? (
-              <AppLink to={`?page=${meta.page - 1}`} className="btn btn-secondary">
-                Newer
-              </AppLink>
-            ) : (
-              <span />
-            )}
-            <span className="muted small">Page {meta.page}</span>
-            {meta.has_more ? (
-              <AppLink to={`?page=${meta.page + 1}`} className="btn btn-secondary">
-                Older
-              </AppLink>
-            ) : (
-              <span />
-            )}
-          </nav>
-        ) : null}
+        <Pager meta={meta} href={(page) => `?page=${page}`} />
       </div>
     </AppShell>
   );

@@ -14,6 +14,7 @@ import { AppShell } from "~/components/shell";
 import { api } from "~/lib/http";
 import { displayName } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
+import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { likesOverview } from "~/server/likes.server";
 import { Provider, useAtom, useHydrateAtoms } from "~/state/jotai";
@@ -76,6 +77,7 @@ function Likes({ initial }: { initial: LikesState }) {
   useHydrateAtoms([[likesStateAtom, initial]]);
   const [state, setState] = useAtom(likesStateAtom);
   const [lastMatch, setLastMatch] = useState<string | null>(null);
+  usePresenceWatch(SECTIONS.flatMap(({ list }) => state[list].map((m) => m.id)));
 
   const loadMore = async (list: LikeListName) => {
     setState((s) => likesLoadStart(s, list));

@@ -13,6 +13,7 @@ import type { Profile } from "~/schemas/profile";
 import { requireUser } from "~/server/guards.server";
 import { listProfileViewers } from "~/server/profile-views.server";
 import { loadProfile } from "~/server/profiles.server";
+import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { useAtom, useAtomValue, useHydrateAtoms, useSetAtom } from "~/state/jotai";
 import {
   fetchSuccess,
@@ -67,6 +68,7 @@ export default function MyProfilePage() {
   ]);
   const [state, setState] = useAtom(profileStateAtom);
   const viewers = useAtomValue(viewersStateAtom);
+  usePresenceWatch(viewers.viewers.map((v) => v.id));
   const setViewers = useSetAtom(viewersStateAtom);
   const fetchViewers = useSetAtom(fetchViewersAtom);
 

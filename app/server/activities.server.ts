@@ -36,12 +36,22 @@ export interface ActivityView {
 
 export const ACTIVITIES_PER_PAGE = 20;
 
-/** The statement that records one activity (for callers that batch it with their own change). */
-export function activityStatement(env: Env, input: ActivityInput, now = Date.now()) {
+/**
+ * The statement that records one activity (for callers that batch it with their own change).
+ * With `whenLedgerEntry`, only when that credit ledger row exists (was stored earlier in the same
+ * batch): a payment applied twice records one activity.
+ */
+export function activityStatement(
+  env: Env,
+  input: ActivityInput,
+  now = Date.now(),
+  whenLedgerEntry?: string,
+) {
   return env.DB.prepare(
     `INSERT INTO activities (id, user_id, type, other_user_id, data, created_at, seq)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6,
-       (SELECT coalesce(max(seq), 0) + 1 FROM activities WHERE user_id = ?2))`,
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6,
+       (SELECT coalesce(max(seq), 0) + 1 FROM activities WHERE user_id = ?2)
+     WHERE ?7 IS NULL OR EXISTS (SELECT 1 FROM credit_transactions WHERE id = ?7)`,
   ).bind(
     newId(),
     input.userId,
@@ -49,6 +59,7 @@ export function activityStatement(env: Env, input: ActivityInput, now = Date.now
     input.otherUserId ?? null,
     JSON.stringify(input.data ?? {}),
     nowIso(now),
+    whenLedgerEntry ?? null,
   );
 }
 

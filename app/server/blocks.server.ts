@@ -46,15 +46,15 @@ export async function isBlockedEitherWay(env: Env, a: string, b: string): Promis
   return row !== null;
 }
 
-/** Every member on either side of a block with `me` (the presence room leaves them out). */
-export async function blockedEitherWayIds(env: Env, me: string): Promise<string[]> {
-  const { results } = await env.DB.prepare(
+/**
+ * Every member on either side of a block with `me` (the presence room leaves them out): a
+ * statement whose rows are `{id}`, batched with the presence socket's other reads.
+ */
+export function blockedEitherWayStatement(env: Env, me: string): D1PreparedStatement {
+  return env.DB.prepare(
     `SELECT blocked_id AS id FROM blocks WHERE blocker_id = ?1
      UNION SELECT blocker_id AS id FROM blocks WHERE blocked_id = ?1`,
-  )
-    .bind(me)
-    .all<{ id: string }>();
-  return results.map((r) => r.id);
+  ).bind(me);
 }
 
 async function requireMember(env: Env, id: string) {

@@ -1,7 +1,17 @@
+import {
+  PACK_MESSAGE,
+  RECENT_TRANSACTIONS,
+  type CreditPack,
+  type CreditTransaction,
+  type PurchaseResponse,
+  type UserCredit,
+} from "~/schemas/credits";
+import { activityStatement } from "./activities.server";
 import { newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
-import { HttpError } from "./errors.server";
+import { HttpError, ValidationError } from "./errors.server";
+import { createCheckoutSession, paymentProvider } from "./payments.server";
 
 /**
  * Credits: a ledger (`credit_transactions`, one row per credit in or out) and the running totals
@@ -14,11 +24,7 @@ import { HttpError } from "./errors.server";
 export const INSUFFICIENT_CREDITS_MESSAGE = "Not enough credits";
 export const notEnoughCredits = () => new HttpError(402, INSUFFICIENT_CREDITS_MESSAGE);
 
-export interface UserCredit {
-  balance: number;
-  lifetime_earned: number;
-  lifetime_spent: number;
-}
+export type { UserCredit };
 
 export async function creditBalance(env: Env, userId: string): Promise<UserCredit> {
   const row = await env.DB.prepare(
@@ -37,6 +43,8 @@ export interface LedgerEntry {
   /** What the entry is for (a payment id, a message id); unique per reason. */
   reference: string;
   createdAt?: string;
+  /** The ledger row's id (new when not given). */
+  id?: string;
 }
 
 function assertAmount(amount: number) {
@@ -81,7 +89,7 @@ export function spendStatements(env: Env, entry: LedgerEntry): D1PreparedStateme
  */
 export function grantStatements(env: Env, entry: LedgerEntry): D1PreparedStatement[] {
   assertAmount(entry.amount);
-  const id = newId();
+  const id = entry.id ?? newId();
   return [
     ensureTotalsRow(env, entry.userId),
     env.DB.prepare(
@@ -114,4 +122,210 @@ export function isInsufficientCredits(error: unknown): boolean {
   return String(error instanceof Error ? error.message : error).includes(
     "user_credits_balance_non_negative",
   );
+}
+
+// Packs, status and purchases
+
+export const PURCHASE_REASON = "purchase";
+
+/** GET /my/credits/packs: the packs on sale, cheapest first. */
+export async function listPacks(env: Env): Promise<CreditPack[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT id, name, credits, price_cents, currency FROM credit_packs
+     WHERE active = 1 ORDER BY position, id`,
+  ).all<CreditPack>();
+  return results;
+}
+
+/** GET /my/credits/status: the totals and the newest 20 ledger rows, newest first. */
+export async function creditStatus(env: Env, userId: string) {
+  const [userCredit, { results }] = await Promise.all([
+    creditBalance(env, userId),
+    env.DB.prepare(
+      `SELECT id, amount, direction, reason, created_at FROM credit_transactions
+       WHERE user_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2`,
+    )
+      .bind(userId, RECENT_TRANSACTIONS)
+      .all<CreditTransaction>(),
+  ]);
+  return { userCredit, recentTransactions: results };
+}
+
+async function activePack(env: Env, packId: string): Promise<CreditPack> {
+  const pack = await env.DB.prepare(
+    "SELECT id, name, credits, price_cents, currency FROM credit_packs WHERE id = ?1 AND active = 1",
+  )
+    .bind(packId)
+    .first<CreditPack>();
+  if (!pack) throw new ValidationError({ pack_id: [PACK_MESSAGE] });
+  return pack;
+}
+
+interface CreditPaymentRow {
+  id: string;
+  user_id: string;
+  pack_id: string;
+  credits: number;
+  amount_cents: number;
+  currency: string;
+}
+
+/**
+ * Applies a paid credit payment: the payment marked completed, the credits granted (the ledger
+ * reference is the payment id, unique, so a second call grants nothing) and the purchase in the
+ * member's activities, in one batch. Returns the ledger row when this call granted it.
+ */
+async function applyCreditPayment(
+  env: Env,
+  payment: CreditPaymentRow,
+  packName: string,
+): Promise<CreditTransaction | null> {
+  const ledgerId = newId();
+  const at = nowIso();
+  await env.DB.batch([
+    ...grantStatements(env, {
+      id: ledgerId,
+      userId: payment.user_id,
+      amount: payment.credits,
+      reason: PURCHASE_REASON,
+      reference: payment.id,
+      createdAt: at,
+    }),
+    env.DB.prepare(
+      `UPDATE payments SET status = 'completed', completed_at = ?2
+       WHERE id = ?1 AND status <> 'completed'`,
+    ).bind(payment.id, at),
+    activityStatement(
+      env,
+      {
+        userId: payment.user_id,
+        type: "credits_purchased",
+        data: {
+          credits: payment.credits,
+          pack: packName,
+          price_cents: payment.amount_cents,
+          currency: payment.currency,
+        },
+      },
+      Date.parse(at),
+      ledgerId,
+    ),
+  ]);
+  return env.DB.prepare(
+    "SELECT id, amount, direction, reason, created_at FROM credit_transactions WHERE id = ?1",
+  )
+    .bind(ledgerId)
+    .first<CreditTransaction>();
+}
+
+/**
+ * POST /my/credits/purchase. The test provider completes at once: `{new_balance, transaction}`.
+ * With Stripe a Checkout Session opens (the pack as its line item, the member and pack in its
+ * metadata) and the credits wait for its signed webhook: `{checkout_url}`.
+ */
+export async function purchaseCredits(
+  env: Env,
+  user: { id: string; email: string },
+  packId: string,
+  urls: { success: string; cancel: string },
+): Promise<PurchaseResponse & { payment_id: string }> {
+  const pack = await activePack(env, packId);
+  const provider = paymentProvider(env);
+  const payment: CreditPaymentRow = {
+    id: newId(),
+    user_id: user.id,
+    pack_id: pack.id,
+    credits: pack.credits,
+    amount_cents: pack.price_cents,
+    currency: pack.currency,
+  };
+  let providerRef: string | null = null;
+  let checkoutUrl: string | null = null;
+  if (provider === "stripe") {
+    const session = await createCheckoutSession(env, {
+      mode: "payment",
+      paymentId: payment.id,
+      userId: user.id,
+      email: user.email,
+      line: {
+        name: `${pack.name}: ${pack.credits} credits`,
+        amountCents: pack.price_cents,
+        currency: pack.currency,
+      },
+      metadata: { kind: "credits", pack_id: pack.id },
+      successUrl: urls.success,
+      cancelUrl: urls.cancel,
+    });
+    providerRef = session.id;
+    checkoutUrl = session.url;
+  }
+  await env.DB.prepare(
+    `INSERT INTO payments (id, user_id, kind, pack_id, credits, amount_cents, currency, provider,
+       provider_ref, status, created_at)
+     VALUES (?1, ?2, 'credits', ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9)`,
+  )
+    .bind(
+      payment.id,
+      user.id,
+      pack.id,
+      pack.credits,
+      pack.price_cents,
+      pack.currency,
+      provider,
+      providerRef,
+      nowIso(),
+    )
+    .run();
+  if (checkoutUrl) return { checkout_url: checkoutUrl, payment_id: payment.id };
+
+  const transaction = await applyCreditPayment(env, payment, pack.name);
+  if (!transaction) throw new Error(`test payment ${payment.id} granted nothing`);
+  const { balance } = await creditBalance(env, user.id);
+  return { new_balance: balance, transaction, payment_id: payment.id };
+}
+
+/**
+ * Stripe's checkout.session.completed (mode payment), once its money is in: grants the pack's
+ * credits of the payment the session was opened for. Applied twice, it grants once.
+ */
+export async function completeStripeCreditPayment(
+  env: Env,
+  sessionId: string,
+  paymentId: string | undefined,
+): Promise<void> {
+  const payment = await env.DB.prepare(
+    `SELECT p.id, p.user_id, p.pack_id, p.credits, p.amount_cents, p.currency, k.name AS pack_name
+     FROM payments p JOIN credit_packs k ON k.id = p.pack_id
+     WHERE p.provider = 'stripe' AND p.provider_ref = ?1 AND p.kind = 'credits'`,
+  )
+    .bind(sessionId)
+    .first<CreditPaymentRow & { pack_name: string }>();
+  if (!payment || (paymentId && payment.id !== paymentId)) {
+    console.error(
+      JSON.stringify({ level: "error", message: "unknown checkout session", session: sessionId }),
+    );
+    return;
+  }
+  await applyCreditPayment(env, payment, payment.pack_name);
+}
+
+/** A payment of this member, for a checkout return page (by our id or Stripe's session id). */
+export async function paymentOf(env: Env, userId: string, ref: { id?: string; session?: string }) {
+  if (!ref.id && !ref.session) return null;
+  return env.DB.prepare(
+    `SELECT id, kind, status, credits, pack_id, plan_id, billing_cycle, amount_cents, currency
+     FROM payments WHERE user_id = ?1 AND (id = ?2 OR (provider = 'stripe' AND provider_ref = ?3))`,
+  )
+    .bind(userId, ref.id ?? null, ref.session ?? null)
+    .first<{
+      id: string;
+      kind: "credits" | "subscription";
+      status: "pending" | "completed" | "failed";
+      credits: number | null;
+      pack_id: string | null;
+      plan_id: string | null;
+      billing_cycle: string | null;
+      amount_cents: number;
+      currency: string;
+    }>();
 }

@@ -5,12 +5,14 @@ import {
   type SearchFilters,
   type SearchResponse,
 } from "~/schemas/search";
+import { usesAdvancedFilters } from "~/schemas/subscription";
 import { fieldErrors } from "~/schemas/validation";
 import type { SearchFilterState, SearchRequestBody } from "~/state/search";
 import { searchMembers } from "./discovery.server";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
 import { canonicalLocation } from "./geo.server";
+import { assertSearchFiltersAllowed } from "./subscriptions.server";
 
 /**
  * What the dashboard and the matches page load for their search: suggested members on the page
@@ -102,6 +104,7 @@ export async function searchPageData(
   const filters = parsed.data.filters;
   const request = { keywords: parsed.data.keywords, filters: { ...filters } };
   try {
+    await assertSearchFiltersAllowed(env, me, usesAdvancedFilters(filters));
     return {
       searched,
       request,
@@ -111,7 +114,8 @@ export async function searchPageData(
       ageRange,
     };
   } catch (error) {
-    if (!(error instanceof HttpError) || error.status !== 422) throw error;
+    if (!(error instanceof HttpError) || (error.status !== 422 && error.status !== 403))
+      throw error;
     return {
       searched,
       request,

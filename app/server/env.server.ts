@@ -19,10 +19,14 @@ export interface Env {
   RESEND_API_KEY?: string;
   /** "on" opens /dev/mailbox (set in wrangler.toml's local [vars] only; see devMailboxOpen). */
   DEV_MAILBOX?: string;
+  /** Payments (app/server/payments.server.ts): Stripe when the secret key is set. */
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** Development and tests only: Stripe's API at another address (a local stand-in). */
+  STRIPE_API_BASE?: string;
   RATE_LIMITS: Record<string, string>;
-  /** The presence room's shards, fan-out window and leave grace (app/realtime/presence-shards.ts). */
+  /** The presence room's shards and leave grace (app/realtime/presence-shards.ts). */
   PRESENCE_SHARDS?: string;
-  PRESENCE_FLUSH_MS?: string;
   PRESENCE_GRACE_MS?: string;
 }
 

@@ -6,6 +6,7 @@ import type { Env } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
 import { memberCards, type MemberCard } from "./members.server";
 import { notify } from "./notifications.server";
+import { memberPerks } from "./subscriptions.server";
 import { canSee, visibleTo } from "./visibility.server";
 
 /** Likes a free member may give per UTC day. */
@@ -13,11 +14,10 @@ export const FREE_DAILY_LIKES = 50;
 export const DAILY_LIMIT_MESSAGE = "You have reached your daily like limit.";
 export const CANNOT_LIKE_SELF = "You cannot like yourself.";
 
-/**
- * The daily like limit of one member: the one place a plan with more likes would raise it.
- */
-export async function dailyLikeLimit(_env: Env, _userId: string): Promise<number> {
-  return FREE_DAILY_LIKES;
+/** The daily like limit of one member: their plan's while they are subscribed, else the free one. */
+export async function dailyLikeLimit(env: Env, userId: string, now = Date.now()): Promise<number> {
+  const { dailyLikes } = await memberPerks(env, userId, now);
+  return Math.max(FREE_DAILY_LIKES, dailyLikes ?? 0);
 }
 
 const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
@@ -61,7 +61,7 @@ export async function likeMember(
   }
 
   const day = utcDay(now);
-  const limit = await dailyLikeLimit(env, me);
+  const limit = await dailyLikeLimit(env, me, now);
   // Counts the like before storing it; the conditional upsert never lets the count pass the limit.
   const quota = await env.DB.prepare(
     `INSERT INTO like_quota (user_id, day, count) VALUES (?1, ?2, 1)

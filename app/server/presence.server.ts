@@ -1,12 +1,15 @@
 import { eq } from "drizzle-orm";
 import { presenceConfig, shardName, shardOf } from "~/realtime/presence-shards";
-import { isBlockedEitherWay } from "./blocks.server";
+import { PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
+import { blockedEitherWayStatement, isBlockedEitherWay } from "./blocks.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 
 /**
- * Presence: the global room's shards (docs/decisions/004), what the Worker tells them when a block
- * or a member's privacy changes, and the heartbeat that keeps `last_seen_at` fresh.
+ * Presence: the room's shards (docs/decisions/011), what a socket starts with (blocks and
+ * contacts), what the Worker tells the shards when a block or a member's privacy changes, and
+ * `last_seen_at`: written in bulk by the shards for the members they hold, and by the heartbeat
+ * only for members the shards do not keep fresh.
  */
 
 /** The shard of the presence room that holds a member's sockets. */
@@ -15,6 +18,33 @@ export function presenceShardFor(env: Env, memberId: string) {
   const shard = shardOf(memberId, shards);
   const room = env.PRESENCE_ROOM.get(env.PRESENCE_ROOM.idFromName(shardName(shard, shards)));
   return { shard, room };
+}
+
+/**
+ * What a presence socket starts with: who is on either side of a block with the member, and the
+ * member's contacts (matches and conversation partners, most recent first, at most the watch
+ * limit), the watch set before the page sends its own.
+ */
+export async function presenceConnectInfo(env: Env, userId: string) {
+  // One round trip to D1 for both.
+  const [blocks, contacts] = await env.DB.batch<{ id: string }>([
+    blockedEitherWayStatement(env, userId),
+    env.DB.prepare(
+      `SELECT id FROM (
+         SELECT l.liked_id AS id, max(l.created_at, r.created_at) AS at FROM likes l
+           JOIN likes r ON r.liker_id = l.liked_id AND r.liked_id = l.liker_id
+           WHERE l.liker_id = ?1
+         UNION ALL
+         SELECT CASE WHEN c.user_low = ?1 THEN c.user_high ELSE c.user_low END AS id,
+                m.last_activity_at AS at
+           FROM conversation_members m JOIN conversations c ON c.id = m.conversation_id
+           WHERE m.user_id = ?1
+       ) GROUP BY id ORDER BY max(at) DESC LIMIT ?2`,
+    ).bind(userId, PRESENCE_WATCH_LIMIT),
+  ]);
+  const ids = (rows: { results: { id: string }[] } | undefined) =>
+    (rows?.results ?? []).map((r) => r.id);
+  return { blocks: ids(blocks), contacts: ids(contacts) };
 }
 
 function logFailure(event: string, error: unknown) {
@@ -73,19 +103,61 @@ export async function setPresenceHidden(env: Env, userId: string, hidden: boolea
   }
 }
 
-/** last_seen_at is written at most this often per member. */
-export const HEARTBEAT_WRITE_EVERY_MS = 60_000;
+/**
+ * How often each shard writes last_seen_at for the members it holds (one batch a shard), and how
+ * old a member's last_seen_at must be for that write to touch their row. A member online keeps a
+ * last_seen_at at most about 150 s old, well inside "online now" (ONLINE_WINDOW_MS, 5 min).
+ */
+export const LAST_SEEN_EVERY_MS = 60_000;
+export const LAST_SEEN_REFRESH_MS = 90_000;
+/** Ids per statement of the bulk write (its JSON stays far below D1's statement size). */
+const LAST_SEEN_CHUNK = 1000;
 
 /**
- * POST /me/heartbeat: the member is here. Writes last_seen_at only when it is older than a minute
- * (one conditional UPDATE, so a burst of tabs costs one write). Returns whether it wrote.
+ * Writes last_seen_at for many members in one D1 batch: `[memberId, iso time]` pairs, each row
+ * written only when it is older than LAST_SEEN_REFRESH_MS before its time (so the search index
+ * triggers run rarely). Returns how many rows changed.
+ */
+export async function writeLastSeen(
+  env: Env,
+  seen: [string, string][],
+  now = Date.now(),
+): Promise<number> {
+  if (seen.length === 0) return 0;
+  const stale = nowIso(now - LAST_SEEN_REFRESH_MS);
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < seen.length; i += LAST_SEEN_CHUNK) {
+    statements.push(
+      env.DB.prepare(
+        `UPDATE users SET last_seen_at = json_extract(j.value, '$[1]')
+         FROM json_each(?1) AS j
+         WHERE users.id = json_extract(j.value, '$[0]')
+           AND (users.last_seen_at IS NULL OR users.last_seen_at < ?2)`,
+      ).bind(JSON.stringify(seen.slice(i, i + LAST_SEEN_CHUNK)), stale),
+    );
+  }
+  const results = await env.DB.batch(statements);
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+}
+
+/**
+ * The heartbeat writes only when last_seen_at is older than this: a member with a presence socket
+ * is kept fresher by their shard and costs no write; one without (no websockets) is written at
+ * most every 3 minutes, which with a beat a minute keeps them inside "online now".
+ */
+export const HEARTBEAT_WRITE_AFTER_MS = 180_000;
+
+/**
+ * POST /me/heartbeat: the member is here. One conditional UPDATE by primary key that writes only
+ * when last_seen_at is older than HEARTBEAT_WRITE_AFTER_MS (a burst of tabs costs one write).
+ * Returns whether it wrote.
  */
 export async function recordHeartbeat(env: Env, userId: string, now = Date.now()) {
   const result = await env.DB.prepare(
     `UPDATE users SET last_seen_at = ?2
      WHERE id = ?1 AND (last_seen_at IS NULL OR last_seen_at < ?3)`,
   )
-    .bind(userId, nowIso(now), nowIso(now - HEARTBEAT_WRITE_EVERY_MS))
+    .bind(userId, nowIso(now), nowIso(now - HEARTBEAT_WRITE_AFTER_MS))
     .run();
   return result.meta.changes > 0;
 }

@@ -3,6 +3,7 @@ import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { memberCards, type MemberCard } from "./members.server";
 import { notify } from "./notifications.server";
+import { memberPerks } from "./subscriptions.server";
 import { visibleTo } from "./visibility.server";
 
 export const VIEWERS_PER_PAGE = 20;
@@ -10,7 +11,8 @@ export const VIEWERS_MAX_PER_PAGE = 50;
 
 /**
  * Records that `viewerId` looked at `viewedId`'s profile: one row per viewer, member and UTC day,
- * whose time moves forward on a repeat view. Looking at yourself records nothing. The first view
+ * whose time moves forward on a repeat view. Looking at yourself records nothing, and neither does
+ * a subscriber whose plan browses incognito. The first view
  * of a day notifies the member viewed (a `profile_view` notification).
  */
 export async function recordProfileView(
@@ -20,6 +22,8 @@ export async function recordProfileView(
   now = Date.now(),
 ): Promise<void> {
   if (viewerId === viewedId) return;
+  // Incognito browsing, a subscription perk: the visit leaves no trace.
+  if ((await memberPerks(env, viewerId, now)).incognito) return;
   const viewedAt = nowIso(now);
   const day = viewedAt.slice(0, 10);
   const db = getDb(env.DB);

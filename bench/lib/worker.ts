@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { cp, mkdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,15 +32,24 @@ const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface BenchStateOptions {
+  /** Where the state lives (default bench/.state/<name>/; /dev/shm keeps disk stalls out). */
+  dir?: string;
+  /** The built tree whose Worker runs (default this one; another for a comparison). */
+  root?: string;
+}
+
 /** A benchmark's state under bench/.state/<name>/ (gitignored): D1/R2/DO data, snapshot, config. */
 export class BenchState {
   readonly dir: string;
+  readonly root: string;
   readonly persistDir: string;
   readonly sourceDir: string;
   readonly configPath: string;
 
-  constructor(name: string) {
-    this.dir = path.join(ROOT, "bench", ".state", name);
+  constructor(name: string, options: BenchStateOptions = {}) {
+    this.root = options.root ?? ROOT;
+    this.dir = options.dir ?? path.join(ROOT, "bench", ".state", name);
     this.persistDir = path.join(this.dir, "persist");
     this.sourceDir = path.join(this.dir, "src");
     this.configPath = path.join(this.dir, "wrangler.json");
@@ -48,7 +57,7 @@ export class BenchState {
 
   /** Empties the state and applies the D1 migrations to it. */
   async reset() {
-    if (!existsSync(path.join(ROOT, "build", "server", "index.js"))) {
+    if (!existsSync(path.join(this.root, "build", "server", "index.js"))) {
       throw new Error("The Remix build is missing: run `npm run build` first.");
     }
     await rm(this.dir, { recursive: true, force: true });
@@ -62,7 +71,7 @@ export class BenchState {
       "--persist-to",
       this.persistDir,
       "--config",
-      path.join(ROOT, "wrangler.toml"),
+      path.join(this.root, "wrangler.toml"),
     ]);
   }
 
@@ -92,9 +101,18 @@ export class BenchState {
       try {
         await rm(this.sourceDir, { recursive: true, force: true });
         for (const entry of SNAPSHOT) {
-          await cp(path.join(ROOT, entry), path.join(this.sourceDir, entry), { recursive: true });
+          await cp(path.join(this.root, entry), path.join(this.sourceDir, entry), {
+            recursive: true,
+          });
         }
-        if (existsSync(path.join(this.sourceDir, "build", "server", "index.js"))) break;
+        if (existsSync(path.join(this.sourceDir, "build", "server", "index.js"))) {
+          // Outside the tree (a state dir on tmpfs), the bundler still needs the packages.
+          await symlink(
+            path.join(this.root, "node_modules"),
+            path.join(this.sourceDir, "node_modules"),
+          );
+          break;
+        }
       } catch (error) {
         if (attempt >= 30) throw error;
       }
@@ -102,7 +120,9 @@ export class BenchState {
       if (attempt >= 30) throw new Error("build/ stayed incomplete: run `npm run build` first");
       await sleep(2000);
     }
-    const { rawConfig } = experimental_readRawConfig({ config: path.join(ROOT, "wrangler.toml") });
+    const { rawConfig } = experimental_readRawConfig({
+      config: path.join(this.root, "wrangler.toml"),
+    });
     const config = structuredClone(rawConfig) as C;
     delete config.build;
     delete config.env;
@@ -111,7 +131,7 @@ export class BenchState {
       config.assets.directory = path.resolve(this.sourceDir, config.assets.directory);
     }
     for (const db of config.d1_databases ?? []) {
-      if (db.migrations_dir) db.migrations_dir = path.resolve(ROOT, db.migrations_dir);
+      if (db.migrations_dir) db.migrations_dir = path.resolve(this.root, db.migrations_dir);
     }
     edit?.(config);
     await writeFile(this.configPath, JSON.stringify(config, null, 2));
@@ -216,10 +236,16 @@ export async function startWorker(
   }
 }
 
-/** CPU seconds used so far by this process's descendants whose name starts with `name`. */
-export function cpuSecondsOf(name: string): number {
+interface ProcStat {
+  parent: number;
+  name: string;
+  cpu: number;
+}
+
+/** This process's descendants whose name starts with `name`, with their stat lines. */
+function descendants(name: string): [number, ProcStat][] {
   const ticks = 100; // USER_HZ on Linux
-  const stats = new Map<number, { parent: number; name: string; cpu: number }>();
+  const stats = new Map<number, ProcStat>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -241,9 +267,26 @@ export function cpuSecondsOf(name: string): number {
     }
     return false;
   };
-  let total = 0;
-  for (const [pid, stat] of stats) if (stat.name.startsWith(name) && isMine(pid)) total += stat.cpu;
-  return total;
+  return [...stats].filter(([pid, stat]) => stat.name.startsWith(name) && isMine(pid));
+}
+
+/** CPU seconds used so far by this process's descendants whose name starts with `name`. */
+export function cpuSecondsOf(name: string): number {
+  return descendants(name).reduce((total, [, stat]) => total + stat.cpu, 0);
+}
+
+/** Resident memory (MB) of this process's descendants whose name starts with `name`. */
+export function residentMbOf(name: string): number {
+  let kb = 0;
+  for (const [pid] of descendants(name)) {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (match) kb += Number(match[1]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return kb / 1024;
 }
 
 /** The nearest-rank percentile `p` (0–100) of ascending `sorted` values (NaN when empty). */

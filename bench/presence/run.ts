@@ -1,54 +1,72 @@
 /**
- * bench/presence: the presence room under `wrangler dev`'s runtime with many members online and
- * members coming and going, as docs/decisions/004 reports it.
+ * bench/presence: the presence room with many members online, each page watching the members it
+ * shows, while members come and go and pages change what they show (docs/decisions/011).
  *
  *   npm run build && npx tsx bench/presence/run.ts [options]
  *
- *   --sockets N    members online at once, one socket each (default 1000)
- *   --churn N      members joining per second, and as many leaving (default sockets / 100)
- *   --seconds N    how long the churn is measured (default 30)
- *   --shards N     PRESENCE_SHARDS for this run (default: wrangler.toml's)
- *   --flush-ms N   PRESENCE_FLUSH_MS for this run (default: wrangler.toml's)
- *   --grace-ms N   PRESENCE_GRACE_MS for this run (default: wrangler.toml's)
- *   --json FILE    also write the figures as JSON
- *   --via-dev-proxy  connect through wrangler dev's reload proxy, not straight to the Worker
+ *   --sockets N[,N…]   members online at once, one socket each; several sizes run one after the
+ *                      other (default 1000)
+ *   --churn N          members joining per second, and as many leaving (default sockets / 100)
+ *   --watch-rate N     watch-set changes per second (default sockets / 200)
+ *   --watch-size N     members each page watches (default 50)
+ *   --seconds N        how long the load is measured (default 60)
+ *   --clients N        client processes holding the sockets (default one per 2,500 sockets)
+ *   --compare-ref REF  also run the room of git REF (built from `git archive`, e.g. the commit
+ *                      before the scoped room, for the global design) at the first size, first
+ *   --state-dir DIR    where state lives (default /dev/shm/heartline-bench/presence)
+ *   --json FILE        also write every run's figures as JSON
  *
- * `--shards 1 --flush-ms 0` is the single global room: every join and leave goes to every socket
- * at once.
- *
- * How it runs: fresh local state in bench/.state/presence/ (gitignored), with a snapshot of the
- * sources and the build (so that work in the tree cannot reload the Worker mid-run); the D1
- * migrations; members with verified emails and sessions seeded straight into D1 (no password
- * hashing); the Worker started in workerd as `wrangler dev` runs it (bench/lib/worker.ts),
- * inspector off (DESIGN.md: wrangler's inspector adds tens of milliseconds to Durable Object
- * calls), on 127.0.0.1; one authenticated socket per member from this process, straight to the
- * Worker. After every socket has its `here`, the churn starts: each tick one
+ * How it runs, per size: fresh local state on tmpfs; the D1 migrations; members with verified
+ * emails and sessions written straight into D1 (no password hashing), a third more than are
+ * online so that pages show offline members too; the Worker in workerd as `wrangler dev` runs it
+ * (bench/lib/worker.ts), inspector off, on 127.0.0.1; each online member's socket goes through
+ * the Worker and its session check, from one of several client processes (bench/presence/
+ * client.ts: one Node thread cannot hold 10,000 sockets and their frames without becoming the
+ * bottleneck). A page watches `--watch-size` members: a page of 40 from a list every page draws
+ * from (pages chosen with a Zipf law, so that popular pages overlap, as search results do) and 10
+ * contacts of its own. After every socket has its `here`, for `--seconds`: each churn tick one
  * random member closes their socket (they leave after the grace period) and a member who is not
- * online opens one.
+ * online opens one and sends their watch; each watch tick one random page shows another page.
  *
  * Reported:
- * - join → joining: from the moment a member's socket starts connecting to the moment each other
- *   socket hears that they joined (single `joining` frames and `presence` batches alike), p50/p99
- *   over every (join, listener) pair, and p50/p99 of the time until the last listener heard it;
- * - frames/s: frames received by all sockets per second, and member events (joins and leaves,
- *   batched or not) per second;
- * - CPU: the workerd process (the Worker and every room) and this client, as a share of one core.
+ * - join → joining: from the moment a member's socket starts connecting to the moment each socket
+ *   that watches them (and had its `here` for that set before) hears that they joined, p50/p99
+ *   over every (join, watcher) pair, and the p99 of the time until the last watcher heard it;
+ * - joins never heard: (join, watcher) pairs still missing 15 s after the load stopped (a watcher
+ *   that closes or stops watching first is not counted);
+ * - watch → here: from sending a new watch set to its `here`;
+ * - frames/s received by all sockets; workerd CPU (the Worker, D1 and every room) as a share of
+ *   one core and per 1,000 frames; workerd's resident memory at the end; the clients' CPU.
+ *
+ * With `--compare-ref`, a room that speaks the earlier global protocol (no `watch`: every socket
+ * hears every change) is measured with the same pages: latencies are taken at the same watchers.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { BenchState, cpuSecondsOf, percentile, startWorker } from "../lib/worker";
+import {
+  BenchState,
+  cpuSecondsOf,
+  percentile,
+  residentMbOf,
+  ROOT,
+  startWorker,
+} from "../lib/worker";
+import type { Command, Event, Protocol, Report } from "./client";
 
 interface Options {
-  sockets: number;
-  churn: number;
+  sizes: number[];
+  churn?: number;
+  watchRate?: number;
+  watchSize: number;
   seconds: number;
-  shards?: number;
-  flushMs?: number;
-  graceMs?: number;
-  viaDevProxy: boolean;
+  clients?: number;
+  compareRef?: string;
+  stateDir: string;
   json?: string;
 }
 
@@ -64,36 +82,56 @@ function parseArgs(argv: string[]): Options {
     if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number`);
     return n;
   };
-  const sockets = num("sockets") ?? 1000;
   return {
-    sockets,
-    churn: num("churn") ?? Math.max(1, Math.round(sockets / 100)),
-    seconds: num("seconds") ?? 30,
-    shards: num("shards"),
-    flushMs: num("flush-ms"),
-    graceMs: num("grace-ms"),
-    viaDevProxy: argv.includes("--via-dev-proxy"),
+    sizes: (value("sockets") ?? "1000").split(",").map(Number),
+    churn: num("churn"),
+    watchRate: num("watch-rate"),
+    watchSize: num("watch-size") ?? 50,
+    seconds: num("seconds") ?? 60,
+    clients: num("clients"),
+    compareRef: value("compare-ref"),
+    stateDir: value("state-dir") ?? "/dev/shm/heartline-bench/presence",
     json: value("json"),
   };
 }
 
-const state = new BenchState("presence");
 const SESSION_COOKIE = "heartline_session";
-
+const PAGE_SIZE = 40;
+const CONTACTS = 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
+const now = () => performance.timeOrigin + performance.now();
+
+/** A small seeded generator, so that every design sees the same pages. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 interface Member {
+  i: number;
   id: string;
   cookie: string;
+  client: number;
+  contacts: string[];
   online: boolean;
-  /** Not reused before this time (its leave must have gone out first). */
+  ready: boolean;
+  /** A watch change sent and not answered yet. */
+  pending: boolean;
+  watch: Set<string>;
+  watchSentAt: number;
   restUntil: number;
 }
 
 /** Members with verified emails and long sessions, written straight into D1. */
-async function seed(count: number): Promise<Member[]> {
-  const now = new Date().toISOString();
+async function seed(state: BenchState, count: number, random: () => number): Promise<Member[]> {
+  const stamp = new Date().toISOString();
   const expires = new Date(Date.now() + 30 * 86_400_000).toISOString();
   const members: Member[] = [];
   const lines: string[] = [];
@@ -102,310 +140,411 @@ async function seed(count: number): Promise<Member[]> {
     const token = randomBytes(32).toString("base64url");
     const hash = createHash("sha256").update(token).digest("hex");
     lines.push(
-      `INSERT INTO users (id, username, email, password_hash, email_verified_at) VALUES ('${id}', 'bench_${i}', 'bench${i}@bench.test', 'unused', '${now}');`,
-      `INSERT INTO sessions (id_hash, user_id, remember, created_at, last_active_at, expires_at, password_confirmed_at) VALUES ('${hash}', '${id}', 1, '${now}', '${now}', '${expires}', '${now}');`,
+      `INSERT INTO users (id, username, email, password_hash, email_verified_at) VALUES ('${id}', 'bench_${i}', 'bench${i}@bench.test', 'unused', '${stamp}');`,
+      `INSERT INTO sessions (id_hash, user_id, remember, created_at, last_active_at, expires_at, password_confirmed_at) VALUES ('${hash}', '${id}', 1, '${stamp}', '${stamp}', '${expires}', '${stamp}');`,
     );
-    members.push({ id, cookie: `${SESSION_COOKIE}=${token}`, online: false, restUntil: 0 });
+    members.push({
+      i,
+      id,
+      cookie: `${SESSION_COOKIE}=${token}`,
+      client: 0,
+      contacts: [],
+      online: false,
+      ready: false,
+      pending: false,
+      watch: new Set(),
+      watchSentAt: 0,
+      restUntil: 0,
+    });
+  }
+  for (const m of members) {
+    for (let k = 0; k < CONTACTS; k++) {
+      const other = members[Math.floor(random() * count)]!;
+      if (other !== m) m.contacts.push(other.id);
+    }
   }
   await state.executeSql("seed.sql", lines);
   return members;
 }
 
-interface Join {
-  started: number;
-  expected: Set<BenchSocket>;
-  heardBy: number;
-  lastHeard: number;
-}
-
-class Stats {
-  measuring = false;
-  frames = 0;
-  events = 0;
-  latencies: number[] = [];
-  completions: number[] = [];
-  connectTimes: number[] = [];
-  joins = new Map<string, Join>();
-  incomplete = 0;
-  /** Sockets the server closed (code and reason). */
-  dropped: string[] = [];
-}
-
-class BenchSocket {
-  ws!: WebSocket;
-  hereAt = 0;
-  closing = false;
-
-  constructor(
-    readonly member: Member,
-    private readonly stats: Stats,
-    private readonly sockets: Set<BenchSocket>,
-  ) {}
-
-  open(url: string): Promise<void> {
-    const started = performance.now();
-    const { stats } = this;
-    if (stats.measuring) {
-      stats.joins.set(this.member.id, {
-        started,
-        expected: new Set([...this.sockets]),
-        heardBy: 0,
-        lastHeard: started,
-      });
+/** Pages of PAGE_SIZE members from one shuffled list, drawn with a Zipf law (exponent 1). */
+function pages(members: Member[], random: () => number) {
+  const order = members.map((m) => m.id);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const count = Math.floor(order.length / PAGE_SIZE);
+  const cdf: number[] = [];
+  let sum = 0;
+  for (let p = 1; p <= count; p++) cdf.push((sum += 1 / p));
+  return (): string[] => {
+    const x = random() * sum;
+    let lo = 0;
+    let hi = cdf.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! < x) lo = mid + 1;
+      else hi = mid;
     }
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { headers: { Cookie: this.member.cookie } } as never);
-      this.ws = ws;
-      ws.addEventListener("open", () => {
-        if (stats.measuring) stats.connectTimes.push(performance.now() - started);
-      });
-      ws.addEventListener("message", (event) => this.onFrame(String(event.data), resolve));
-      ws.addEventListener("error", () => reject(new Error(`socket of ${this.member.id} failed`)));
-      ws.addEventListener("close", (event) => {
-        if (this.closing) return;
-        stats.dropped.push(`${event.code} ${event.reason}`.trim());
-        this.close();
-      });
+    return order.slice(lo * PAGE_SIZE, lo * PAGE_SIZE + PAGE_SIZE);
+  };
+}
+
+interface Join {
+  member: Member;
+  t0: number | null;
+  expected: Set<number>;
+  heard: number[];
+}
+
+interface Design {
+  label: string;
+  root: string;
+  protocol: Protocol;
+}
+
+/** Builds git `ref` into a directory on tmpfs (once per commit) and says which protocol it speaks. */
+async function buildRef(ref: string, base: string): Promise<Design> {
+  const sha = execFileSync("git", ["rev-parse", ref], { cwd: ROOT }).toString().trim();
+  const dir = path.join(base, `tree-${sha.slice(0, 10)}`);
+  if (!existsSync(path.join(dir, "build", "server", "index.js"))) {
+    log(`building ${ref} (${sha.slice(0, 10)}) in ${dir}`);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    execFileSync("sh", ["-c", `git archive ${sha} | tar -x -C ${JSON.stringify(dir)}`], {
+      cwd: ROOT,
+    });
+    await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn("npm", ["run", "build"], { cwd: dir, stdio: "ignore" });
+      child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`build: ${code}`))));
     });
   }
+  const frames = await readFile(path.join(dir, "app", "realtime", "presence.ts"), "utf8");
+  const scoped = frames.includes('z.literal("watch")');
+  return {
+    label: `${ref} (${scoped ? "scoped" : "global"})`,
+    root: dir,
+    protocol: scoped ? "scoped" : "global",
+  };
+}
 
-  private onFrame(raw: string, ready: () => void) {
-    const stats = this.stats;
-    if (stats.measuring) stats.frames += 1;
-    const frame = JSON.parse(raw) as {
-      type: string;
-      user_id?: string;
-      joining?: string[];
-      leaving?: string[];
+async function runOnce(options: Options, design: Design, sockets: number) {
+  const churn = options.churn ?? Math.max(1, Math.round(sockets / 100));
+  const watchRate = options.watchRate ?? Math.max(1, Math.round(sockets / 200));
+  const clientCount = options.clients ?? Math.max(1, Math.ceil(sockets / 2500));
+  const stateDir = path.join(options.stateDir, `run-${sockets}`);
+  const state = new BenchState("presence", { dir: stateDir, root: design.root });
+  const random = rng(sockets);
+  const spare = Math.ceil(churn * 25) + 50;
+  const total = sockets + spare + Math.ceil(sockets / 3);
+  log(
+    `${design.label}: ${sockets} sockets (${clientCount} client processes), churn ${churn} + ${churn}/s, ` +
+      `${watchRate} watch changes/s, ${options.watchSize} watched each, ${options.seconds} s`,
+  );
+
+  await state.reset();
+  const members = await seed(state, total, random);
+  const nextPage = pages(members, random);
+  const config = await state.prepareWorker();
+  const vars = config.vars ?? {};
+  const graceMs = Number(vars.PRESENCE_GRACE_MS ?? 5000);
+  const workerVars: Record<string, string> = { APP_ENV: "development" };
+  for (const [k, v] of Object.entries(vars)) {
+    if (k.startsWith("PRESENCE_")) workerVars[k] = String(v);
+  }
+  const worker = await startWorker(state, { vars: workerVars });
+  const wsUrl = `${worker.url.replace(/^http/, "ws")}/ws/presence`;
+
+  const clients: ChildProcess[] = [];
+  const clientStats: { cpuSeconds: number }[] = [];
+  const joins = new Map<string, Join>();
+  const done: Join[] = [];
+  const watchLatencies: number[] = [];
+  const drops: string[] = [];
+  const failures: string[] = [];
+  let frames = 0;
+  let measuring = false;
+  /** Current watchers (ready, not changing their set) of each member, by member index. */
+  const watchers = new Map<string, Set<number>>();
+
+  const setWatch = (m: Member, ids: Iterable<string>) => {
+    for (const id of m.watch) watchers.get(id)?.delete(m.i);
+    m.watch = new Set(ids);
+    m.watch.delete(m.id);
+  };
+  const listen = (m: Member) => {
+    for (const id of m.watch) {
+      let set = watchers.get(id);
+      if (!set) watchers.set(id, (set = new Set()));
+      set.add(m.i);
+    }
+  };
+  const unlisten = (m: Member) => {
+    for (const id of m.watch) watchers.get(id)?.delete(m.i);
+  };
+  const heardBy = (join: Join, i: number, at: number) => {
+    if (!join.expected.delete(i)) return;
+    join.heard.push(at);
+    if (join.expected.size === 0) {
+      joins.delete(join.member.id);
+      done.push(join);
+    }
+  };
+  const stopExpecting = (i: number, unless?: Set<string>) => {
+    for (const join of [...joins.values()]) {
+      if (unless?.has(join.member.id)) continue;
+      if (join.expected.delete(i) && join.expected.size === 0) {
+        joins.delete(join.member.id);
+        done.push(join);
+      }
+    }
+  };
+
+  const onEvent = (e: Event) => {
+    const m = members[e[1]]!;
+    switch (e[0]) {
+      case "open": {
+        const join = joins.get(m.id);
+        if (join && join.t0 === null) join.t0 = e[2];
+        break;
+      }
+      case "ready":
+        m.ready = true;
+        listen(m);
+        break;
+      case "here": {
+        m.pending = false;
+        if (measuring) watchLatencies.push(e[2] - m.watchSentAt);
+        for (const id of e[3]) {
+          const join = joins.get(id);
+          if (join) heardBy(join, m.i, e[2]);
+        }
+        listen(m);
+        break;
+      }
+      case "j": {
+        const join = joins.get(e[2]);
+        if (join) heardBy(join, m.i, e[3]);
+        break;
+      }
+      case "drop":
+        drops.push(e[2]);
+        if (m.online) close(m);
+        break;
+      case "fail":
+        failures.push(e[2]);
+        break;
+    }
+  };
+
+  const send = (m: Member, command: Command) => clients[m.client]!.send(command);
+  const open = (m: Member) => {
+    m.online = true;
+    m.ready = false;
+    m.pending = false;
+    setWatch(m, [...nextPage().slice(0, options.watchSize - CONTACTS), ...m.contacts]);
+    send(m, { t: "open", i: m.i, id: m.id, cookie: m.cookie, watch: [...m.watch] });
+  };
+  const close = (m: Member) => {
+    unlisten(m);
+    m.online = false;
+    m.ready = false;
+    // Not back before their leave went out (a return within the grace period is no join),
+    // with room for alarms that run late on a busy machine.
+    m.restUntil = Date.now() + graceMs + 10_000;
+    stopExpecting(m.i);
+    send(m, { t: "close", i: m.i });
+  };
+
+  try {
+    for (let c = 0; c < clientCount; c++) {
+      const child = fork(fileURLToPath(new URL("./client.ts", import.meta.url)), [], {
+        execArgv: ["--experimental-websocket", "--no-warnings", "--import", "tsx"],
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
+      child.on("message", (r: Report) => {
+        if (r.t === "events") {
+          if (measuring) frames += r.frames;
+          for (const e of r.events) onEvent(e);
+        } else clientStats.push({ cpuSeconds: r.cpuSeconds });
+      });
+      child.send({ t: "init", url: wsUrl, protocol: design.protocol } satisfies Command);
+      clients.push(child);
+    }
+    members.forEach((m, i) => (m.client = i % clientCount));
+
+    const connectStarted = performance.now();
+    const connectCpuBefore = cpuSecondsOf("workerd");
+    const pool = members.slice(0, sockets);
+    let next = 0;
+    while (pool.some((m) => !m.ready)) {
+      const inFlight = pool.filter((m) => m.online && !m.ready).length;
+      for (let k = inFlight; k < 64 && next < pool.length; k++) open(pool[next++]!);
+      await sleep(20);
+      if (performance.now() - connectStarted > 15 * 60_000) throw new Error("connect timeout");
+    }
+    const connectCpu = cpuSecondsOf("workerd") - connectCpuBefore;
+    log(
+      `${sockets} sockets connected and watching in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s, ` +
+        `${((connectCpu * 1000) / sockets).toFixed(2)} ms of workerd CPU each`,
+    );
+    await sleep(3000);
+
+    const loadBefore = loadavg()[0]!;
+    const cpuBefore = cpuSecondsOf("workerd");
+    for (const c of clients) c.send({ t: "measure", on: true } satisfies Command);
+    measuring = true;
+    const started = performance.now();
+    const churnMs = 1000 / churn;
+    const watchMs = 1000 / watchRate;
+    let churnTicks = 0;
+    let watchTicks = 0;
+    let starved = 0;
+    while (performance.now() - started < options.seconds * 1000) {
+      const nextChurn = started + churnTicks * churnMs;
+      const nextWatch = started + watchTicks * watchMs;
+      const due = Math.min(nextChurn, nextWatch);
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const online = members.filter((m) => m.online && m.ready && !m.pending);
+      if (nextChurn <= nextWatch) {
+        churnTicks += 1;
+        const leaving = online[Math.floor(Math.random() * online.length)];
+        if (leaving) close(leaving);
+        const candidates = members.filter((m) => !m.online && m.restUntil <= Date.now());
+        const joining = candidates[Math.floor(Math.random() * candidates.length)];
+        if (!joining) {
+          starved += 1;
+          continue;
+        }
+        const expected = new Set(watchers.get(joining.id) ?? []);
+        joins.set(joining.id, { member: joining, t0: null, expected, heard: [] });
+        if (expected.size === 0) {
+          joins.delete(joining.id);
+        }
+        open(joining);
+      } else {
+        watchTicks += 1;
+        const page = online[Math.floor(Math.random() * online.length)];
+        if (!page) continue;
+        unlisten(page);
+        const ids = [...nextPage().slice(0, options.watchSize - CONTACTS), ...page.contacts];
+        setWatch(page, ids);
+        // A watcher that stops watching a member before hearing them is not owed that join.
+        stopExpecting(page.i, page.watch);
+        page.pending = true;
+        page.watchSentAt = now();
+        send(page, { t: "watch", i: page.i, ids: [...page.watch] });
+      }
+    }
+    const elapsed = (performance.now() - started) / 1000;
+    for (const c of clients) c.send({ t: "measure", on: false } satisfies Command);
+    await sleep(150);
+    measuring = false;
+    const cpuSeconds = cpuSecondsOf("workerd") - cpuBefore;
+    const loadAfter = loadavg()[0]!;
+    const rss = residentMbOf("workerd");
+
+    const settleUntil = Date.now() + 15_000;
+    while (Date.now() < settleUntil && joins.size > 0) await sleep(200);
+    let missed = 0;
+    for (const join of joins.values()) {
+      missed += join.expected.size;
+      done.push(join);
+    }
+    for (const c of clients) c.send({ t: "stats" } satisfies Command);
+    const statsUntil = Date.now() + 5000;
+    while (clientStats.length < clients.length && Date.now() < statsUntil) await sleep(50);
+
+    const latencies: number[] = [];
+    const completions: number[] = [];
+    for (const join of done) {
+      if (join.t0 === null || join.heard.length === 0) continue;
+      for (const at of join.heard) latencies.push(at - join.t0);
+      completions.push(Math.max(...join.heard) - join.t0);
+    }
+    latencies.sort((a, b) => a - b);
+    completions.sort((a, b) => a - b);
+    watchLatencies.sort((a, b) => a - b);
+    const clientCpu = clientStats.reduce((n, s) => n + s.cpuSeconds, 0);
+    const fixed = (n: number, d = 1) => Number(n.toFixed(d));
+    const result = {
+      design: design.label,
+      sockets,
+      churn_per_s: churn,
+      watch_changes_per_s: watchRate,
+      watch_size: options.watchSize,
+      seconds: fixed(elapsed),
+      client_processes: clientCount,
+      joins: churnTicks - starved,
+      join_to_joining_ms: {
+        p50: fixed(percentile(latencies, 50)),
+        p99: fixed(percentile(latencies, 99)),
+        samples: latencies.length,
+      },
+      heard_by_all_p99_ms: fixed(percentile(completions, 99)),
+      watch_to_here_ms: {
+        p50: fixed(percentile(watchLatencies, 50)),
+        p99: fixed(percentile(watchLatencies, 99)),
+        samples: watchLatencies.length,
+      },
+      joins_never_heard: missed,
+      frames_per_s: Math.round(frames / elapsed),
+      workerd_cpu: fixed(cpuSeconds / elapsed, 2),
+      workerd_cpu_ms_per_1000_frames: fixed((cpuSeconds * 1e6) / Math.max(1, frames)),
+      workerd_cpu_ms_per_connect: fixed((connectCpu * 1000) / sockets, 2),
+      workerd_rss_mb: Math.round(rss),
+      client_cpu_seconds_total: fixed(clientCpu),
+      load_average: [fixed(loadBefore), fixed(loadAfter)],
+      cores: cpus().length,
+      dropped_sockets: drops.length,
+      failures: failures.length + starved,
     };
-    if (frame.type === "here") {
-      this.hereAt = performance.now();
-      this.sockets.add(this);
-      ready();
-      return;
-    }
-    const joined =
-      frame.type === "joining" ? [frame.user_id!] : frame.type === "presence" ? frame.joining! : [];
-    const left =
-      frame.type === "leaving" ? [frame.user_id!] : frame.type === "presence" ? frame.leaving! : [];
-    if (stats.measuring) stats.events += joined.length + left.length;
-    const now = performance.now();
-    for (const id of joined) {
-      const join = stats.joins.get(id);
-      if (!join || !join.expected.delete(this)) continue;
-      stats.latencies.push(now - join.started);
-      join.heardBy += 1;
-      join.lastHeard = now;
-      if (join.expected.size === 0) {
-        stats.completions.push(now - join.started);
-        stats.joins.delete(id);
-      }
-    }
+    console.log(JSON.stringify(result));
+    return result;
+  } finally {
+    for (const c of clients) c.send({ t: "exit" } satisfies Command);
+    await sleep(400);
+    for (const c of clients) c.kill();
+    await worker.dispose();
+    await rm(stateDir, { recursive: true, force: true });
   }
+}
 
-  close() {
-    this.closing = true;
-    this.sockets.delete(this);
-    for (const [id, join] of this.stats.joins) {
-      if (join.expected.delete(this) && join.expected.size === 0) {
-        this.stats.completions.push(join.lastHeard - join.started);
-        this.stats.joins.delete(id);
-      }
-    }
-    try {
-      this.ws.close(1000, "bench");
-    } catch {
-      // Already closed.
-    }
+type Result = Awaited<ReturnType<typeof runOnce>>;
+
+function table(results: Result[]): string {
+  const rows = [
+    "| design | sockets | joins + leaves /s | watch changes /s | join → joining p50 / p99 | heard by all p99 | watch → here p50 / p99 | joins never heard | frames/s | workerd CPU | CPU per 1,000 frames | workerd memory | load avg |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  ];
+  for (const r of results) {
+    rows.push(
+      `| ${r.design} | ${r.sockets.toLocaleString("en")} | ${r.churn_per_s} + ${r.churn_per_s} | ${r.watch_changes_per_s} | ` +
+        `${r.join_to_joining_ms.p50} / ${r.join_to_joining_ms.p99} ms | ${r.heard_by_all_p99_ms} ms | ` +
+        `${r.watch_to_here_ms.p50} / ${r.watch_to_here_ms.p99} ms | ${r.joins_never_heard} | ` +
+        `${r.frames_per_s.toLocaleString("en")} | ${r.workerd_cpu} core | ${r.workerd_cpu_ms_per_1000_frames} ms | ` +
+        `${r.workerd_rss_mb} MB | ${r.load_average[0]} → ${r.load_average[1]} |`,
+    );
   }
+  return rows.join("\n");
 }
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const spare = Math.ceil(options.churn * 25) + 50;
-  log(
-    `sockets ${options.sockets}, churn ${options.churn} joins/s + ${options.churn} leaves/s, ` +
-      `${options.seconds} s measured`,
-  );
-
-  await state.reset();
-  const members = await seed(options.sockets + spare);
-  const config = await state.prepareWorker();
-  const vars = config.vars ?? {};
-  const shards = options.shards ?? Number(vars.PRESENCE_SHARDS ?? 1);
-  const flushMs = options.flushMs ?? Number(vars.PRESENCE_FLUSH_MS ?? 0);
-  const graceMs = options.graceMs ?? Number(vars.PRESENCE_GRACE_MS ?? 5000);
-  log(`room: ${shards} shard(s), fan-out window ${flushMs} ms, leave grace ${graceMs} ms`);
-
-  const worker = await startWorker(state, {
-    vars: {
-      APP_ENV: "development",
-      PRESENCE_SHARDS: String(shards),
-      PRESENCE_FLUSH_MS: String(flushMs),
-      PRESENCE_GRACE_MS: String(graceMs),
-    },
-    viaDevProxy: options.viaDevProxy,
-  });
-
-  const stats = new Stats();
-  const sockets = new Set<BenchSocket>();
-  try {
-    const base = worker.url;
-    const wsUrl = `${base.replace(/^http/, "ws")}/ws/presence`;
-    log(`Worker on ${base}, ${worker.route}; connecting ${options.sockets} sockets`);
-
-    const connectStarted = performance.now();
-    const pool = members.slice(0, options.sockets);
-    for (let i = 0; i < pool.length; i += 25) {
-      await Promise.all(
-        pool.slice(i, i + 25).map(async (member) => {
-          member.online = true;
-          await new BenchSocket(member, stats, sockets).open(wsUrl);
-        }),
-      );
-    }
-    log(
-      `${sockets.size} sockets connected in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s`,
-    );
-    await sleep(Math.max(2000, flushMs * 4));
-
-    const loadBefore = loadavg()[0]!;
-    const cpuBefore = cpuSecondsOf("workerd");
-    const clientBefore = process.cpuUsage();
-    const started = performance.now();
-    stats.measuring = true;
-    const tickMs = 1000 / options.churn;
-    let ticks = 0;
-    const failures: string[] = [];
-    while (performance.now() - started < options.seconds * 1000) {
-      const due = started + ticks * tickMs;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      ticks += 1;
-      const online = [...sockets];
-      const leaving = online[Math.floor(Math.random() * online.length)];
-      if (leaving) {
-        leaving.member.online = false;
-        leaving.member.restUntil = Date.now() + graceMs + 3000;
-        leaving.close();
-      }
-      const next = members.find((m) => !m.online && m.restUntil <= Date.now());
-      if (!next) {
-        failures.push("no member left to join: raise the spare pool");
-        continue;
-      }
-      next.online = true;
-      new BenchSocket(next, stats, sockets).open(wsUrl).catch((error: unknown) => {
-        failures.push(String(error));
-      });
-    }
-    const elapsed = (performance.now() - started) / 1000;
-    stats.measuring = false;
-    const cpuSeconds = cpuSecondsOf("workerd") - cpuBefore;
-    const cpu = cpuSeconds / elapsed;
-    const loadAfter = loadavg()[0]!;
-    const client = process.cpuUsage(clientBefore);
-    const clientCpu = (client.user + client.system) / 1e6 / elapsed;
-    // Listeners still owed a join after the window: give them time, then count what is missing.
-    const settleUntil = Date.now() + 30_000;
-    while (Date.now() < settleUntil && [...stats.joins.values()].some((j) => j.expected.size > 0)) {
-      await sleep(200);
-    }
-    for (const join of stats.joins.values()) stats.incomplete += join.expected.size;
-
-    const latencies = [...stats.latencies].sort((a, b) => a - b);
-    const completions = [...stats.completions].sort((a, b) => a - b);
-    const connects = [...stats.connectTimes].sort((a, b) => a - b);
-    const result = {
-      sockets: options.sockets,
-      churn_per_s: options.churn,
-      seconds: Number(elapsed.toFixed(1)),
-      shards,
-      flush_ms: flushMs,
-      grace_ms: graceMs,
-      joins: ticks,
-      join_to_joining_ms: {
-        p50: Number(percentile(latencies, 50).toFixed(1)),
-        p99: Number(percentile(latencies, 99).toFixed(1)),
-        samples: latencies.length,
-      },
-      join_heard_by_all_ms: {
-        p50: Number(percentile(completions, 50).toFixed(1)),
-        p99: Number(percentile(completions, 99).toFixed(1)),
-      },
-      connect_ms: {
-        p50: Number(percentile(connects, 50).toFixed(1)),
-        p99: Number(percentile(connects, 99).toFixed(1)),
-      },
-      frames_per_s: Math.round(stats.frames / elapsed),
-      events_per_s: Math.round(stats.events / elapsed),
-      missed_deliveries: stats.incomplete,
-      workerd_cpu: Number(cpu.toFixed(2)),
-      workerd_cpu_ms_per_1000_frames: Number(
-        ((cpuSeconds * 1e6) / Math.max(1, stats.frames)).toFixed(1),
-      ),
-      workerd_cpu_ms_per_1000_events: Number(
-        ((cpuSeconds * 1e6) / Math.max(1, stats.events)).toFixed(1),
-      ),
-      load_average: [Number(loadBefore.toFixed(1)), Number(loadAfter.toFixed(1))],
-      cores: cpus().length,
-      client_cpu: Number(clientCpu.toFixed(2)),
-      failures: failures.length,
-      dropped_sockets: stats.dropped.length,
-    };
-    console.log("");
-    console.log(
-      `join → joining     p50 ${result.join_to_joining_ms.p50} ms   p99 ${result.join_to_joining_ms.p99} ms   (${latencies.length} deliveries)`,
-    );
-    console.log(
-      `heard by everyone  p50 ${result.join_heard_by_all_ms.p50} ms   p99 ${result.join_heard_by_all_ms.p99} ms`,
-    );
-    console.log(
-      `socket connect     p50 ${result.connect_ms.p50} ms   p99 ${result.connect_ms.p99} ms`,
-    );
-    console.log(
-      `frames/s           ${result.frames_per_s}   (member events/s ${result.events_per_s})`,
-    );
-    console.log(
-      `CPU (1 = one core) workerd ${result.workerd_cpu}   bench client ${result.client_cpu}`,
-    );
-    console.log(
-      `workerd CPU        ${result.workerd_cpu_ms_per_1000_frames} ms per 1,000 frames, ` +
-        `${result.workerd_cpu_ms_per_1000_events} ms per 1,000 member events`,
-    );
-    console.log(
-      `machine            ${result.cores} cores, load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`,
-    );
-    console.log(
-      `missed deliveries  ${result.missed_deliveries}   failures ${result.failures}   ` +
-        `sockets dropped by the server ${result.dropped_sockets}`,
-    );
-    if (stats.dropped.length)
-      console.log(`  e.g. ${[...new Set(stats.dropped)].slice(0, 3).join(", ")}`);
-    console.log(JSON.stringify(result));
-    if (failures.length) console.log(failures.slice(0, 5).join("\n"));
-    if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
-  } finally {
-    for (const socket of [...sockets]) socket.close();
-    await sleep(200);
-    await worker.dispose();
+  await mkdir(options.stateDir, { recursive: true });
+  const results: Result[] = [];
+  const here: Design = { label: "this tree (scoped)", root: ROOT, protocol: "scoped" };
+  if (options.compareRef) {
+    const other = await buildRef(options.compareRef, options.stateDir);
+    results.push(await runOnce(options, other, options.sizes[0]!));
   }
+  for (const size of options.sizes) results.push(await runOnce(options, here, size));
+  console.log("");
+  console.log(table(results));
+  if (options.json) await writeFile(options.json, `${JSON.stringify(results, null, 2)}\n`);
 }
 
-// Node 20 has a WebSocket client (with request headers) behind a flag: run again with it.
-if (typeof WebSocket === "undefined") {
-  const child = spawn(
-    process.execPath,
-    [
-      "--experimental-websocket",
-      "--import",
-      "tsx",
-      fileURLToPath(import.meta.url),
-      ...process.argv.slice(2),
-    ],
-    { stdio: "inherit" },
-  );
-  child.on("exit", (code) => process.exit(code ?? 1));
-} else {
-  await main();
-}
+await main();

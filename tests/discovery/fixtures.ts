@@ -112,13 +112,22 @@ export async function searcher({
   age = 30,
   ageMin = 18,
   ageMax = 100,
-}: { age?: number; ageMin?: number; ageMax?: number } = {}) {
+  subscribed = true,
+}: { age?: number; ageMin?: number; ageMax?: number; subscribed?: boolean } = {}) {
   const member = await verifiedMember();
   await env.DB.prepare(
     "UPDATE profiles SET date_of_birth = ?1, age_min = ?2, age_max = ?3 WHERE user_id = ?4",
   )
     .bind(bornYearsAgo(age, 10), ageMin, ageMax, member.id)
     .run();
+  // The advanced filters (interests, online now, with a photo) are a subscription perk.
+  if (subscribed) {
+    const res = await member.client.json("POST", "/my/subscription", {
+      plan_id: "plus",
+      billing_cycle: "monthly",
+    });
+    if (res.status !== 201) throw new Error(`subscribe failed: ${res.status}`);
+  }
   return member;
 }
 

@@ -119,6 +119,10 @@ describe("discovery in Chromium", () => {
 
     const { member, page } = await registerVerifiedMember(browser, "seeker");
     await admirer.expect("POST", "/my/likes", 201, { user_id: await idOf(page, member.username) });
+    // The interests filter is a subscription perk.
+    await visit(page, "/my/subscription");
+    await page.getByRole("button", { name: "Subscribe to Plus, monthly, $9.99" }).click();
+    await waitForPath(page, "/my/subscription/success");
 
     // Search with a filter.
     await visit(page, "/my/matches");

@@ -1,6 +1,7 @@
 /**
- * Presence and live notifications in Chromium: two members; one goes away and comes back online
- * and the other, looking at their profile, sees the online dot go and come back without reloading;
+ * Presence and live notifications in Chromium: two members; the dashboard says how many members
+ * are online; one goes away and comes back online and the other, looking at their profile (which
+ * watches that member), sees the online dot go and come back without reloading;
  * a profile view and a like then reach the first member live, as a toast and an unread count in
  * the header, and the notifications page lists them and marks them read.
  */
@@ -73,6 +74,12 @@ describe("presence and live notifications in Chromium", () => {
     // Bob closes his last tab: after the grace period he is gone from the room.
     const bobContext = bob.context();
     await bob.close();
+
+    // The dashboard says how many members are online (the room's count, Alice included).
+    await visit(alice, "/dashboard");
+    await expect
+      .poll(() => alice.getByTestId("online-count").innerText(), { timeout: PRESENCE_TIMEOUT_MS })
+      .toMatch(/^[\d,]+ members? online$/);
 
     await visit(alice, `/members/${bobMember.username}`);
     const bobsBadge = alice.locator(".profile-summary-head .presence");

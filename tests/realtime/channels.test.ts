@@ -4,6 +4,7 @@ import { publishToMember } from "~/server/member-channel.server";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { openSocket } from "../helpers/sockets";
+import { watch } from "./presence-helpers";
 
 describe("websocket upgrades", () => {
   it("refuses a visitor (401), an unverified member (403) and a cross-site origin (403)", async () => {
@@ -49,9 +50,10 @@ describe("the presence room", () => {
     const bob = await verifiedMember();
     const a = (await openSocket(alice.client, "/ws/presence")).socket!;
     await a.next((f) => f.type === "here");
+    expect(await watch(a, [bob.id])).toEqual([]);
     const b1 = (await openSocket(bob.client, "/ws/presence")).socket!;
-    const here = await b1.next((f) => f.type === "here");
-    expect(here.users).toContain(alice.id);
+    await b1.next((f) => f.type === "here");
+    expect(await watch(b1, [alice.id])).toEqual([alice.id]);
     await a.next((f) => f.type === "joining" && f.user_id === bob.id);
     const b2 = (await openSocket(bob.client, "/ws/presence")).socket!;
     await b2.next((f) => f.type === "here");

@@ -13,10 +13,6 @@ export function onlineOf(socket: TestSocket): Set<string> {
       for (const id of frame.users) online.add(id);
     } else if (frame.type === "joining") online.add(frame.user_id);
     else if (frame.type === "leaving") online.delete(frame.user_id);
-    else if (frame.type === "presence") {
-      for (const id of frame.joining) online.add(id);
-      for (const id of frame.leaving) online.delete(id);
-    }
   }
   return online;
 }
@@ -27,21 +23,13 @@ export function mentionedBy(socket: TestSocket): Set<string> {
   for (const f of socket.frames) {
     if (Array.isArray(f.users)) for (const id of f.users as string[]) ids.add(id);
     if (typeof f.user_id === "string") ids.add(f.user_id);
-    for (const key of ["joining", "leaving"] as const) {
-      if (Array.isArray(f[key])) for (const id of f[key] as string[]) ids.add(id);
-    }
   }
   return ids;
 }
 
-/** How often a socket heard that `id` joined (or left), single frames and batches alike. */
+/** How often a socket heard that `id` joined (or left). */
 export function countEvents(socket: TestSocket, kind: "joining" | "leaving", id: string): number {
-  let n = 0;
-  for (const f of socket.frames) {
-    if (f.type === kind && f.user_id === id) n += 1;
-    if (f.type === "presence" && (f[kind] as string[]).includes(id)) n += 1;
-  }
-  return n;
+  return socket.frames.filter((f) => f.type === kind && f.user_id === id).length;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,13 +52,55 @@ export async function until(
   }
 }
 
-/** Opens /ws/presence for a member and waits for its `here`. */
-export async function joinPresence(client: TestClient, path = "/ws/presence"): Promise<TestSocket> {
+/** Waits for the first frame after the socket's first `from` frames that matches `predicate`. */
+export async function nextAfter(
+  socket: TestSocket,
+  from: number,
+  predicate: (f: Record<string, unknown>) => boolean,
+  timeoutMs = 4000,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = socket.frames.slice(from).find(predicate);
+    if (found) return found;
+    if (Date.now() > deadline) {
+      throw new Error(`no matching frame; frames: ${JSON.stringify(socket.frames)}`);
+    }
+    await sleep(10);
+  }
+}
+
+/** Sends a watch frame and waits for the `here` that answers it; returns its users. */
+export async function watch(socket: TestSocket, ids: string[]): Promise<string[]> {
+  const from = socket.frames.length;
+  socket.ws.send(JSON.stringify({ type: "watch", user_ids: ids }));
+  const here = await nextAfter(socket, from, (f) => f.type === "here");
+  return here.users as string[];
+}
+
+/** Sends a raw frame and waits for the `error` that answers it; returns its message. */
+export async function sendBad(socket: TestSocket, raw: string): Promise<string> {
+  const from = socket.frames.length;
+  socket.ws.send(raw);
+  const error = await nextAfter(socket, from, (f) => f.type === "error");
+  return error.message as string;
+}
+
+/**
+ * Opens /ws/presence for a member and waits for its first `here` (their contacts); with `watching`,
+ * then watches those members and waits for that `here` too.
+ */
+export async function joinPresence(
+  client: TestClient,
+  watching?: string[],
+  path = "/ws/presence",
+): Promise<TestSocket> {
   const { status, socket } = await openSocket(client, path);
   if (status !== 101 || !socket) throw new Error(`presence upgrade answered ${status}`);
   await socket.next((f) => f.type === "here");
+  if (watching) await watch(socket, watching);
   return socket;
 }
 
-/** Longer than the test grace (300 ms, vitest.config.ts) plus two fan-out windows. */
-export const SETTLE_MS = 1200;
+/** Longer than the test grace (300 ms, vitest.config.ts), with room for the shards' relays. */
+export const SETTLE_MS = 1000;

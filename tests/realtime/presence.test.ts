@@ -11,6 +11,7 @@ import {
   SETTLE_MS,
   sleep,
   until,
+  watch,
 } from "./presence-helpers";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
@@ -31,14 +32,14 @@ async function hideOnline(member: Member, hide: boolean) {
 }
 
 describe("the presence room: here, joining, leaving", () => {
-  it("gives the online members on join, then announces each arrival and departure once", async () => {
+  it("gives the watched members online, then announces each arrival and departure once", async () => {
     const alice = await verifiedMember();
     const bob = await verifiedMember();
-    const a = await joinPresence(alice.client);
-    expect(onlineOf(a).has(alice.id)).toBe(true);
+    const a = await joinPresence(alice.client, [bob.id]);
+    expect(onlineOf(a).size).toBe(0);
 
     const b = await joinPresence(bob.client);
-    await until(b, (online) => online.has(alice.id), "bob to see alice");
+    expect(await watch(b, [alice.id])).toEqual([alice.id]);
     await until(a, (online) => online.has(bob.id), "alice to see bob join");
 
     b.close();
@@ -53,12 +54,12 @@ describe("the presence room: here, joining, leaving", () => {
   it("counts a member with several tabs once and lets them leave when the last one closes", async () => {
     const watcher = await verifiedMember();
     const tabs = await verifiedMember();
-    const w = await joinPresence(watcher.client);
+    const w = await joinPresence(watcher.client, [tabs.id]);
     const t1 = await joinPresence(tabs.client);
     await until(w, (online) => online.has(tabs.id), "the first tab to join");
     const t2 = await joinPresence(tabs.client);
-    const t3 = await joinPresence(tabs.client);
-    await until(t3, (online) => online.has(watcher.id), "a later tab to see the watcher");
+    const t3 = await joinPresence(tabs.client, [watcher.id]);
+    expect(onlineOf(t3).has(watcher.id)).toBe(true);
 
     t1.close();
     t2.close();
@@ -74,7 +75,7 @@ describe("the presence room: here, joining, leaving", () => {
   it("does not flicker when a member reloads within the grace period", async () => {
     const watcher = await verifiedMember();
     const reloader = await verifiedMember();
-    const w = await joinPresence(watcher.client);
+    const w = await joinPresence(watcher.client, [reloader.id]);
     const before = await joinPresence(reloader.client);
     await until(w, (online) => online.has(reloader.id), "the member to join");
 
@@ -89,22 +90,22 @@ describe("the presence room: here, joining, leaving", () => {
     w.close();
   });
 
-  it("sees members of every shard, and several arrivals at once", async () => {
+  it("sees watched members of every shard, and several arrivals at once", async () => {
     const { shards } = presenceConfig(env);
     expect(shards).toBeGreaterThan(1);
     const watcher = await verifiedMember();
-    const w = await joinPresence(watcher.client);
     const others = await Promise.all(Array.from({ length: 6 }, () => verifiedMember()));
+    const ids = others.map((m) => m.id);
     const spread = new Set(others.map((m) => shardOf(m.id, shards)));
     expect(spread.size).toBeGreaterThan(1);
+    const w = await joinPresence(watcher.client, ids);
 
     const sockets = await Promise.all(others.map((m) => joinPresence(m.client)));
-    const ids = others.map((m) => m.id);
     await until(w, (online) => ids.every((id) => online.has(id)), "every arrival");
-    // A late joiner has them all (in `here`, or within a fan-out window for other shards).
+    // A late joiner's `here` has them all, whatever their shards.
     const late = await verifiedMember();
     const l = await joinPresence(late.client);
-    await until(l, (online) => ids.every((id) => online.has(id)), "a late joiner to see them");
+    expect(new Set(await watch(l, ids))).toEqual(new Set(ids));
 
     for (const s of sockets) s.close();
     await until(w, (online) => ids.every((id) => !online.has(id)), "every departure");
@@ -132,17 +133,17 @@ describe("the presence room: here, joining, leaving", () => {
 });
 
 describe("members who hide their online status", () => {
-  it("never appear, yet see everyone else", async () => {
+  it("never appear to those who watch them, yet see everyone else", async () => {
     const watcher = await verifiedMember();
     const shy = await verifiedMember();
+    const visible = await verifiedMember();
     await hideOnline(shy, true);
-    const w = await joinPresence(watcher.client);
-    const s = await joinPresence(shy.client);
-    await until(s, (online) => online.has(watcher.id), "the hidden member to see the watcher");
+    const w = await joinPresence(watcher.client, [shy.id]);
+    const s = await joinPresence(shy.client, [watcher.id, visible.id, shy.id]);
+    expect(onlineOf(s).has(watcher.id)).toBe(true);
     expect(onlineOf(s).has(shy.id)).toBe(false);
 
-    const visible = await verifiedMember();
-    const v = await joinPresence(visible.client);
+    const v = await joinPresence(visible.client, [shy.id]);
     await until(s, (online) => online.has(visible.id), "the hidden member to see an arrival");
     expect(onlineOf(v).has(shy.id)).toBe(false);
 
@@ -156,7 +157,7 @@ describe("members who hide their online status", () => {
   it("disappear and reappear at once when they switch the setting with pages open", async () => {
     const watcher = await verifiedMember();
     const member = await verifiedMember();
-    const w = await joinPresence(watcher.client);
+    const w = await joinPresence(watcher.client, [member.id]);
     const m = await joinPresence(member.client);
     await until(w, (online) => online.has(member.id), "the member to join");
 
@@ -164,7 +165,7 @@ describe("members who hide their online status", () => {
     await until(w, (online) => !online.has(member.id), "the member to disappear");
     // A page opened now does not list them either.
     const late = await verifiedMember();
-    const l = await joinPresence(late.client);
+    const l = await joinPresence(late.client, [member.id]);
     expect(onlineOf(l).has(member.id)).toBe(false);
 
     await hideOnline(member, false);
@@ -194,21 +195,23 @@ describe("presence across a block", () => {
     const bystander = await verifiedMember();
     await block(blocker, blocked);
 
-    const x = await joinPresence(blocker.client);
-    const y = await joinPresence(blocked.client);
-    const z = await joinPresence(bystander.client);
+    // Each watches everyone: the block still keeps the pair apart.
+    const all = [blocker.id, blocked.id, bystander.id];
+    const x = await joinPresence(blocker.client, all);
+    const y = await joinPresence(blocked.client, all);
+    const z = await joinPresence(bystander.client, all);
     await until(z, (online) => online.has(blocker.id) && online.has(blocked.id), "the bystander");
     await until(x, (online) => online.has(bystander.id), "the blocker to see the bystander");
     await until(y, (online) => online.has(bystander.id), "the blocked to see the bystander");
 
     // Tabs and reloads do not leak either.
-    const y2 = await joinPresence(blocked.client);
+    const y2 = await joinPresence(blocked.client, all);
     y.close();
     y2.close();
     await sleep(SETTLE_MS);
     expect(mentionedBy(x).has(blocked.id)).toBe(false);
-    const x2 = await joinPresence(blocker.client);
-    const y3 = await joinPresence(blocked.client);
+    const x2 = await joinPresence(blocker.client, all);
+    const y3 = await joinPresence(blocked.client, all);
     await sleep(SETTLE_MS);
     expect(mentionedBy(y3).has(blocker.id)).toBe(false);
     for (const s of [x, x2]) expect(mentionedBy(s).has(blocked.id)).toBe(false);
@@ -218,8 +221,8 @@ describe("presence across a block", () => {
   it("hides members from each other as soon as one blocks, and shows them again on unblock", async () => {
     const a = await verifiedMember();
     const b = await verifiedMember();
-    const sa = await joinPresence(a.client);
-    const sb = await joinPresence(b.client);
+    const sa = await joinPresence(a.client, [b.id]);
+    const sb = await joinPresence(b.client, [a.id]);
     await until(sa, (online) => online.has(b.id), "a to see b");
     await until(sb, (online) => online.has(a.id), "b to see a");
 
@@ -229,7 +232,7 @@ describe("presence across a block", () => {
 
     // While blocked, arrivals and departures of the other stay unseen.
     const before = sb.frames.length;
-    const a2 = await joinPresence(a.client);
+    const a2 = await joinPresence(a.client, [b.id]);
     a2.close();
     await sleep(SETTLE_MS);
     expect(mentionedBy({ ...sb, frames: sb.frames.slice(before) }).has(a.id)).toBe(false);
@@ -245,8 +248,8 @@ describe("presence across a block", () => {
     const b = await verifiedMember();
     await block(a, b);
     await block(b, a);
-    const sa = await joinPresence(a.client);
-    const sb = await joinPresence(b.client);
+    const sa = await joinPresence(a.client, [b.id]);
+    const sb = await joinPresence(b.client, [a.id]);
     await unblock(a, b);
     await sleep(SETTLE_MS);
     expect(mentionedBy(sa).has(b.id)).toBe(false);

@@ -117,10 +117,6 @@ function onlineSeenBy(s: TestSocket): Set<string> {
     }
     if (f.type === "joining") online.add(f.user_id as string);
     if (f.type === "leaving") online.delete(f.user_id as string);
-    if (f.type === "presence") {
-      for (const id of (f.joining as string[] | undefined) ?? []) online.add(id);
-      for (const id of (f.leaving as string[] | undefined) ?? []) online.delete(id);
-    }
   }
   return online;
 }
@@ -154,6 +150,18 @@ async function buildWorld(direction: Direction): Promise<World> {
     { message: "Are you there?" },
   );
   if (mine.status !== 201 || theirs.status !== 201) throw new Error("messages were not sent");
+  // A gift each way, paid with credits bought through the test provider.
+  for (const [from, pack] of [
+    [me, "starter"],
+    [other, "starter"],
+  ] as const) {
+    const bought = await from.client.json("POST", "/my/credits/purchase", { pack_id: pack });
+    const gift = await from.client.json("POST", `/chat/conversations/${conversationId}/messages`, {
+      message: "",
+      gift_id: "rose",
+    });
+    if (bought.status !== 200 || gift.status !== 201) throw new Error("gifts were not sent");
+  }
 
   // A match (likes both ways), and a like from carol.
   for (const [from, to] of [
@@ -305,6 +313,13 @@ const ROWS: Record<string, Row> = {
   "POST /me/heartbeat": unrelated("the member's own last_seen_at"),
   "POST /notifications/read-all": unrelated("marks the member's own notifications read"),
   "GET /chat/gifts": unrelated("the gift catalogue and the member's balance"),
+  "GET /my/credits/status": unrelated("the member's own balance and ledger"),
+  "GET /my/credits/packs": unrelated("the packs on sale"),
+  "POST /my/credits/purchase": unrelated("the member's own purchase"),
+  "GET /my/subscription/status": unrelated("the member's own subscription and the plans"),
+  "POST /my/subscription": unrelated("the member's own subscription"),
+  "DELETE /my/subscription": unrelated("the member's own subscription"),
+  "POST /webhooks/stripe": unrelated("Stripe's signed events, no member session"),
   "GET /moderation/reports": unrelated("moderators only; reports are kept across blocks"),
   "POST /moderation/reports/:id/dismiss": unrelated("moderators only"),
   "POST /moderation/members/:id/suspend": unrelated("moderators only"),
@@ -735,6 +750,22 @@ const ROWS: Record<string, Row> = {
       expect(html.includes(w.other.details.username)).toBe(w.direction === "I blocked them");
     },
   },
+  "PAGE /my/gifts": {
+    outcome: "gifts stay listed (their credits were spent) but never name the other member",
+    async check(w) {
+      for (const list of ["received", "sent"]) {
+        const html = await (await page(w.me.client, `/my/gifts?list=${list}`)).text();
+        expect(html).toContain("Rose");
+        expect(html.includes(w.other.details.username)).toBe(false);
+      }
+    },
+  },
+  "PAGE /my/credits": unrelated("the member's own balance and packs"),
+  "PAGE /my/credits/success": unrelated("the member's own payment"),
+  "PAGE /my/credits/cancel": unrelated("a checkout the member left"),
+  "PAGE /my/subscription": unrelated("the member's own subscription"),
+  "PAGE /my/subscription/success": unrelated("the member's own subscription"),
+  "PAGE /my/subscription/cancel": unrelated("a checkout the member left"),
   "PAGE /settings": unrelated("the settings layout"),
   "PAGE /settings (index)": unrelated("redirects to the profile settings"),
   "PAGE /settings/profile": unrelated("the member's own profile form"),

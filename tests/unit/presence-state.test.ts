@@ -1,6 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { Keepalive, ACTIVITY_TIMEOUT_MS, PONG_TIMEOUT_MS } from "~/realtime/client";
-import { presenceChangeFrame, parsePresenceServerFrame } from "~/realtime/presence";
+import {
+  parsePresenceClientFrame,
+  parsePresenceServerFrame,
+  PRESENCE_ERRORS,
+  PRESENCE_WATCH_LIMIT,
+} from "~/realtime/presence";
 import { shardOf } from "~/realtime/presence-shards";
 import {
   applyPresenceFrame,
@@ -11,18 +16,32 @@ import {
   presenceHere,
   presenceJoining,
   presenceLeaving,
+  presenceOnlineCount,
+  watchUnion,
   type PresenceState,
 } from "~/state/presence";
 
 describe("SPEC.md §4 presence transitions", () => {
   it("starts empty and disconnected", () => {
-    expect(initialPresenceState).toEqual({ users: [], connected: false, error: null });
+    expect(initialPresenceState).toEqual({
+      users: [],
+      connected: false,
+      error: null,
+      onlineCount: null,
+      watched: null,
+    });
   });
 
   it("sets the full list on joining the channel, connected, clearing an earlier error", () => {
     const failed = presenceError(initialPresenceState, "boom");
     const s = presenceHere(failed, ["a", "b", "a"]);
-    expect(s).toEqual({ users: ["a", "b"], connected: true, error: null });
+    expect(s).toEqual({
+      users: ["a", "b"],
+      connected: true,
+      error: null,
+      onlineCount: null,
+      watched: null,
+    });
   });
 
   it("then adds and removes members one by one, once each", () => {
@@ -37,7 +56,13 @@ describe("SPEC.md §4 presence transitions", () => {
 
   it("an error sets the error and marks it disconnected, keeping the last list", () => {
     const s = presenceError(presenceHere(initialPresenceState, ["a"]), "Connection lost");
-    expect(s).toEqual({ users: ["a"], connected: false, error: "Connection lost" });
+    expect(s).toEqual({
+      users: ["a"],
+      connected: false,
+      error: "Connection lost",
+      onlineCount: null,
+      watched: null,
+    });
   });
 
   it("a closed socket is disconnected until the next here", () => {
@@ -46,36 +71,72 @@ describe("SPEC.md §4 presence transitions", () => {
     expect(presenceDisconnected(s)).toBe(s);
   });
 
-  it("applies every frame of the room, a batch as its joins then its leaves", () => {
+  it("applies every frame of the room: here sets the list, then one by one", () => {
     const frames = [
       { type: "here", users: ["a", "b"] },
       { type: "joining", user_id: "c" },
       { type: "leaving", user_id: "a" },
-      { type: "presence", joining: ["d", "e"], leaving: ["b"] },
+      { type: "online_count", count: 42 },
       { type: "pong" },
     ];
     let s: PresenceState = initialPresenceState;
     for (const raw of frames)
       s = applyPresenceFrame(s, parsePresenceServerFrame(JSON.stringify(raw))!);
-    expect(new Set(s.users)).toEqual(new Set(["c", "d", "e"]));
-    expect(s.connected).toBe(true);
+    expect(s).toEqual({
+      users: ["b", "c"],
+      connected: true,
+      error: null,
+      onlineCount: 42,
+      watched: null,
+    });
+    // A new watch set: its `here` replaces the list and says what it answers; the count stays.
+    s = applyPresenceFrame(s, { type: "here", users: ["x"] }, ["x", "y"]);
+    expect(s).toEqual({
+      users: ["x"],
+      connected: true,
+      error: null,
+      onlineCount: 42,
+      watched: ["x", "y"],
+    });
   });
 
-  it("applies a large batch in one pass with the same result", () => {
-    const start = presenceHere(initialPresenceState, ["keep", "gone"]);
-    const joining = Array.from({ length: 50 }, (_, i) => `m${i}`);
-    const s = applyPresenceFrame(start, { type: "presence", joining, leaving: ["gone"] });
-    expect(new Set(s.users)).toEqual(new Set(["keep", ...joining]));
+  it("an error frame sets the error and marks it disconnected", () => {
+    const s = applyPresenceFrame(presenceHere(initialPresenceState, ["a"]), {
+      type: "error",
+      message: PRESENCE_ERRORS.tooMany,
+    });
+    expect(s).toEqual({
+      users: ["a"],
+      connected: false,
+      error: PRESENCE_ERRORS.tooMany,
+      onlineCount: null,
+      watched: null,
+    });
+  });
+
+  it("keeps the same state when the count has not changed", () => {
+    const s = presenceOnlineCount(initialPresenceState, 3);
+    expect(presenceOnlineCount(s, 3)).toBe(s);
+    expect(presenceOnlineCount(s, 4).onlineCount).toBe(4);
   });
 
   it("reads a member's dot from the room while connected, else from the server's card", () => {
-    const s = presenceHere(initialPresenceState, ["a"]);
+    const s = presenceHere(initialPresenceState, ["a"], ["a", "b"]);
     const online = new Set(s.users);
-    expect(isOnlineIn(s, online, "a", false)).toBe(true);
-    expect(isOnlineIn(s, online, "b", true)).toBe(false);
+    const watched = new Set(s.watched);
+    expect(isOnlineIn(s, online, watched, "a", false)).toBe(true);
+    expect(isOnlineIn(s, online, watched, "b", true)).toBe(false);
+    // Not in the answered set (a page whose own `here` is on its way): the server's word.
+    expect(isOnlineIn(s, online, watched, "c", true)).toBe(true);
+    expect(isOnlineIn(s, online, watched, "c", false)).toBe(false);
+    // The contacts' `here` (set unknown): online when either says so.
+    const contacts = presenceHere(initialPresenceState, ["a"]);
+    expect(isOnlineIn(contacts, online, null, "a", false)).toBe(true);
+    expect(isOnlineIn(contacts, online, null, "c", true)).toBe(true);
+    expect(isOnlineIn(contacts, online, null, "c", false)).toBe(false);
     const down = presenceDisconnected(s);
-    expect(isOnlineIn(down, online, "b", true)).toBe(true);
-    expect(isOnlineIn(down, online, "a", false)).toBe(false);
+    expect(isOnlineIn(down, online, watched, "b", true)).toBe(true);
+    expect(isOnlineIn(down, online, watched, "a", false)).toBe(false);
   });
 });
 
@@ -86,15 +147,37 @@ describe("presence frames", () => {
     expect(parsePresenceServerFrame('{"type":"here","users":"a"}')).toBeNull();
   });
 
-  it("announces one change as joining/leaving and several as one batch", () => {
-    expect(presenceChangeFrame(["a"], [])).toEqual({ type: "joining", user_id: "a" });
-    expect(presenceChangeFrame([], ["a"])).toEqual({ type: "leaving", user_id: "a" });
-    expect(presenceChangeFrame(["a"], ["b"])).toEqual({
-      type: "presence",
-      joining: ["a"],
-      leaving: ["b"],
+  it("parses watch frames: ids once each, at most the limit, errors for the rest", () => {
+    expect(parsePresenceClientFrame('{"type":"watch","user_ids":["a","b","a"]}')).toEqual({
+      frame: { type: "watch", user_ids: ["a", "b"] },
     });
-    expect(presenceChangeFrame([], [])).toBeNull();
+    expect(parsePresenceClientFrame('{"type":"ping"}')).toEqual({ frame: { type: "ping" } });
+    const ids = Array.from({ length: PRESENCE_WATCH_LIMIT + 1 }, (_, i) => `m${i}`);
+    expect(parsePresenceClientFrame(JSON.stringify({ type: "watch", user_ids: ids }))).toEqual({
+      error: PRESENCE_ERRORS.tooMany,
+    });
+    const atLimit = JSON.stringify({ type: "watch", user_ids: ids.slice(1) });
+    expect("frame" in parsePresenceClientFrame(atLimit)).toBe(true);
+    expect(parsePresenceClientFrame('{"type":"watch","user_ids":"a"}')).toEqual({
+      error: PRESENCE_ERRORS.watch,
+    });
+    expect(parsePresenceClientFrame('{"type":"watch","user_ids":[""]}')).toEqual({
+      error: PRESENCE_ERRORS.watch,
+    });
+    for (const raw of ["nope", "[]", "null", '{"type":"subscribe"}']) {
+      expect(parsePresenceClientFrame(raw)).toEqual({ error: PRESENCE_ERRORS.malformed });
+    }
+  });
+
+  it("makes a page's watch set from its parts: each member once, in order, at most the limit", () => {
+    expect(watchUnion([["a", "b"], ["b", "c"], []])).toEqual(["a", "b", "c"]);
+    expect(watchUnion([])).toEqual([]);
+    const many = Array.from({ length: 400 }, (_, i) => `m${i}`);
+    const more = Array.from({ length: 400 }, (_, i) => `n${i}`);
+    const union = watchUnion([many, more]);
+    expect(union).toHaveLength(PRESENCE_WATCH_LIMIT);
+    expect(union.slice(0, 400)).toEqual(many);
+    expect(watchUnion([["a", "b", "c"]], 2)).toEqual(["a", "b"]);
   });
 
   it("puts a member in the same shard every time, spread over all shards", () => {

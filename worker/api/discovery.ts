@@ -8,7 +8,9 @@ import {
   type SearchScope,
 } from "~/schemas/search";
 import { dashboardSummary } from "~/server/dashboard.server";
+import { usesAdvancedFilters } from "~/schemas/subscription";
 import { searchMembers } from "~/server/discovery.server";
+import { assertSearchFiltersAllowed } from "~/server/subscriptions.server";
 import {
   LIKE_LISTS,
   likeMember,
@@ -51,6 +53,7 @@ function searchRoutes(scope: SearchScope) {
     }
     const { user } = currentUser(c);
     const request = parseInput(searchRequestSchema, await readBody(c.req.raw));
+    await assertSearchFiltersAllowed(c.env, user.id, usesAdvancedFilters(request.filters));
     return c.json(await searchMembers(c.env, user.id, request));
   });
 
@@ -59,6 +62,7 @@ function searchRoutes(scope: SearchScope) {
     const user = verifiedUser(c);
     const url = new URL(c.req.url);
     const request = parseInput(searchRequestSchema, searchRequestFromQuery(url.searchParams));
+    await assertSearchFiltersAllowed(c.env, user.id, usesAdvancedFilters(request.filters));
     return c.json(await searchMembers(c.env, user.id, request));
   });
 }

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
-import { blockedEitherWayIds } from "~/server/blocks.server";
 import { channelNameSchema, issueChannelToken } from "~/server/broadcasting.server";
-import { presenceShardFor, recordHeartbeat } from "~/server/presence.server";
+import { presenceConnectInfo, presenceShardFor, recordHeartbeat } from "~/server/presence.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { currentUser, requireVerified } from "../middleware/auth";
 import type { AppBindings } from "../types";
@@ -18,19 +17,22 @@ realtimeApi.get("/ws/me", (c) => {
 });
 
 /**
- * The global presence room: the member's shard of it (docs/decisions/004), told who the member is,
- * whether they hide their online status, and who is on either side of a block with them.
+ * The presence room: the member's shard of it (docs/decisions/011), told who the member is,
+ * whether they hide their online status, who is on either side of a block with them, and their
+ * contacts (the watch set until the page sends one).
  */
 realtimeApi.get("/ws/presence", async (c) => {
   const user = authorizeUpgrade(c);
   const { shard, room } = presenceShardFor(c.env, user.id);
+  const { blocks, contacts } = await presenceConnectInfo(c.env, user.id);
   const request = forwardUpgrade(c.req.raw, user);
   request.headers.set("X-Presence-Shard", String(shard));
-  request.headers.set("X-Member-Blocks", JSON.stringify(await blockedEitherWayIds(c.env, user.id)));
+  request.headers.set("X-Member-Blocks", JSON.stringify(blocks));
+  request.headers.set("X-Member-Contacts", JSON.stringify(contacts));
   return room.fetch(request);
 });
 
-/** SPEC.md §8 "Heartbeat": keeps last_seen_at fresh (written at most once a minute). */
+/** SPEC.md §8 "Heartbeat": keeps last_seen_at fresh where the presence shards do not. */
 realtimeApi.post("/me/heartbeat", requireVerified, async (c) => {
   const { user } = currentUser(c);
   await recordHeartbeat(c.env, user.id);

@@ -5,7 +5,7 @@ import type { AppBindings } from "../types";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Signed by their sender instead of carrying a page's token. */
-const EXEMPT = [/^\/webhooks\//];
+const EXEMPT = [/^\/webhooks\/stripe$/];
 
 /** Every state-changing request carries the page's CSRF token (API.md "Conventions"). */
 export const csrf = createMiddleware<AppBindings>(async (c, next) => {

@@ -1,7 +1,7 @@
 import { Avatar } from "~/components/profile/member";
 import { displayName } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
-import { useIsOnline } from "~/state/presence";
+import { OnlineDot } from "~/components/online-dot";
 import { ChatTime } from "./time";
 
 export type ListTab = "active" | "archived";
@@ -18,7 +18,6 @@ function ConversationItem({
 }) {
   const { user } = conversation;
   const name = displayName(user);
-  const online = useIsOnline(user.id, user.online);
   const unread = conversation.unread_count;
   return (
     <li>
@@ -32,7 +31,7 @@ function ConversationItem({
       >
         <span className="member-row-photo">
           <Avatar name={name} url={user.photo_url} size={46} />
-          {online ? <span className="member-row-online" aria-label="Online" /> : null}
+          <OnlineDot memberId={user.id} online={user.online} />
         </span>
         <span className="conversation-item-body">
           <span className="conversation-item-head">

@@ -7,6 +7,7 @@ import {
   type FormEvent,
   type KeyboardEvent,
 } from "react";
+import { useLocation } from "@remix-run/react";
 import { AppLink } from "~/components/link";
 import { Avatar, OnlineBadge } from "~/components/profile/member";
 import { ConversationSafetyActions, ReportMessageButton } from "~/components/safety";
@@ -355,6 +356,8 @@ function MessageList({ conversationId }: { conversationId: string }) {
 function GiftPicker({ onPick, onClose }: { onPick: (gift: Gift) => void; onClose: () => void }) {
   const { gifts, userCredits } = useAtomValue(chatStateAtom);
   const loadGifts = useSetAtom(loadGiftsAtom);
+  // Buying credits comes back here afterwards.
+  const location = useLocation();
   useEffect(() => {
     void loadGifts();
   }, [loadGifts]);
@@ -391,7 +394,17 @@ function GiftPicker({ onPick, onClose }: { onPick: (gift: Gift) => void; onClose
           );
         })}
       </ul>
-      {userCredits === 0 ? <p className="muted small">Gifts are paid with credits.</p> : null}
+      {gifts.some((gift) => gift.price_credits > userCredits) ? (
+        <p className="muted small gift-picker-buy">
+          {userCredits === 0 ? "Gifts are paid with credits. " : "Need more credits? "}
+          <AppLink
+            to={`/my/credits?return_to=${encodeURIComponent(`${location.pathname}${location.search}`)}`}
+            className="btn btn-sm btn-primary"
+          >
+            Buy credits
+          </AppLink>
+        </p>
+      ) : null}
     </div>
   );
 }

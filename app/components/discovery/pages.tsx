@@ -2,7 +2,10 @@ import { Link, useSearchParams } from "@remix-run/react";
 import { useMemo, useState } from "react";
 import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
+import { OnlineCount } from "~/components/online-count";
+import { OnlineDot } from "~/components/online-dot";
 import { Avatar } from "~/components/profile/member";
+import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { AppShell } from "~/components/shell";
 import { displayName, timeAgo, type MemberCardView } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
@@ -64,6 +67,11 @@ export function DashboardPage({ username, search, summary }: DashboardProps) {
   );
   const [lastMatch, setLastMatch] = useState<string | null>(null);
   const unread = summary.unread_conversations.reduce((n, c) => n + c.unread_count, 0);
+  usePresenceWatch([
+    ...likes.received.map((m) => m.id),
+    ...likes.matches.map((m) => m.id),
+    ...summary.unread_conversations.map((c) => c.user_id),
+  ]);
 
   return (
     <AppShell>
@@ -80,6 +88,7 @@ export function DashboardPage({ username, search, summary }: DashboardProps) {
           <div>
             <h1 className="dashboard-title">Hi {username}</h1>
             <p className="muted">Here is what is happening on Heartline today.</p>
+            <OnlineCount />
           </div>
         </div>
         <ul className="stat-grid" aria-label="At a glance">
@@ -199,6 +208,7 @@ function ConversationLink({ conversation }: { conversation: ConversationView }) 
     <Link to={`/chat?conversation=${encodeURIComponent(conversation.id)}`} className="member-row">
       <span className="member-row-photo">
         <Avatar name={name} url={conversation.user.photo_url} size={44} />
+        <OnlineDot memberId={conversation.user_id} online={conversation.user.online} />
       </span>
       <span className="member-row-body">
         <strong>{name}</strong>

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from "react";
 import { Chips, OnlineBadge } from "~/components/profile/member";
 import { TagInput } from "~/components/profile/tag-input";
 import { displayName, locationLabel } from "~/lib/members";
+import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import {
   GENDER_OPTIONS,
   INTEREST_SUGGESTIONS,
@@ -27,6 +28,7 @@ import {
   setShowAdvancedFilters,
   type SearchState,
 } from "~/state/search";
+import { KeepPresenceStore } from "~/state/presence";
 import { LikeButton, MatchNote } from "./like-button";
 import { LocationFilter } from "./location-filter";
 
@@ -47,9 +49,11 @@ interface DiscoverySearchProps {
 export function DiscoverySearch(props: DiscoverySearchProps) {
   const location = useLocation();
   return (
-    <Provider key={location.key}>
-      <SearchHydrated {...props} />
-    </Provider>
+    <KeepPresenceStore>
+      <Provider key={location.key}>
+        <SearchHydrated {...props} />
+      </Provider>
+    </KeepPresenceStore>
   );
 }
 
@@ -224,6 +228,10 @@ function SearchForm({
               With a photo
             </label>
           </div>
+          <p className="field-hint search-perk-hint">
+            Interests, online now and with a photo are filters for subscribers.{" "}
+            <Link to="/my/subscription">See the plans</Link>
+          </p>
         </div>
       </details>
       {state.searchError ? (
@@ -249,6 +257,7 @@ function SearchResults({
   const { pathname } = useLocation();
   const loadMore = useSetAtom(loadMoreAtom);
   const { meta, results } = state;
+  usePresenceWatch(results.map((m) => m.id));
   const total = meta ? `${meta.total.toLocaleString("en")}${meta.total_capped ? "+" : ""}` : "0";
   const nextHref =
     meta?.has_more && state.lastRequest

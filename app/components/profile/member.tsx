@@ -3,6 +3,7 @@ import { useState } from "react";
 import { displayName, locationLabel, timeAgo, type MemberCardView } from "~/lib/members";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { useIsOnline } from "~/state/presence";
+import { OnlineDot } from "../online-dot";
 
 /** A round photo or, without one, the member's initial on the brand gradient. */
 export function Avatar({
@@ -57,12 +58,11 @@ export function OnlineBadge({
 export function MemberRow({ member, meta }: { member: MemberCardView; meta?: string }) {
   const name = displayName(member);
   const place = locationLabel(member.location);
-  const online = useIsOnline(member.id, member.online);
   return (
     <Link to={`/members/${encodeURIComponent(member.username)}`} className="member-row">
       <span className="member-row-photo">
         <Avatar name={name} url={member.photo_url} size={52} />
-        {online ? <span className="member-row-online" aria-label="Online" /> : null}
+        <OnlineDot memberId={member.id} online={member.online} />
       </span>
       <span className="member-row-body">
         <strong>

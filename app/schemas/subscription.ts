@@ -1,0 +1,73 @@
+import { z } from "zod";
+import type { SearchFilters } from "./search";
+
+/** Subscriptions (API.md "Subscription and credits"): shapes shared by the pages and the server. */
+
+export const BILLING_CYCLES = ["monthly", "yearly"] as const;
+export type BillingCycle = (typeof BILLING_CYCLES)[number];
+
+export const SUBSCRIPTION_MESSAGES = {
+  plan: "Please choose a plan.",
+  cycle: "Please choose monthly or yearly billing.",
+  reason: "Please tell us why you are cancelling.",
+  reasonLength: "The reason may not be longer than 500 characters.",
+  alreadySubscribed: "You already have a subscription.",
+  notSubscribed: "You have no subscription to cancel.",
+  advancedFilters: "Interests, online now and with a photo are search filters for subscribers.",
+} as const;
+
+/** POST /my/subscription. */
+export const subscribeSchema = z.object({
+  plan_id: z
+    .string({ error: SUBSCRIPTION_MESSAGES.plan })
+    .trim()
+    .min(1, SUBSCRIPTION_MESSAGES.plan)
+    .max(64, SUBSCRIPTION_MESSAGES.plan),
+  billing_cycle: z.enum(BILLING_CYCLES, { error: SUBSCRIPTION_MESSAGES.cycle }),
+});
+
+/** DELETE /my/subscription. */
+export const cancelSubscriptionSchema = z.object({
+  reason: z
+    .string({ error: SUBSCRIPTION_MESSAGES.reason })
+    .trim()
+    .min(1, SUBSCRIPTION_MESSAGES.reason)
+    .max(500, SUBSCRIPTION_MESSAGES.reasonLength),
+});
+
+export interface Plan {
+  id: string;
+  name: string;
+  price_monthly_cents: number;
+  price_yearly_cents: number;
+  currency: string;
+  perks: string[];
+}
+
+/**
+ * A member's subscription. `active` counts as subscribed (SPEC.md §4); `cancelled` keeps the perks
+ * until current_period_end and renews nothing; `past_due` is a renewal Stripe could not charge.
+ */
+export type SubscriptionStatus = "active" | "cancelled" | "past_due";
+
+export interface CurrentSubscription {
+  status: SubscriptionStatus;
+  plan: Plan;
+  billing_cycle: BillingCycle;
+  current_period_end: string;
+  cancelled_at: string | null;
+}
+
+export interface SubscriptionStatusResponse {
+  currentSubscription: CurrentSubscription | null;
+  plans: Plan[];
+}
+
+/** The search filters only subscribers may use (a plan's advanced search perk). */
+export const ADVANCED_SEARCH_FILTERS = ["interests", "online_only", "with_photo"] as const;
+
+export function usesAdvancedFilters(
+  filters: Pick<SearchFilters, (typeof ADVANCED_SEARCH_FILTERS)[number]>,
+): boolean {
+  return filters.interests.length > 0 || filters.online_only || filters.with_photo;
+}

@@ -1,0 +1,170 @@
+import Stripe from "stripe";
+import { isProduction, type Env } from "./env.server";
+import { HttpError } from "./errors.server";
+
+/**
+ * Payments, one module and two providers:
+ *
+ * - **stripe** when `STRIPE_SECRET_KEY` is set: the member pays on a Stripe Checkout page, and
+ *   only Stripe's signed webhook (app/server/stripe-webhooks.server.ts) completes the payment;
+ * - **test** otherwise (local development, tests, the demo): the payment completes at once and
+ *   nothing is charged. It never runs when APP_ENV is production.
+ *
+ * What a payment buys (credits, a subscription) is decided by credits.server.ts and
+ * subscriptions.server.ts; this module only says who takes the money and talks to Stripe.
+ */
+export type PaymentProvider = "test" | "stripe";
+
+export const PAYMENTS_UNAVAILABLE = "Payments are not available right now.";
+
+export function paymentProvider(env: Env): PaymentProvider {
+  if (env.STRIPE_SECRET_KEY) return "stripe";
+  if (isProduction(env)) {
+    console.error(
+      JSON.stringify({ level: "error", message: "STRIPE_SECRET_KEY is not set in production" }),
+    );
+    throw new HttpError(503, PAYMENTS_UNAVAILABLE);
+  }
+  return "test";
+}
+
+/**
+ * A Stripe client for this request, over fetch (Workers have no Node http). STRIPE_API_BASE points
+ * it at another address, outside production only (a local stand-in in tests).
+ */
+export function stripeClient(env: Env): Stripe {
+  const base = !isProduction(env) && env.STRIPE_API_BASE ? new URL(env.STRIPE_API_BASE) : null;
+  return new Stripe(env.STRIPE_SECRET_KEY ?? "sk_unset", {
+    httpClient: Stripe.createFetchHttpClient(),
+    maxNetworkRetries: 1,
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === "https:" ? 443 : 80),
+          protocol: base.protocol === "https:" ? "https" : "http",
+        }
+      : {}),
+  });
+}
+
+export interface CheckoutLine {
+  name: string;
+  description?: string;
+  amountCents: number;
+  currency: string;
+  /** A subscription's billing interval (mode "subscription"). */
+  interval?: "month" | "year";
+}
+
+export interface CheckoutRequest {
+  mode: "payment" | "subscription";
+  /** Our payment id: the Checkout Session's client_reference_id and in its metadata. */
+  paymentId: string;
+  userId: string;
+  email: string;
+  line: CheckoutLine;
+  metadata: Record<string, string>;
+  /** Absolute URLs; the success URL gets `?session_id={CHECKOUT_SESSION_ID}`. */
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/** Opens a Stripe Checkout Session; returns its id and the page where the member pays. */
+export async function createCheckoutSession(
+  env: Env,
+  req: CheckoutRequest,
+): Promise<{ id: string; url: string }> {
+  const metadata = { ...req.metadata, payment_id: req.paymentId, user_id: req.userId };
+  const params: Stripe.Checkout.SessionCreateParams = {
+    mode: req.mode,
+    client_reference_id: req.paymentId,
+    customer_email: req.email,
+    line_items: [
+      {
+        quantity: 1,
+        price_data: {
+          currency: req.line.currency,
+          unit_amount: req.line.amountCents,
+          product_data: {
+            name: req.line.name,
+            ...(req.line.description ? { description: req.line.description } : {}),
+          },
+          ...(req.line.interval ? { recurring: { interval: req.line.interval } } : {}),
+        },
+      },
+    ],
+    metadata,
+    success_url: `${req.successUrl}${req.successUrl.includes("?") ? "&" : "?"}session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: req.cancelUrl,
+    ...(req.mode === "subscription"
+      ? { subscription_data: { metadata } }
+      : { payment_intent_data: { metadata } }),
+  };
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await stripeClient(env).checkout.sessions.create(params, {
+      idempotencyKey: `checkout-${req.paymentId}`,
+    });
+  } catch (error) {
+    throw paymentsDown(error);
+  }
+  if (!session.url) throw paymentsDown(new Error(`Checkout Session ${session.id} has no url`));
+  return { id: session.id, url: session.url };
+}
+
+/** Stripe's subscription ends with the period it is in (nothing renews). */
+export async function cancelStripeSubscriptionAtPeriodEnd(
+  env: Env,
+  subscriptionId: string,
+  reason: string,
+): Promise<void> {
+  try {
+    await stripeClient(env).subscriptions.update(subscriptionId, {
+      cancel_at_period_end: true,
+      cancellation_details: { comment: reason.slice(0, 500) },
+    });
+  } catch (error) {
+    throw paymentsDown(error);
+  }
+}
+
+/** Stripe could not be reached or refused: logged, and a 502 the member can retry. */
+function paymentsDown(error: unknown): HttpError {
+  console.error(
+    JSON.stringify({
+      level: "error",
+      message: "stripe call failed",
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
+  return new HttpError(502, "The payment service did not answer. Please try again.");
+}
+
+/**
+ * A Stripe webhook's event, verified on the raw body with Stripe's async helpers (Workers have
+ * no synchronous crypto). Null when the signature is missing or wrong, or no secret is set.
+ */
+export async function verifyStripeEvent(
+  env: Env,
+  rawBody: string,
+  signature: string | null | undefined,
+): Promise<Stripe.Event | null> {
+  if (!signature || !env.STRIPE_WEBHOOK_SECRET) return null;
+  try {
+    return await stripeClient(env).webhooks.constructEventAsync(
+      rawBody,
+      signature,
+      env.STRIPE_WEBHOOK_SECRET,
+      undefined,
+      Stripe.createSubtleCryptoProvider(),
+    );
+  } catch {
+    return null;
+  }
+}
+
+/** Whether payments here are test payments (the pages say so plainly). */
+export const isTestPayments = (env: Env) => !env.STRIPE_SECRET_KEY;
+
+/** A request's absolute URL for a path on this site (Checkout's return pages). */
+export const siteUrl = (request: Request, path: string) => new URL(path, request.url).toString();

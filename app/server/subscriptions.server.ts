@@ -1,0 +1,577 @@
+import type Stripe from "stripe";
+import {
+  SUBSCRIPTION_MESSAGES,
+  type BillingCycle,
+  type CurrentSubscription,
+  type Plan,
+  type SubscriptionStatus,
+} from "~/schemas/subscription";
+import { activityStatement, recordActivity } from "./activities.server";
+import { newId } from "./crypto.server";
+import { nowIso } from "./db.server";
+import type { Env } from "./env.server";
+import { HttpError, ValidationError } from "./errors.server";
+import {
+  cancelStripeSubscriptionAtPeriodEnd,
+  createCheckoutSession,
+  paymentProvider,
+} from "./payments.server";
+
+/**
+ * Subscriptions: the plans on sale, a member's subscription and the perks it gives. A member holds
+ * at most one subscription row. It gives its plan's perks while its status is `active` or
+ * `cancelled` and its period has not ended; after the period end the member is back to free,
+ * computed on read (no job needs to run). The test provider starts a period of one month or one
+ * year at once; with Stripe, Checkout starts it and Stripe's webhooks keep it true.
+ */
+
+interface PlanRow {
+  id: string;
+  name: string;
+  price_monthly_cents: number;
+  price_yearly_cents: number;
+  currency: string;
+  perks: string;
+}
+
+const PLAN_COLUMNS =
+  "p.id, p.name, p.price_monthly_cents, p.price_yearly_cents, p.currency, p.perks";
+
+const toPlan = (row: PlanRow): Plan => ({
+  id: row.id,
+  name: row.name,
+  price_monthly_cents: row.price_monthly_cents,
+  price_yearly_cents: row.price_yearly_cents,
+  currency: row.currency,
+  perks: JSON.parse(row.perks) as string[],
+});
+
+export async function listPlans(env: Env): Promise<Plan[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT ${PLAN_COLUMNS} FROM plans p WHERE p.active = 1 ORDER BY p.position, p.id`,
+  ).all<PlanRow>();
+  return results.map(toPlan);
+}
+
+interface SubscriptionRow extends PlanRow {
+  status: SubscriptionStatus | "expired";
+  billing_cycle: BillingCycle;
+  provider: "test" | "stripe";
+  provider_ref: string | null;
+  current_period_end: string;
+  cancelled_at: string | null;
+}
+
+async function subscriptionRow(env: Env, userId: string) {
+  return env.DB.prepare(
+    `SELECT ${PLAN_COLUMNS}, s.status, s.billing_cycle, s.provider, s.provider_ref,
+       s.current_period_end, s.cancelled_at
+     FROM subscriptions s JOIN plans p ON p.id = s.plan_id WHERE s.user_id = ?1`,
+  )
+    .bind(userId)
+    .first<SubscriptionRow>();
+}
+
+/** Whether a stored subscription still counts (its period has not ended, it was not ended). */
+const isCurrent = (row: Pick<SubscriptionRow, "status" | "current_period_end">, now: number) =>
+  row.status !== "expired" && Date.parse(row.current_period_end) > now;
+
+function toCurrent(row: SubscriptionRow): CurrentSubscription {
+  return {
+    status: row.status as SubscriptionStatus,
+    plan: toPlan(row),
+    billing_cycle: row.billing_cycle,
+    current_period_end: row.current_period_end,
+    cancelled_at: row.cancelled_at,
+  };
+}
+
+/** The member's subscription, or null when they have none or it has ended (free). */
+export async function currentSubscription(
+  env: Env,
+  userId: string,
+  now = Date.now(),
+): Promise<CurrentSubscription | null> {
+  const row = await subscriptionRow(env, userId);
+  return row && isCurrent(row, now) ? toCurrent(row) : null;
+}
+
+/** GET /my/subscription/status. */
+export async function subscriptionStatus(env: Env, userId: string, now = Date.now()) {
+  const [currentSubscription_, plans] = await Promise.all([
+    currentSubscription(env, userId, now),
+    listPlans(env),
+  ]);
+  return { currentSubscription: currentSubscription_, plans };
+}
+
+// Perks
+
+export interface Perks {
+  subscribed: boolean;
+  /** Likes a day; null: the free limit. */
+  dailyLikes: number | null;
+  advancedSearch: boolean;
+  incognito: boolean;
+}
+
+const FREE: Perks = {
+  subscribed: false,
+  dailyLikes: null,
+  advancedSearch: false,
+  incognito: false,
+};
+
+/** The perks a member has now: their plan's while it is active or cancelled within its period. */
+export async function memberPerks(env: Env, userId: string, now = Date.now()): Promise<Perks> {
+  const row = await env.DB.prepare(
+    `SELECT p.daily_likes, p.advanced_search, p.incognito
+     FROM subscriptions s JOIN plans p ON p.id = s.plan_id
+     WHERE s.user_id = ?1 AND s.status IN ('active', 'cancelled') AND s.current_period_end > ?2`,
+  )
+    .bind(userId, nowIso(now))
+    .first<{ daily_likes: number; advanced_search: number; incognito: number }>();
+  if (!row) return FREE;
+  return {
+    subscribed: true,
+    dailyLikes: row.daily_likes,
+    advancedSearch: row.advanced_search === 1,
+    incognito: row.incognito === 1,
+  };
+}
+
+/** Search: the advanced filters are a perk (403 with the reason otherwise). */
+export async function assertSearchFiltersAllowed(
+  env: Env,
+  userId: string,
+  advanced: boolean,
+): Promise<void> {
+  if (!advanced) return;
+  if (!(await memberPerks(env, userId)).advancedSearch) {
+    throw new HttpError(403, SUBSCRIPTION_MESSAGES.advancedFilters);
+  }
+}
+
+// Subscribing and cancelling
+
+async function activePlan(env: Env, planId: string) {
+  const row = await env.DB.prepare(
+    `SELECT ${PLAN_COLUMNS} FROM plans p WHERE p.id = ?1 AND p.active = 1`,
+  )
+    .bind(planId)
+    .first<PlanRow>();
+  if (!row) throw new ValidationError({ plan_id: [SUBSCRIPTION_MESSAGES.plan] });
+  return row;
+}
+
+/** The end of a period that starts at `from`: one calendar month or one year later (UTC). */
+export function periodEnd(from: number, cycle: BillingCycle): number {
+  const d = new Date(from);
+  const months = cycle === "yearly" ? 12 : 1;
+  const target = new Date(
+    Date.UTC(
+      d.getUTCFullYear(),
+      d.getUTCMonth() + months,
+      1,
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+    ),
+  );
+  // The same day of the month, or the month's last day (31 January → 28/29 February).
+  const lastDay = new Date(
+    Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0),
+  ).getUTCDate();
+  target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
+  return target.getTime();
+}
+
+/** A member may subscribe when they hold no subscription, or it has ended or was cancelled. */
+const MAY_SUBSCRIBE = `subscriptions.status IN ('expired', 'cancelled')
+  OR subscriptions.current_period_end <= ?12`;
+
+/**
+ * POST /my/subscription. The test provider starts the subscription at once: `{subscription}`. With
+ * Stripe a Checkout Session in mode subscription opens, and the webhooks start it:
+ * `{checkout_url}`. 409 while the member holds a subscription that renews.
+ */
+export async function subscribe(
+  env: Env,
+  user: { id: string; email: string },
+  input: { plan_id: string; billing_cycle: BillingCycle },
+  urls: { success: string; cancel: string },
+  now = Date.now(),
+): Promise<{ subscription: CurrentSubscription } | { checkout_url: string }> {
+  const plan = await activePlan(env, input.plan_id);
+  const existing = await subscriptionRow(env, user.id);
+  if (existing && isCurrent(existing, now) && existing.status !== "cancelled") {
+    throw new HttpError(409, SUBSCRIPTION_MESSAGES.alreadySubscribed);
+  }
+  const provider = paymentProvider(env);
+  const cycle = input.billing_cycle;
+  const amount = cycle === "yearly" ? plan.price_yearly_cents : plan.price_monthly_cents;
+  const paymentId = newId();
+  const payment = {
+    id: paymentId,
+    userId: user.id,
+    planId: plan.id,
+    cycle,
+    amount,
+    currency: plan.currency,
+    provider,
+  };
+
+  if (provider === "stripe") {
+    const session = await createCheckoutSession(env, {
+      mode: "subscription",
+      paymentId,
+      userId: user.id,
+      email: user.email,
+      line: {
+        name: `${plan.name} (${cycle})`,
+        amountCents: amount,
+        currency: plan.currency,
+        interval: cycle === "yearly" ? "year" : "month",
+      },
+      metadata: { kind: "subscription", plan_id: plan.id, billing_cycle: cycle },
+      successUrl: urls.success,
+      cancelUrl: urls.cancel,
+    });
+    await insertPayment(env, {
+      ...payment,
+      ref: session.id,
+      status: "pending",
+      at: nowIso(now),
+    }).run();
+    return { checkout_url: session.url };
+  }
+
+  const start = nowIso(now);
+  const end = nowIso(periodEnd(now, cycle));
+  const [stored] = await env.DB.batch<{ user_id: string }>([
+    upsertSubscription(env, {
+      userId: user.id,
+      planId: plan.id,
+      cycle,
+      status: "active",
+      provider: "test",
+      ref: null,
+      eventAt: null,
+      start,
+      end,
+      now: start,
+      onlyIfMaySubscribe: true,
+    }),
+    insertPayment(env, { ...payment, ref: null, status: "completed", at: start }),
+    activityStatement(
+      env,
+      {
+        userId: user.id,
+        type: "subscription_started",
+        data: { plan: plan.name, billing_cycle: cycle },
+      },
+      now,
+    ),
+  ]);
+  if (!stored?.results.length) throw new HttpError(409, SUBSCRIPTION_MESSAGES.alreadySubscribed);
+  const row = await subscriptionRow(env, user.id);
+  return { subscription: toCurrent(row!) };
+}
+
+function insertPayment(
+  env: Env,
+  p: {
+    id: string;
+    userId: string;
+    planId: string;
+    cycle: BillingCycle;
+    amount: number;
+    currency: string;
+    provider: "test" | "stripe";
+    ref: string | null;
+    status: "pending" | "completed";
+    at: string;
+  },
+) {
+  return env.DB.prepare(
+    `INSERT INTO payments (id, user_id, kind, plan_id, billing_cycle, amount_cents, currency,
+       provider, provider_ref, status, created_at, completed_at)
+     VALUES (?1, ?2, 'subscription', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+       CASE WHEN ?9 = 'completed' THEN ?10 END)`,
+  ).bind(
+    p.id,
+    p.userId,
+    p.planId,
+    p.cycle,
+    p.amount,
+    p.currency,
+    p.provider,
+    p.ref,
+    p.status,
+    p.at,
+  );
+}
+
+interface SubscriptionWrite {
+  userId: string;
+  planId: string;
+  cycle: BillingCycle;
+  status: SubscriptionStatus | "expired";
+  provider: "test" | "stripe";
+  ref: string | null;
+  eventAt: number | null;
+  start: string;
+  end: string;
+  now: string;
+  cancelledAt?: string | null;
+  /** Only over a subscription that has ended or was cancelled (a new subscription). */
+  onlyIfMaySubscribe?: boolean;
+}
+
+/** Writes the member's one subscription row (RETURNING user_id when it was written). */
+function upsertSubscription(env: Env, w: SubscriptionWrite) {
+  return env.DB.prepare(
+    `INSERT INTO subscriptions (user_id, plan_id, billing_cycle, status, provider, provider_ref,
+       provider_event_at, current_period_start, current_period_end, cancelled_at, cancel_reason,
+       created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, ?11, ?11)
+     ON CONFLICT (user_id) DO UPDATE SET plan_id = ?2, billing_cycle = ?3, status = ?4,
+       provider = ?5, provider_ref = ?6, provider_event_at = ?7, current_period_start = ?8,
+       current_period_end = ?9, cancelled_at = ?10, cancel_reason = NULL, updated_at = ?11
+     WHERE ${w.onlyIfMaySubscribe ? MAY_SUBSCRIBE : "1"}
+     RETURNING user_id`,
+  ).bind(
+    w.userId,
+    w.planId,
+    w.cycle,
+    w.status,
+    w.provider,
+    w.ref,
+    w.eventAt,
+    w.start,
+    w.end,
+    w.cancelledAt ?? null,
+    w.now,
+    ...(w.onlyIfMaySubscribe ? [w.now] : []),
+  );
+}
+
+/**
+ * DELETE /my/subscription: cancelled now, with the reason. Access continues to the end of the
+ * period and nothing renews (with Stripe, the subscription is set to end with its period first).
+ */
+export async function cancelSubscription(
+  env: Env,
+  userId: string,
+  reason: string,
+  now = Date.now(),
+): Promise<CurrentSubscription> {
+  const row = await subscriptionRow(env, userId);
+  if (!row || !isCurrent(row, now) || row.status === "cancelled") {
+    throw new HttpError(409, SUBSCRIPTION_MESSAGES.notSubscribed);
+  }
+  if (row.provider === "stripe" && row.provider_ref) {
+    await cancelStripeSubscriptionAtPeriodEnd(env, row.provider_ref, reason);
+  }
+  const at = nowIso(now);
+  await env.DB.batch([
+    env.DB.prepare(
+      `UPDATE subscriptions SET status = 'cancelled', cancelled_at = ?2, cancel_reason = ?3,
+         updated_at = ?2
+       WHERE user_id = ?1`,
+    ).bind(userId, at, reason),
+    activityStatement(
+      env,
+      {
+        userId,
+        type: "subscription_cancelled",
+        data: { plan: row.name, reason, status: "cancelled" },
+      },
+      now,
+    ),
+  ]);
+  return toCurrent((await subscriptionRow(env, userId))!);
+}
+
+// Stripe's side of a subscription (from app/server/stripe-webhooks.server.ts)
+
+const fromUnix = (seconds: number) => nowIso(seconds * 1000);
+
+/** The status we keep for a Stripe subscription. */
+function statusOf(sub: Stripe.Subscription): SubscriptionStatus | "expired" {
+  switch (sub.status) {
+    case "active":
+    case "trialing":
+      return sub.cancel_at_period_end || sub.cancel_at ? "cancelled" : "active";
+    case "past_due":
+    case "unpaid":
+      return "past_due";
+    default:
+      // canceled, incomplete, incomplete_expired, paused: no perks.
+      return "expired";
+  }
+}
+
+function periodOf(sub: Stripe.Subscription, fallbackEnd: number) {
+  const item = sub.items?.data?.[0];
+  const start = item?.current_period_start ?? sub.start_date;
+  const end = item?.current_period_end ?? fallbackEnd;
+  return { start: fromUnix(start), end: fromUnix(end) };
+}
+
+/**
+ * customer.subscription.created/updated/deleted: the member's subscription as Stripe has it now.
+ * The member and plan come from the metadata Checkout put on it. An event older than the newest
+ * applied (`provider_event_at`) changes nothing, so events arriving out of order are harmless.
+ */
+export async function applyStripeSubscription(
+  env: Env,
+  sub: Stripe.Subscription,
+  eventCreated: number,
+  deleted = false,
+): Promise<void> {
+  const userId = sub.metadata?.user_id;
+  const planId = sub.metadata?.plan_id;
+  const cycle = sub.metadata?.billing_cycle === "yearly" ? "yearly" : "monthly";
+  if (!userId || !planId) return;
+  const before = await env.DB.prepare(
+    "SELECT status, provider_ref, cancelled_at FROM subscriptions WHERE user_id = ?1",
+  )
+    .bind(userId)
+    .first<{ status: string; provider_ref: string | null; cancelled_at: string | null }>();
+  const status = deleted ? "expired" : statusOf(sub);
+  const period = periodOf(sub, sub.ended_at ?? eventCreated);
+  const cancelledAt =
+    status === "cancelled" || deleted
+      ? (before?.cancelled_at ?? (sub.canceled_at ? fromUnix(sub.canceled_at) : nowIso()))
+      : null;
+  const written = await env.DB.prepare(
+    `INSERT INTO subscriptions (user_id, plan_id, billing_cycle, status, provider, provider_ref,
+       provider_event_at, current_period_start, current_period_end, cancelled_at, created_at,
+       updated_at)
+     VALUES (?1, ?2, ?3, ?4, 'stripe', ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+     ON CONFLICT (user_id) DO UPDATE SET plan_id = ?2, billing_cycle = ?3, status = ?4,
+       provider = 'stripe', provider_ref = ?5, provider_event_at = ?6, current_period_start = ?7,
+       current_period_end = ?8, cancelled_at = ?9, updated_at = ?10
+     WHERE subscriptions.provider_ref IS ?5 AND coalesce(subscriptions.provider_event_at, 0) <= ?6
+        OR subscriptions.provider_ref IS NOT ?5 AND (subscriptions.status IN ('expired', 'cancelled')
+          OR subscriptions.current_period_end <= ?10 OR subscriptions.provider = 'test')
+     RETURNING user_id`,
+  )
+    .bind(
+      userId,
+      planId,
+      cycle,
+      status,
+      sub.id,
+      eventCreated,
+      period.start,
+      period.end,
+      cancelledAt,
+      nowIso(),
+    )
+    .first();
+  if (!written) return;
+  const plan = await env.DB.prepare("SELECT name FROM plans WHERE id = ?1")
+    .bind(planId)
+    .first<{ name: string }>();
+  const type =
+    before?.provider_ref !== sub.id
+      ? "subscription_started"
+      : status === "cancelled" && before?.status !== "cancelled"
+        ? "subscription_cancelled"
+        : status !== before?.status
+          ? "subscription_changed"
+          : null;
+  if (type) {
+    await recordActivity(env, {
+      userId,
+      type,
+      data: { plan: plan?.name ?? planId, billing_cycle: cycle, status },
+    });
+  }
+}
+
+/**
+ * checkout.session.completed (mode subscription): the payment is completed and the member
+ * subscribed at once, for the period Stripe bills; the subscription events that follow (or came
+ * first) carry Stripe's own period.
+ */
+export async function completeStripeSubscriptionCheckout(
+  env: Env,
+  session: Stripe.Checkout.Session,
+  eventCreated: number,
+): Promise<void> {
+  const subscriptionId =
+    typeof session.subscription === "string" ? session.subscription : session.subscription?.id;
+  const payment = await env.DB.prepare(
+    `SELECT id, user_id, plan_id, billing_cycle FROM payments
+     WHERE provider = 'stripe' AND provider_ref = ?1 AND kind = 'subscription'`,
+  )
+    .bind(session.id)
+    .first<{ id: string; user_id: string; plan_id: string; billing_cycle: BillingCycle }>();
+  if (!payment || !subscriptionId) return;
+  await env.DB.prepare(
+    `UPDATE payments SET status = 'completed', completed_at = ?2
+     WHERE id = ?1 AND status <> 'completed'`,
+  )
+    .bind(payment.id, nowIso())
+    .run();
+  // The subscription's own events carry its period; until one arrives, the cycle's.
+  const known = await env.DB.prepare("SELECT 1 AS x FROM subscriptions WHERE provider_ref = ?1")
+    .bind(subscriptionId)
+    .first();
+  if (known) return;
+  const start = eventCreated;
+  await applyStripeSubscription(
+    env,
+    {
+      id: subscriptionId,
+      status: "active",
+      cancel_at_period_end: false,
+      cancel_at: null,
+      canceled_at: null,
+      ended_at: null,
+      start_date: start,
+      metadata: {
+        user_id: payment.user_id,
+        plan_id: payment.plan_id,
+        billing_cycle: payment.billing_cycle,
+      },
+      items: {
+        data: [
+          {
+            current_period_start: start,
+            current_period_end: Math.floor(periodEnd(start * 1000, payment.billing_cycle) / 1000),
+          },
+        ],
+      },
+    } as unknown as Stripe.Subscription,
+    // Older than any event of the subscription itself, which then wins.
+    0,
+  );
+}
+
+/** invoice.payment_failed: a renewal Stripe could not charge; the subscription is past due. */
+export async function markStripeSubscriptionPastDue(
+  env: Env,
+  subscriptionId: string,
+  eventCreated: number,
+): Promise<void> {
+  const row = await env.DB.prepare(
+    `UPDATE subscriptions SET status = 'past_due', provider_event_at = ?2, updated_at = ?3
+     WHERE provider_ref = ?1 AND coalesce(provider_event_at, 0) <= ?2
+       AND status IN ('active', 'cancelled')
+     RETURNING user_id, (SELECT name FROM plans WHERE id = plan_id) AS plan`,
+  )
+    .bind(subscriptionId, eventCreated, nowIso())
+    .first<{ user_id: string; plan: string }>();
+  if (row) {
+    await recordActivity(env, {
+      userId: row.user_id,
+      type: "subscription_changed",
+      data: { plan: row.plan, status: "past_due" },
+    });
+  }
+}

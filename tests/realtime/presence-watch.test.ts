@@ -1,0 +1,258 @@
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { PRESENCE_ERRORS, PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
+import { presenceConfig, shardOf } from "~/realtime/presence-shards";
+import { presenceShardFor } from "~/server/presence.server";
+import type { PresenceRoom } from "../../durable-objects/presence-room";
+import { verifiedMember } from "../helpers/members";
+import type { TestSocket } from "../helpers/sockets";
+import {
+  countEvents,
+  joinPresence,
+  mentionedBy,
+  nextAfter,
+  onlineOf,
+  sendBad,
+  SETTLE_MS,
+  sleep,
+  until,
+  watch,
+} from "./presence-helpers";
+
+type Member = Awaited<ReturnType<typeof verifiedMember>>;
+
+/** Two members whose homes are different shards (and a few tries to find them). */
+async function inTwoShards(): Promise<[Member, Member]> {
+  const { shards } = presenceConfig(env);
+  const first = await verifiedMember();
+  for (;;) {
+    const second = await verifiedMember();
+    if (shardOf(second.id, shards) !== shardOf(first.id, shards)) return [first, second];
+  }
+}
+
+/** The shards registered with a member's home for that member. */
+async function registeredFor(member: Member): Promise<number[]> {
+  const { room } = presenceShardFor(env, member.id);
+  return runInDurableObject(room, async (_instance: PresenceRoom, state) => {
+    return (await state.storage.get<number[]>(`peer:${member.id}`)) ?? [];
+  });
+}
+
+function heardSince(socket: TestSocket, from: number) {
+  return mentionedBy({ ...socket, frames: socket.frames.slice(from) });
+}
+
+describe("watch sets", () => {
+  it("start as the member's contacts: matches and conversation partners", async () => {
+    const me = await verifiedMember();
+    const match = await verifiedMember();
+    const partner = await verifiedMember();
+    const stranger = await verifiedMember();
+    for (const [from, to] of [
+      [me, match],
+      [match, me],
+    ] as const) {
+      expect((await from.client.json("POST", "/my/likes", { user_id: to.id })).status).toBe(201);
+    }
+    const started = await partner.client.json("POST", "/chat/conversations", { user_id: me.id });
+    expect(started.status).toBe(201);
+    const others = await Promise.all([match, partner, stranger].map((m) => joinPresence(m.client)));
+
+    const s = await joinPresence(me.client);
+    const here = s.frames.find((f) => f.type === "here")!;
+    expect(new Set(here.users as string[])).toEqual(new Set([match.id, partner.id]));
+    for (const o of others) o.close();
+    await until(s, (online) => online.size === 0, "both contacts to leave");
+    await sleep(SETTLE_MS);
+    expect(mentionedBy(s).has(stranger.id)).toBe(false);
+    s.close();
+  });
+
+  it("are replaced by each watch, with a here after every one", async () => {
+    const watcher = await verifiedMember();
+    const [a, b] = await Promise.all([verifiedMember(), verifiedMember()]);
+    const sa = await joinPresence(a.client);
+    const sb = await joinPresence(b.client);
+    const w = await joinPresence(watcher.client);
+    expect(await watch(w, [a.id])).toEqual([a.id]);
+    expect(await watch(w, [b.id])).toEqual([b.id]);
+    expect(await watch(w, [b.id])).toEqual([b.id]);
+    const from = w.frames.length;
+
+    sa.close();
+    sb.close();
+    await until(w, (online) => !online.has(b.id), "the watched member to leave");
+    await sleep(SETTLE_MS);
+    // The member no longer watched is not heard of.
+    expect(heardSince(w, from).has(a.id)).toBe(false);
+    expect(countEvents(w, "leaving", b.id)).toBe(1);
+    // An empty set: nothing more is heard.
+    expect(await watch(w, [])).toEqual([]);
+    const quiet = w.frames.length;
+    const sb2 = await joinPresence(b.client);
+    await sleep(SETTLE_MS);
+    expect(w.frames.slice(quiet)).toEqual([]);
+    for (const s of [w, sb2]) s.close();
+  });
+
+  it(`take at most ${PRESENCE_WATCH_LIMIT} members; a larger watch is refused and changes nothing`, async () => {
+    const watcher = await verifiedMember();
+    const target = await verifiedMember();
+    const t = await joinPresence(target.client);
+    const w = await joinPresence(watcher.client);
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `nobody${i}`);
+
+    expect(await watch(w, [target.id, ...filler(PRESENCE_WATCH_LIMIT - 1)])).toEqual([target.id]);
+    // The same id twice counts once.
+    expect(await watch(w, [target.id, target.id, ...filler(PRESENCE_WATCH_LIMIT - 1)])).toEqual([
+      target.id,
+    ]);
+    expect(await sendBad(w, JSON.stringify({ type: "watch", user_ids: filler(501) }))).toBe(
+      PRESENCE_ERRORS.tooMany,
+    );
+    // Still the earlier set: the target's departure is heard.
+    t.close();
+    await until(w, (online) => !online.has(target.id), "the target to leave");
+    w.close();
+  });
+
+  it("answer a frame that breaks the rules with an error, and change nothing", async () => {
+    const watcher = await verifiedMember();
+    const target = await verifiedMember();
+    const t = await joinPresence(target.client);
+    const w = await joinPresence(watcher.client, [target.id]);
+    expect(onlineOf(w).has(target.id)).toBe(true);
+    const heres = w.frames.filter((f) => f.type === "here").length;
+
+    expect(await sendBad(w, "not json")).toBe(PRESENCE_ERRORS.malformed);
+    expect(await sendBad(w, '{"type":"subscribe","channel":"all"}')).toBe(
+      PRESENCE_ERRORS.malformed,
+    );
+    expect(await sendBad(w, '{"type":"watch","user_ids":"everyone"}')).toBe(PRESENCE_ERRORS.watch);
+    expect(await sendBad(w, '{"type":"watch","user_ids":[1,2]}')).toBe(PRESENCE_ERRORS.watch);
+    expect(await sendBad(w, '{"type":"watch"}')).toBe(PRESENCE_ERRORS.watch);
+    // No `here` answered any of them, the socket is open, and the set is the one before.
+    expect(w.frames.filter((f) => f.type === "here")).toHaveLength(heres);
+    expect(w.ws.readyState).toBe(WebSocket.OPEN);
+    // A ping written differently from the keepalive's text still gets its pong.
+    w.ws.send('{ "type": "ping" }');
+    await nextAfter(w, 0, (f) => f.type === "pong");
+    t.close();
+    await until(w, (online) => !online.has(target.id), "the target to leave");
+    w.close();
+  });
+
+  it("tell the online count on joining", async () => {
+    const member = await verifiedMember();
+    const other = await verifiedMember();
+    const o = await joinPresence(other.client);
+    const s = await joinPresence(member.client);
+    const count = await s.next((f) => f.type === "online_count");
+    expect(count.count).toBeGreaterThanOrEqual(2);
+    for (const x of [o, s]) x.close();
+  });
+});
+
+describe("watches across shards", () => {
+  it("register with the member's home shard, which relays only to the shards that watch", async () => {
+    const [watcher, target] = await inTwoShards();
+    const { shard: watcherShard } = presenceShardFor(env, watcher.id);
+    const bystander = await verifiedMember();
+    const t = await joinPresence(target.client);
+    const b = await joinPresence(bystander.client);
+    expect(await registeredFor(target)).toEqual([]);
+
+    const w = await joinPresence(watcher.client);
+    expect(await watch(w, [target.id])).toEqual([target.id]);
+    expect(await registeredFor(target)).toEqual([watcherShard]);
+    // Not watched by the watcher's shard: not registered there.
+    expect(await registeredFor(bystander)).not.toContain(watcherShard);
+
+    t.close();
+    await until(w, (online) => !online.has(target.id), "the target to leave");
+    const t2 = await joinPresence(target.client);
+    await until(w, (online) => online.has(target.id), "the target to come back");
+    expect(countEvents(w, "joining", target.id)).toBe(1);
+
+    // Once nobody there watches the target, the next change the home relays withdraws the
+    // registration, and the watcher hears nothing of it.
+    expect(await watch(w, [])).toEqual([]);
+    const quiet = w.frames.length;
+    t2.close();
+    const deadline = Date.now() + 4000;
+    while ((await registeredFor(target)).length > 0 && Date.now() < deadline) await sleep(50);
+    expect(await registeredFor(target)).toEqual([]);
+    expect(heardSince(w, quiet).has(target.id)).toBe(false);
+    // Watching again registers again.
+    const t3 = await joinPresence(target.client);
+    expect(await watch(w, [target.id])).toEqual([target.id]);
+    expect(await registeredFor(target)).toEqual([watcherShard]);
+    for (const s of [w, t3, b]) s.close();
+  });
+
+  it("count a watcher's tabs once: the registration stays until the last tab stops watching", async () => {
+    const [watcher, target] = await inTwoShards();
+    const t = await joinPresence(target.client);
+    const w1 = await joinPresence(watcher.client, [target.id]);
+    const w2 = await joinPresence(watcher.client, [target.id]);
+    w1.close();
+    await sleep(200);
+    t.close();
+    await until(w2, (online) => !online.has(target.id), "the other tab to hear the leave");
+    w2.close();
+  });
+});
+
+describe("a presence room that restarts", () => {
+  it("lets pages reconnect and watch again; members whose sockets died leave after the grace", async () => {
+    const [watcher, target] = await inTwoShards();
+    const t = await joinPresence(target.client);
+    const w = await joinPresence(watcher.client, [target.id]);
+    expect(onlineOf(w).has(target.id)).toBe(true);
+    const closed = (s: TestSocket) =>
+      new Promise<void>((resolve) => {
+        if (s.ws.readyState === WebSocket.CLOSED) resolve();
+        s.ws.addEventListener("close", () => resolve());
+        s.ws.addEventListener("error", () => resolve());
+      });
+    const down = Promise.all([closed(t), closed(w)]);
+    await abortAllDurableObjects();
+    await down;
+
+    // The page reconnects (the client does so by itself) and says what it shows again.
+    const w2 = await joinPresence(watcher.client, [target.id]);
+    // The target's socket died with the room: they leave once the grace period is over.
+    await until(w2, (online) => !online.has(target.id), "the target to leave after the restart");
+    const t2 = await joinPresence(target.client);
+    await until(w2, (online) => online.has(target.id), "the target to be back");
+    t2.close();
+    await until(w2, (online) => !online.has(target.id), "the target to leave again");
+    w2.close();
+  });
+
+  it("keeps relaying to the shards registered with a member's home after that home restarts", async () => {
+    const [watcher, target] = await inTwoShards();
+    const t = await joinPresence(target.client);
+    const w = await joinPresence(watcher.client, [target.id]);
+    const targetDown = new Promise<void>((resolve) => {
+      t.ws.addEventListener("close", () => resolve());
+      t.ws.addEventListener("error", () => resolve());
+    });
+    const { room } = presenceShardFor(env, target.id);
+    await runInDurableObject(room, (_instance: PresenceRoom, state) => {
+      state.abort("restart");
+    }).catch(() => undefined);
+    await targetDown;
+
+    // The target's page reconnects within the grace period: the watcher sees no flicker.
+    const t2 = await joinPresence(target.client);
+    await sleep(SETTLE_MS);
+    expect(countEvents(w, "leaving", target.id)).toBe(0);
+    expect(onlineOf(w).has(target.id)).toBe(true);
+    // The restarted home still knows the watcher's shard: the departure reaches it.
+    t2.close();
+    await until(w, (online) => !online.has(target.id), "the target to leave");
+    w.close();
+  });
+});
