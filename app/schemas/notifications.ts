@@ -35,10 +35,19 @@ export const notificationPreferencesSchema = z.strictObject(
 
 export const notificationsQuerySchema = pageQuery(20, 50);
 
-/** The privacy page's form: its checkbox sends "on", or nothing when cleared. */
-export const privacyFormSchema = z.object({
-  hide_online: z.literal("on", { error: "Must be true or false." }).optional(),
-});
+/** A checkbox of a plain form: "on" when checked, absent when not. */
+const checkbox = z.literal("on", { error: "Must be true or false." }).optional();
+
+/** The privacy page's form. */
+export const privacyFormSchema = z.object({ hide_online: checkbox });
+
+/** The notification settings page's form: one checkbox per kind. */
+export const notificationFormSchema = z.object(
+  Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, checkbox])) as Record<
+    NotificationType,
+    typeof checkbox
+  >,
+);
 
 /** PUT /my/privacy. */
 export const privacySchema = z.strictObject({

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { fieldErrors } from "~/schemas/validation";
-import { ValidationError } from "./errors.server";
+import { HttpError, ValidationError } from "./errors.server";
 
 /** Parses input with a shared schema; bad input becomes a 422 ValidationError, never a 500. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
@@ -46,14 +46,16 @@ export async function readBytesCapped(
 export async function readBody(request: Request): Promise<Record<string, unknown>> {
   const type = request.headers.get("Content-Type") ?? "";
   if (type.includes("application/json")) {
+    let body: unknown;
     try {
-      const body: unknown = await request.json();
-      return body && typeof body === "object" && !Array.isArray(body)
-        ? (body as Record<string, unknown>)
-        : {};
+      body = await request.json();
     } catch {
       throw new ValidationError({ _: ["The request body is not valid JSON."] });
     }
+    if (!body || typeof body !== "object" || Array.isArray(body)) {
+      throw new ValidationError({ _: ["The request body must be a JSON object."] });
+    }
+    return body as Record<string, unknown>;
   }
   if (type.includes("form")) {
     let form: FormData;
@@ -66,6 +68,10 @@ export async function readBody(request: Request): Promise<Record<string, unknown
     const out: Record<string, unknown> = {};
     for (const [k, v] of form.entries()) if (typeof v === "string") out[k] = v;
     return out;
+  }
+  // No body is an empty one; a body of any other kind is not read as one.
+  if (request.body && (await request.arrayBuffer()).byteLength > 0) {
+    throw new HttpError(415, "The request body must be JSON or a form.");
   }
   return {};
 }
