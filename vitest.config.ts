@@ -15,6 +15,9 @@ export default defineConfig({
           TEST_MIGRATIONS: migrations,
           // A member leaves the presence room this long after their last tab closes (5 s deployed).
           PRESENCE_GRACE_MS: "300",
+          // tests/security/fuzz.test.ts: a seed to replay, and how many runs per property.
+          FUZZ_SEED: process.env.FUZZ_SEED ?? "",
+          FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
           // No STRIPE_SECRET_KEY: payments go through the test provider. Webhooks are signed with
           // this secret, and Stripe calls (tests that set a key) reach the local stand-in.
           STRIPE_WEBHOOK_SECRET: "whsec_test_heartline_webhook_secret",

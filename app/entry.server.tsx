@@ -1,7 +1,8 @@
 import type { AppLoadContext, EntryContext, HandleErrorFunction } from "@remix-run/cloudflare";
-import { RemixServer } from "@remix-run/react";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToReadableStream } from "react-dom/server";
+import { NonceProvider } from "~/lib/nonce";
 
 export default async function handleRequest(
   request: Request,
@@ -11,12 +12,16 @@ export default async function handleRequest(
   loadContext: AppLoadContext,
 ) {
   let status = responseStatusCode;
+  const nonce = loadContext.cspNonce;
   const body = await renderToReadableStream(
-    <RemixServer context={remixContext} url={request.url} />,
+    <NonceProvider nonce={nonce}>
+      <RemixServer context={remixContext} url={request.url} nonce={nonce} />
+    </NonceProvider>,
     {
+      nonce,
       signal: request.signal,
       onError(error: unknown) {
-        if (!request.signal.aborted) logError(error, loadContext.requestId);
+        if (!request.signal.aborted) logError(error, request, loadContext.requestId);
         status = 500;
       },
     },
@@ -26,20 +31,38 @@ export default async function handleRequest(
   return new Response(body, { headers: responseHeaders, status });
 }
 
-function logError(error: unknown, requestId: string) {
+/**
+ * One JSON line per problem. A thrown 4xx response (a page that does not exist, a POST to a page
+ * without an action) is the visitor's, logged as a warning; anything else is an error.
+ */
+function logError(error: unknown, request: Request, requestId: string) {
+  const where = {
+    request_id: requestId,
+    method: request.method,
+    path: new URL(request.url).pathname,
+  };
+  if (isRouteErrorResponse(error) && error.status < 500) {
+    console.warn(
+      JSON.stringify({ level: "warn", ...where, status: error.status, message: error.statusText }),
+    );
+    return;
+  }
   console.error(
     JSON.stringify({
       level: "error",
-      request_id: requestId,
+      ...where,
+      ...(isRouteErrorResponse(error) ? { status: error.status } : {}),
       error:
         error instanceof Error
           ? { name: error.name, message: error.message, stack: error.stack }
-          : String(error),
+          : isRouteErrorResponse(error)
+            ? { message: error.statusText }
+            : String(error),
     }),
   );
 }
 
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
-  logError(error, context.requestId);
+  logError(error, request, context.requestId);
 };

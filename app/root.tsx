@@ -15,6 +15,7 @@ import { AppShell } from "~/components/shell";
 import { ProgressBar } from "~/components/progress-bar";
 import { AppLink } from "~/components/link";
 import { appearanceFromCookieHeader, APPEARANCE_STORAGE_KEY, type Appearance } from "~/lib/theme";
+import { useNonce } from "~/lib/nonce";
 import { pageTitle } from "~/lib/title";
 import { appearanceAtom } from "~/state/appearance";
 import { useClockTicker } from "~/state/clock";
@@ -56,6 +57,7 @@ const themeScript = `(function(){try{var k=${JSON.stringify(APPEARANCE_STORAGE_K
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const appearance: Appearance = data?.appearance ?? "dark";
+  const nonce = useNonce();
   return (
     <html lang="en" data-theme={appearance}>
       <head>
@@ -64,15 +66,15 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="csrf-token" content={data?.csrfToken ?? ""} />
         <meta name="app-version" content={data?.buildVersion ?? ""} />
         <meta name="theme-color" content="#e11d63" />
-        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeScript }} />
         <Meta />
         <Links />
       </head>
       <body>
         <ProgressBar />
         {children}
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends AppEnv {
       TEST_MIGRATIONS: D1Migration[];
+      FUZZ_SEED: string;
+      FUZZ_RUNS: string;
     }
   }
 }

@@ -2,7 +2,7 @@ import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@re
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { HttpError } from "~/server/errors.server";
-import { isProduction } from "~/server/env.server";
+import { devMailboxOpen } from "~/server/env.server";
 import { authApi } from "./api/auth";
 import { blocksApi } from "./api/blocks";
 import { chatApi } from "./api/chat";
@@ -15,10 +15,12 @@ import { realtimeApi } from "./api/realtime";
 import { safetyApi } from "./api/safety";
 import { wantsJson } from "./http";
 import { requestContext } from "./middleware/context";
+import { bodyLimit } from "./middleware/body-limit";
 import { csrf } from "./middleware/csrf";
 import { versionCheck } from "./middleware/version";
 import { upgradeTokenAuth } from "./realtime";
 import { errorPage } from "./error-page";
+import { securityHeaders } from "./security-headers";
 import type { AppBindings } from "./types";
 
 /**
@@ -33,13 +35,12 @@ export function createApp(build: ServerBuild) {
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(async (c, next) => {
     await next();
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Referrer-Policy", "strict-origin-when-cross-origin");
-    c.header("X-Frame-Options", "DENY");
     c.header("X-Request-Id", c.get("requestId"));
   });
+  app.use(securityHeaders);
   app.use(versionCheck(buildVersion));
   app.use(requestContext(buildVersion));
+  app.use(bodyLimit);
   app.use(csrf);
   app.use("/ws/*", upgradeTokenAuth);
 
@@ -53,7 +54,7 @@ export function createApp(build: ServerBuild) {
   app.route("/", discoveryApi);
   app.route("/", moneyApi);
   app.use("/dev/*", async (c, next) => {
-    if (isProduction(c.env)) return c.notFound();
+    if (!devMailboxOpen(c.env)) return c.notFound();
     return next();
   });
   app.route("/", devApi);

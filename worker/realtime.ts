@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { channelForPath, tokenMember, verifyChannelToken } from "~/server/broadcasting.server";
+import { channelForPath, verifyChannelToken } from "~/server/broadcasting.server";
 import { HttpError, unauthenticated, emailNotVerified } from "~/server/errors.server";
-import type { SessionUser } from "~/server/session.server";
+import { readSessionById, type SessionUser } from "~/server/session.server";
 import type { AppBindings } from "./types";
 
 /**
@@ -34,8 +34,9 @@ export function forwardUpgrade(request: Request, user: SessionUser): Request {
 
 /**
  * `?auth=` on a websocket path (API.md "Realtime"): a token from POST /broadcasting/auth stands in
- * for the session cookie. It must be genuine and unexpired (401) and name this path's channel
- * (403); the socket then opens as the token's member, through the same checks as a cookie.
+ * for the session cookie. It must be genuine and unexpired, and the session that minted it still
+ * alive (401), and name this path's channel (403); the socket then opens as that session's member,
+ * through the same checks as a cookie.
  */
 export const upgradeTokenAuth = createMiddleware<AppBindings>(async (c, next) => {
   const token = c.req.query("auth");
@@ -45,8 +46,12 @@ export const upgradeTokenAuth = createMiddleware<AppBindings>(async (c, next) =>
   if (claims.channel !== channelForPath(c.req.path, claims.memberId)) {
     throw new HttpError(403, "The token is for another channel.");
   }
-  const member = await tokenMember(c.env, claims.memberId);
-  if (!member) throw unauthenticated();
-  c.get("rc").user = member;
+  // The session that minted the token must still be alive (not signed out, not ended by a
+  // password change, suspension or deletion); when it ends, endMemberSockets closes this socket.
+  const live = await readSessionById(c.env, claims.sessionId);
+  if (!live || live.user.id !== claims.memberId) throw unauthenticated();
+  const rc = c.get("rc");
+  rc.user = live.user;
+  rc.session = live.session;
   return next();
 });

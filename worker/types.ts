@@ -8,5 +8,6 @@ export type AppBindings = {
     rc: RequestContext;
     cookies: string[];
     csrfSecret: string;
+    cspNonce: string;
   };
 };

@@ -3,14 +3,14 @@ import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
-import { isProduction } from "~/server/env.server";
+import { devMailboxOpen } from "~/server/env.server";
 import { readMailbox } from "~/server/mail.server";
 
 export const meta: MetaFunction = () => titleMeta("Mailbox");
 
-/** Local development only: the emails the app would have sent. Absent in production. */
+/** Local development only: the emails the app would have sent (see devMailboxOpen). */
 export async function loader({ context }: LoaderFunctionArgs) {
-  if (isProduction(context.env)) throw new Response("Not Found", { status: 404 });
+  if (!devMailboxOpen(context.env)) throw new Response("Not Found", { status: 404 });
   return json({ emails: await readMailbox(context.env) });
 }
 

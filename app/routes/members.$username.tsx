@@ -13,7 +13,7 @@ import { titleMeta } from "~/lib/title";
 import { HttpError } from "~/server/errors.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { likeStatus } from "~/server/likes.server";
-import { isPrefetch, viewMember } from "~/server/members.server";
+import { isInAppVisit, viewMember } from "~/server/members.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
   titleMeta(data ? displayName(data.member) : "Member");
@@ -21,12 +21,12 @@ export const meta: MetaFunction<typeof loader> = ({ data }) =>
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
-/** Another member's public profile; visiting it records a profile view (one a day). */
+/** Another member's public profile; a visit from inside the app records a view (one a day). */
 export async function loader({ context, request, params }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
   try {
     const member = await viewMember(context.env, user.id, params.username ?? "", {
-      recordView: !isPrefetch(request),
+      recordView: isInAppVisit(request, false),
     });
     const isSelf = member.id === user.id;
     const likes = isSelf ? null : await likeStatus(context.env, user.id, member.id);

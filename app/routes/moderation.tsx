@@ -6,6 +6,7 @@ import type {
   MetaFunction,
 } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
+import { pageOf } from "~/schemas/query";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { CsrfInput, FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
@@ -36,7 +37,7 @@ function requireModeratorPage(context: LoaderFunctionArgs["context"], request: R
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   requireModeratorPage(context, request);
-  const page = Number(new URL(request.url).searchParams.get("page") ?? 1);
+  const page = pageOf(request);
   return json(await listOpenReports(context.env, page), {
     headers: { "Cache-Control": "private, no-store" },
   });

@@ -3,14 +3,18 @@ import { json } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { CsrfInput, FormAlert } from "~/components/form";
 import { titleMeta } from "~/lib/title";
-import { NOTIFICATION_TYPE_LABELS, NOTIFICATION_TYPES } from "~/schemas/notifications";
+import {
+  notificationFormSchema,
+  NOTIFICATION_TYPE_LABELS,
+  NOTIFICATION_TYPES,
+} from "~/schemas/notifications";
 import { formAction, type ActionErrors } from "~/server/actions.server";
 import { requireUser } from "~/server/guards.server";
 import {
   getNotificationPreferences,
   setNotificationPreferences,
 } from "~/server/notifications.server";
-import { readBody } from "~/server/validation.server";
+import { parseInput, readBody } from "~/server/validation.server";
 
 export const meta: MetaFunction = () => titleMeta("Notification Settings");
 
@@ -31,8 +35,8 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const { user } = requireUser(context, request);
-    const body = await readBody(request);
-    const changes = Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, body[t] === "on"]));
+    const form = parseInput(notificationFormSchema, await readBody(request));
+    const changes = Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, form[t] === "on"]));
     const preferences = await setNotificationPreferences(context.env, user.id, changes);
     return json({ preferences, status: "Notification settings saved." });
   });

@@ -50,6 +50,14 @@ export default function PasswordSettingsPage() {
         <CsrfInput />
         <FormAlert message={data && "status" in data ? data.status : null} tone="success" />
         <Field
+          name="current_password"
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          required
+          error={form.errorFor("current_password")}
+        />
+        <Field
           name="password"
           label="New password"
           type="password"

@@ -6,7 +6,8 @@ import { titleMeta } from "~/lib/title";
 import { formAction, type ActionErrors } from "~/server/actions.server";
 import { requireUser } from "~/server/guards.server";
 import { getHideOnline, setHideOnline } from "~/server/presence.server";
-import { readBody } from "~/server/validation.server";
+import { privacyFormSchema } from "~/schemas/notifications";
+import { parseInput, readBody } from "~/server/validation.server";
 
 export const meta: MetaFunction = () => titleMeta("Privacy Settings");
 
@@ -18,8 +19,8 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const { user } = requireUser(context, request);
-    const body = await readBody(request);
-    const hideOnline = await setHideOnline(context.env, user.id, body.hide_online === "on");
+    const form = parseInput(privacyFormSchema, await readBody(request));
+    const hideOnline = await setHideOnline(context.env, user.id, form.hide_online === "on");
     return json({
       hideOnline,
       status: hideOnline

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { pageQuery } from "./query";
 
 /**
  * The kinds of entry in a member's own history (the activities page). Each domain module records
@@ -18,7 +18,4 @@ export const ACTIVITY_TYPES = [
 ] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 
-export const activitiesQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).max(10_000).catch(1),
-  per_page: z.coerce.number().int().min(1).max(50).catch(20),
-});
+export const activitiesQuerySchema = pageQuery(20, 50);

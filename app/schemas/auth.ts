@@ -20,6 +20,62 @@ export const usernameField = z
   // `*`, not `+`: an empty username is too short, not made of the wrong characters.
   .regex(/^[A-Za-z0-9_]*$/, USERNAME_MESSAGES.chars);
 
+/**
+ * Names a member may not take: they would pass for the service or its staff in a conversation
+ * or a notification (compared without case, underscores or trailing digits: "Admin_1" too).
+ */
+export const RESERVED_USERNAMES = [
+  "admin",
+  "administrator",
+  "moderator",
+  "mod",
+  "support",
+  "help",
+  "helpdesk",
+  "heartline",
+  "root",
+  "system",
+  "sysadmin",
+  "staff",
+  "team",
+  "official",
+  "security",
+  "safety",
+  "trust",
+  "abuse",
+  "billing",
+  "payments",
+  "noreply",
+  "postmaster",
+  "webmaster",
+  "hostmaster",
+  "info",
+  "contact",
+  "owner",
+  "operator",
+  "service",
+  "api",
+  "www",
+  "mail",
+  "null",
+  "undefined",
+  "anonymous",
+  "everyone",
+  "here",
+] as const;
+export const USERNAME_RESERVED = "This username is reserved.";
+
+const RESERVED = new Set<string>(RESERVED_USERNAMES);
+export function isReservedUsername(username: string): boolean {
+  const plain = username.toLowerCase().replace(/_/g, "").replace(/\d+$/, "");
+  return RESERVED.has(plain);
+}
+
+/** A username a new member may take (reserved names are refused). */
+export const newUsernameField = usernameField.refine((v) => !isReservedUsername(v), {
+  message: USERNAME_RESERVED,
+});
+
 export const emailField = z
   .string({ error: "The email field is required." })
   .trim()
@@ -50,7 +106,7 @@ const CONFIRMATION_MESSAGE = "The password field confirmation does not match.";
 
 export const registerSchema = z
   .object({
-    username: usernameField,
+    username: newUsernameField,
     email: emailField,
     password: passwordField,
     password_confirmation: z.string({ error: CONFIRMATION_MESSAGE }),
@@ -92,8 +148,16 @@ export const confirmPasswordSchema = z.object({
     .min(1, "The password field is required."),
 });
 
+export const CURRENT_PASSWORD_REQUIRED = "The current password field is required.";
+export const CURRENT_PASSWORD_INCORRECT = "The provided password is incorrect.";
+
+/** Changing the password asks for the current one, whatever the session's last confirmation. */
 export const updatePasswordSchema = z
   .object({
+    current_password: z
+      .string({ error: CURRENT_PASSWORD_REQUIRED })
+      .min(1, CURRENT_PASSWORD_REQUIRED)
+      .max(128, CURRENT_PASSWORD_INCORRECT),
     password: passwordField,
     password_confirmation: z.string({ error: CONFIRMATION_MESSAGE }),
   })

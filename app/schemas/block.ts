@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { safeText } from "./text";
 
 /** API.md "Blocking": the reasons a member can give. */
 export const BLOCK_REASON_TYPES = [
@@ -25,10 +26,10 @@ export const blockSchema = z.object({
     .trim()
     .min(1, "Please choose a member to block."),
   reason_type: z.enum(BLOCK_REASON_TYPES, { error: "Please choose a reason." }),
-  reason: z
-    .string()
-    .trim()
-    .max(500, "The reason may not be longer than 500 characters.")
+  reason: safeText(
+    z.string().trim().max(500, "The reason may not be longer than 500 characters."),
+    { multiline: true },
+  )
     .optional()
     .transform((v) => (v ? v : undefined)),
 });

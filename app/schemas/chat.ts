@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { MemberCardView } from "~/lib/members";
+import { safeText } from "./text";
 
 /** The longest message a member may send, in characters. */
 export const MESSAGE_MAX_LENGTH = 2000;
@@ -29,7 +30,10 @@ const giftId = z
   .max(64, "Please choose a gift.")
   .optional();
 
-const text = z.string({ error: MESSAGE_REQUIRED }).trim().max(MESSAGE_MAX_LENGTH, MESSAGE_TOO_LONG);
+const text = safeText(
+  z.string({ error: MESSAGE_REQUIRED }).trim().max(MESSAGE_MAX_LENGTH, MESSAGE_TOO_LONG),
+  { multiline: true },
+);
 
 /** POST /chat/conversations/{id}/messages. A gift may come without text. */
 export const sendMessageSchema = z

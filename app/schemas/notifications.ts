@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageQuery } from "./query";
 
 /** The kinds of notification a member can receive, and switch off one by one. */
 export const NOTIFICATION_TYPES = ["message", "like", "match", "gift", "profile_view"] as const;
@@ -32,10 +33,21 @@ export const notificationPreferencesSchema = z.strictObject(
   ) as Record<NotificationType, z.ZodOptional<z.ZodBoolean>>,
 );
 
-export const notificationsQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).max(10_000).catch(1),
-  per_page: z.coerce.number().int().min(1).max(50).catch(20),
-});
+export const notificationsQuerySchema = pageQuery(20, 50);
+
+/** A checkbox of a plain form: "on" when checked, absent when not. */
+const checkbox = z.literal("on", { error: "Must be true or false." }).optional();
+
+/** The privacy page's form. */
+export const privacyFormSchema = z.object({ hide_online: checkbox });
+
+/** The notification settings page's form: one checkbox per kind. */
+export const notificationFormSchema = z.object(
+  Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, checkbox])) as Record<
+    NotificationType,
+    typeof checkbox
+  >,
+);
 
 /** PUT /my/privacy. */
 export const privacySchema = z.strictObject({

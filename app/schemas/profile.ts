@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
 import { DOB_REQUIRED_MESSAGE, UNDERAGE_MESSAGE, usernameField } from "./auth";
+import { safeText } from "./text";
 
 /**
  * The profile form of SPEC.md §3 with the rules of §5, written once: the settings page validates
@@ -36,18 +37,14 @@ export const LIST_ITEM_MAX = 40;
 
 /** A text field that may be left out or null but, when given, has at least one character. */
 const optionalText = (message: string) =>
-  z
-    .string({ error: message })
-    .trim()
-    .min(1, message)
-    .max(50, PROFILE_MESSAGES.textMax)
+  safeText(z.string({ error: message }).trim().min(1, message).max(50, PROFILE_MESSAGES.textMax))
     .nullable()
     .optional();
 
 /** SPEC.md §3: the shapes of `country-state-city`. */
 export const countrySchema = z.object({
   isoCode: z.string().regex(/^[A-Z]{2}$/),
-  name: z.string().min(1).max(100),
+  name: safeText(z.string().min(1).max(100)),
   flag: z.string().max(16).optional(),
   phonecode: z.string().max(32).optional(),
   currency: z.string().max(32).optional(),
@@ -56,11 +53,11 @@ export const countrySchema = z.object({
 });
 export const stateSchema = z.object({
   isoCode: z.string().min(1).max(10),
-  name: z.string().min(1).max(100),
+  name: safeText(z.string().min(1).max(100)),
   countryCode: z.string().regex(/^[A-Z]{2}$/),
 });
 export const citySchema = z.object({
-  name: z.string().min(1).max(100),
+  name: safeText(z.string().min(1).max(100)),
   countryCode: z.string().regex(/^[A-Z]{2}$/),
   stateCode: z.string().min(1).max(10),
 });
@@ -105,11 +102,13 @@ export const locationField = z.unknown().transform((value, ctx): Location | null
 
 const tagList = z
   .array(
-    z
-      .string({ error: PROFILE_MESSAGES.atLeastOne })
-      .trim()
-      .min(1, PROFILE_MESSAGES.atLeastOne)
-      .max(LIST_ITEM_MAX, PROFILE_MESSAGES.itemLength),
+    safeText(
+      z
+        .string({ error: PROFILE_MESSAGES.atLeastOne })
+        .trim()
+        .min(1, PROFILE_MESSAGES.atLeastOne)
+        .max(LIST_ITEM_MAX, PROFILE_MESSAGES.itemLength),
+    ),
     { error: PROFILE_MESSAGES.atLeastOne },
   )
   .min(1, PROFILE_MESSAGES.atLeastOne)
@@ -175,18 +174,20 @@ export const profileSchema = z.object({
   username: usernameField,
   dateOfBirth: profileDateOfBirth,
   location: locationField.optional(),
-  postalCode: z
-    .string({ error: PROFILE_MESSAGES.postalCode })
-    .trim()
-    .max(20, PROFILE_MESSAGES.postalCode)
+  postalCode: safeText(
+    z.string({ error: PROFILE_MESSAGES.postalCode }).trim().max(20, PROFILE_MESSAGES.postalCode),
+  )
     .nullable()
     .optional()
     .transform((v) => (v ? v : null)),
-  bio: z
-    .string({ error: PROFILE_MESSAGES.bio })
-    .trim()
-    .min(1, PROFILE_MESSAGES.bio)
-    .max(BIO_MAX, PROFILE_MESSAGES.bioMax),
+  bio: safeText(
+    z
+      .string({ error: PROFILE_MESSAGES.bio })
+      .trim()
+      .min(1, PROFILE_MESSAGES.bio)
+      .max(BIO_MAX, PROFILE_MESSAGES.bioMax),
+    { multiline: true },
+  ),
   interests: tagList,
   preferences: tagList,
   ageRange: ageRangeSchema,

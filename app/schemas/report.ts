@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { safeText } from "./text";
 
 /** Why a member is reported to the moderators. */
 export const REPORT_REASON_TYPES = [
@@ -39,10 +40,16 @@ export const reportSchema = z.object({
     .min(1, "Please choose a member to report.")
     .max(64, "Please choose a member to report."),
   reason_type: z.enum(REPORT_REASON_TYPES, { error: "Please choose a reason." }),
-  details: z
-    .string({ error: "The details must be text." })
-    .trim()
-    .max(REPORT_DETAILS_MAX, `The details may not be longer than ${REPORT_DETAILS_MAX} characters.`)
+  details: safeText(
+    z
+      .string({ error: "The details must be text." })
+      .trim()
+      .max(
+        REPORT_DETAILS_MAX,
+        `The details may not be longer than ${REPORT_DETAILS_MAX} characters.`,
+      ),
+    { multiline: true },
+  )
     .optional()
     .nullable()
     .transform((v) => (v ? v : undefined)),

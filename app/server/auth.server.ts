@@ -1,11 +1,12 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
-import type {
-  confirmPasswordSchema,
-  LoginInput,
-  RegisterInput,
-  resetPasswordSchema,
-  updatePasswordSchema,
+import {
+  CURRENT_PASSWORD_INCORRECT,
+  type confirmPasswordSchema,
+  type LoginInput,
+  type RegisterInput,
+  type resetPasswordSchema,
+  type updatePasswordSchema,
 } from "~/schemas/auth";
 import { hmacSign, hmacVerify, newId, randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
@@ -53,6 +54,24 @@ export function publicUser(
     email_verified_at: user.emailVerifiedAt,
     created_at: user.createdAt,
   };
+}
+
+/**
+ * The network an address belongs to, for limits that should not follow one address: an IPv4
+ * /24 or an IPv6 /64 (one household, office or phone carrier's block).
+ */
+export function networkOf(ip: string): string {
+  if (!ip.includes(":")) return ip.split(".").slice(0, 3).join(".");
+  const [head = "", tail = ""] = ip.toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = ip.includes("::")
+    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  return groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":");
 }
 
 async function limited(result: Promise<rateLimit.RateLimitResult>) {
@@ -124,9 +143,17 @@ export async function login(env: Env, input: LoginInput, meta: RequestMeta) {
   const account = input.email.toLowerCase();
   // Only failures count against an account, so the member can still sign in once the window ends.
   // The attempt is counted before the password check (so parallel guesses cannot all get past the
-  // limit) and given back below when the password was right.
+  // limit) and given back below when the password was right. The fast limit is per account and
+  // network, so a stranger's guesses do not lock the owner out at home; the slow global one stops
+  // guesses spread over many networks (docs/decisions/009).
   const attemptAt = Date.now();
-  await limited(rateLimit.hit(env, "login_account", account, attemptAt));
+  const here = `${account}|${networkOf(meta.ip)}`;
+  await limited(rateLimit.hit(env, "login_account", here, attemptAt));
+  const global = await rateLimit.hit(env, "login_account_global", account, attemptAt);
+  if (!global.allowed) {
+    await rateLimit.release(env, "login_account", here, attemptAt);
+    throw tooManyRequests(global.retryAfter);
+  }
 
   const user = await getDb(env.DB)
     .select()
@@ -135,7 +162,8 @@ export async function login(env: Env, input: LoginInput, meta: RequestMeta) {
     .get();
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) throw new ValidationError({ email: [CREDENTIALS_MESSAGE] });
-  await rateLimit.release(env, "login_account", account, attemptAt);
+  await rateLimit.release(env, "login_account", here, attemptAt);
+  await rateLimit.release(env, "login_account_global", account, attemptAt);
   if (user.status === "suspended") throw new ValidationError({ email: [SUSPENDED_MESSAGE] });
   if (needsRehash(user.passwordHash)) {
     await getDb(env.DB)
@@ -309,28 +337,38 @@ export async function resetPassword(
   return { status: PASSWORD_RESET_DONE };
 }
 
+/**
+ * Checks the member's own password for a sensitive step (confirming it, changing it): counted
+ * before the check and given back on success, as for login; a wrong one is a 422 on `field`.
+ */
+async function checkOwnPassword(env: Env, userId: string, password: string, field: string) {
+  const attemptAt = Date.now();
+  await limited(rateLimit.hit(env, "confirm_password_account", userId, attemptAt));
+  const row = await getDb(env.DB)
+    .select({ passwordHash: schema.users.passwordHash })
+    .from(schema.users)
+    .where(eq(schema.users.id, userId))
+    .get();
+  if (!row || !(await verifyPassword(password, row.passwordHash))) {
+    throw new ValidationError({ [field]: [CURRENT_PASSWORD_INCORRECT] });
+  }
+  await rateLimit.release(env, "confirm_password_account", userId, attemptAt);
+}
+
 export async function confirmPassword(
   env: Env,
   user: SessionUser,
   session: ActiveSession,
   input: z.infer<typeof confirmPasswordSchema>,
 ) {
-  // Counted before the check and given back on success, as for login.
-  const attemptAt = Date.now();
-  await limited(rateLimit.hit(env, "confirm_password_account", user.id, attemptAt));
-  const row = await getDb(env.DB)
-    .select({ passwordHash: schema.users.passwordHash })
-    .from(schema.users)
-    .where(eq(schema.users.id, user.id))
-    .get();
-  if (!row || !(await verifyPassword(input.password, row.passwordHash))) {
-    throw new ValidationError({ password: ["The provided password is incorrect."] });
-  }
-  await rateLimit.release(env, "confirm_password_account", user.id, attemptAt);
+  await checkOwnPassword(env, user.id, input.password, "password");
   await markPasswordConfirmed(env, session.idHash);
 }
 
-/** Changes the password (behind a recent confirmation) and ends every other session. */
+/**
+ * Changes the password (behind a recent confirmation and the current password, which a session
+ * left open cannot know) and ends every other session.
+ */
 export async function changePassword(
   env: Env,
   user: SessionUser,
@@ -338,6 +376,7 @@ export async function changePassword(
   input: z.infer<typeof updatePasswordSchema>,
   origin: string,
 ) {
+  await checkOwnPassword(env, user.id, input.current_password, "current_password");
   const now = nowIso();
   await getDb(env.DB)
     .update(schema.users)

@@ -1,11 +1,8 @@
-import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { authorizeConversationSocket } from "./chat.server";
 import { fromBase64Url, hmacSign, hmacVerify, toBase64Url } from "./crypto.server";
-import { getDb, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { forbidden } from "./errors.server";
-import type { SessionUser } from "./session.server";
 
 /**
  * POST /broadcasting/auth (API.md "Realtime"): a short-lived token, signed with APP_KEY, that lets
@@ -28,6 +25,8 @@ export const channelNameSchema = z.object({
 
 interface TokenClaims {
   sub: string;
+  /** The session that minted the token: it opens nothing once that session has ended. */
+  sid: string;
   ch: string;
   exp: number;
 }
@@ -54,12 +53,18 @@ export async function authorizeChannel(env: Env, memberId: string, channel: stri
 
 export async function issueChannelToken(
   env: Env,
-  memberId: string,
+  session: { userId: string; idHash: string },
   channel: string,
   now = Date.now(),
 ): Promise<string> {
+  const memberId = session.userId;
   await authorizeChannel(env, memberId, channel);
-  const claims: TokenClaims = { sub: memberId, ch: channel, exp: now + BROADCAST_TOKEN_TTL_MS };
+  const claims: TokenClaims = {
+    sub: memberId,
+    sid: session.idHash,
+    ch: channel,
+    exp: now + BROADCAST_TOKEN_TTL_MS,
+  };
   const payload = toBase64Url(encoder.encode(JSON.stringify(claims)));
   return `${payload}.${await hmacSign(env.APP_KEY, signed(payload))}`;
 }
@@ -69,7 +74,7 @@ export async function verifyChannelToken(
   env: Env,
   token: string,
   now = Date.now(),
-): Promise<{ memberId: string; channel: string } | null> {
+): Promise<{ memberId: string; sessionId: string; channel: string } | null> {
   const [payload, mac, extra] = token.split(".");
   if (!payload || !mac || extra !== undefined || token.length > 1024) return null;
   if (!(await hmacVerify(env.APP_KEY, signed(payload), mac))) return null;
@@ -80,28 +85,9 @@ export async function verifyChannelToken(
     return null;
   }
   if (typeof claims.sub !== "string" || typeof claims.ch !== "string") return null;
+  if (typeof claims.sid !== "string") return null;
   if (typeof claims.exp !== "number" || claims.exp <= now) return null;
-  return { memberId: claims.sub, channel: claims.ch };
-}
-
-/** The member a token lets in, as a session would give it (null when not active). */
-export async function tokenMember(env: Env, memberId: string): Promise<SessionUser | null> {
-  const user = await getDb(env.DB)
-    .select()
-    .from(schema.users)
-    .where(eq(schema.users.id, memberId))
-    .get();
-  if (!user || user.status !== "active") return null;
-  return {
-    id: user.id,
-    username: user.username,
-    email: user.email,
-    emailVerifiedAt: user.emailVerifiedAt,
-    role: user.role,
-    status: user.status,
-    hideOnline: user.hideOnline,
-    createdAt: user.createdAt,
-  };
+  return { memberId: claims.sub, sessionId: claims.sid, channel: claims.ch };
 }
 
 /** The channel a websocket path opens (the token must name it), or null for other paths. */

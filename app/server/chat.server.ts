@@ -422,7 +422,7 @@ const OTHER = `(SELECT CASE WHEN user_low = ?3 THEN user_high ELSE user_low END 
 
 /**
  * The insert's own guard (?2 the conversation, ?3 the sender, ?8 the rate-limit key, ?9 its
- * maximum): the sender is one of the conversation's two members, neither blocked the other, the
+ * maximum, ?10 the weight of its previous window): the sender is one of the conversation's two members, neither blocked the other, the
  * other member is active, either they have written or the sender is under the unanswered limit,
  * and the sender is within the rate limit (counted earlier in the same batch). When it fails the
  * message text becomes NULL and the NOT NULL constraint fails the whole batch.
@@ -433,7 +433,7 @@ const SEND_GUARD = `EXISTS (SELECT 1 FROM conversations WHERE id = ?2 AND (user_
   AND (EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?2 AND sender_id = ${OTHER})
     OR (SELECT count(*) FROM (SELECT 1 FROM messages WHERE conversation_id = ?2 AND sender_id = ?3
           LIMIT ${UNANSWERED_MESSAGE_LIMIT})) < ${UNANSWERED_MESSAGE_LIMIT})
-  AND coalesce((SELECT count FROM rate_limits WHERE key = ?8), 0) <= ?9`;
+  AND coalesce((SELECT count + prev_count * ?10 FROM rate_limits WHERE key = ?8), 0) <= ?9`;
 
 const isGuardFailure = (e: unknown) =>
   String(e).includes("NOT NULL constraint failed: messages.message");
@@ -486,6 +486,7 @@ export async function sendMessage(
         sentAt,
         limit.key,
         limit.max,
+        limit.previousWeight,
       ),
       // A new message brings the conversation back to both members' active lists.
       env.DB.prepare(
@@ -552,7 +553,7 @@ async function refusedSend(
   me: string,
   conversationId: string,
   clientId: string | null,
-  limit: { key: string; max: number; retryAfter: number },
+  limit: ReturnType<typeof hitStatement>,
 ): Promise<{ message: ChatMessageView; created: false }> {
   const check = await sendCheck(env, me, conversationId, clientId);
   const ref = checkedConversation(check, me, conversationId);
@@ -562,12 +563,14 @@ async function refusedSend(
   }
   const refusal = sendRefusal(check!);
   if (refusal) throw refusal;
-  const row = await env.DB.prepare("SELECT count FROM rate_limits WHERE key = ?1")
+  // The batch did not count this attempt: would it have been within the limit?
+  const row = await env.DB.prepare("SELECT count, prev_count FROM rate_limits WHERE key = ?1")
     .bind(limit.key)
-    .first<{ count: number }>();
-  if ((row?.count ?? 0) >= limit.max) {
+    .first<{ count: number; prev_count: number }>();
+  const verdict = limit.result((row?.count ?? 0) + 1, row?.prev_count ?? 0);
+  if (!verdict.allowed) {
     throw new HttpError(429, SENDING_TOO_FAST, undefined, {
-      "Retry-After": String(Math.max(1, limit.retryAfter)),
+      "Retry-After": String(verdict.retryAfter),
     });
   }
   throw forbidden(CANNOT_MESSAGE);
@@ -729,8 +732,9 @@ export async function markRead(
 }
 
 /**
- * Deletes one of the member's own messages: it is gone from every page, the room tells the open
- * sockets, and both members' lists show the newest message that remains. Deleting a message that
+ * Deletes one of the member's own messages: it is gone from every page (its text from the other
+ * member's notifications too), the room tells the open sockets, and both members' lists show the
+ * newest message that remains. Deleting a message that
  * is already gone changes nothing. A gift's credits stay spent.
  */
 export async function deleteMessage(
@@ -754,6 +758,11 @@ export async function deleteMessage(
          (SELECT created_at FROM conversations WHERE id = ?1))
        WHERE conversation_id = ?1`,
     ).bind(ref.id),
+    // Its text leaves the other member's notifications too (and so their export).
+    env.DB.prepare(
+      `UPDATE notifications SET data = json_remove(data, '$.preview')
+       WHERE user_id = ?2 AND json_extract(data, '$.message_id') = ?1`,
+    ).bind(messageId, ref.otherId),
   ]);
   if (!deleted?.meta.changes) return;
   await publishToConversation(env, ref.id, {

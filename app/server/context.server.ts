@@ -20,6 +20,8 @@ export interface RequestContext {
   /** Replaces the CSRF secret (at sign-in and sign-out) and returns the new token. */
   rotateCsrf(): Promise<string>;
   meta: { ip: string; userAgent: string | null; origin: string };
+  /** This response's Content-Security-Policy nonce (worker/security-headers.ts). */
+  cspNonce: string;
 }
 
 declare module "@remix-run/cloudflare" {
@@ -28,10 +30,9 @@ declare module "@remix-run/cloudflare" {
 
 export function requestMeta(request: Request) {
   return {
-    ip:
-      request.headers.get("CF-Connecting-IP") ??
-      request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ??
-      "127.0.0.1",
+    // Cloudflare sets CF-Connecting-IP itself; X-Forwarded-For is whatever the client wrote, so
+    // per-IP limits never read it. Without the header (local workerd) every request is local.
+    ip: request.headers.get("CF-Connecting-IP") ?? "127.0.0.1",
     userAgent: request.headers.get("User-Agent"),
     origin: new URL(request.url).origin,
   };

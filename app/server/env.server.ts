@@ -17,6 +17,8 @@ export interface Env {
   MAIL_FROM: string;
   MAIL_TRANSPORT: string;
   RESEND_API_KEY?: string;
+  /** "on" opens /dev/mailbox (set in wrangler.toml's local [vars] only; see devMailboxOpen). */
+  DEV_MAILBOX?: string;
   /** Payments (app/server/payments.server.ts): Stripe when the secret key is set. */
   STRIPE_SECRET_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
@@ -41,6 +43,7 @@ const limitSpec = z
 export const rateLimitNames = [
   "login_ip",
   "login_account",
+  "login_account_global",
   "register_ip",
   "forgot_password_ip",
   "forgot_password_account",
@@ -90,3 +93,12 @@ export function readConfig(env: Env): AppConfig {
 }
 
 export const isProduction = (env: Env) => env.APP_ENV === "production";
+
+/**
+ * /dev/mailbox (the emails local development did not send) exists only when asked for by name:
+ * DEV_MAILBOX is "on" (wrangler.toml's local [vars]; production's vars do not have it) and the
+ * environment is local development or the tests, exactly. Any other APP_ENV (production, a
+ * staging copy, a typo) has no mailbox.
+ */
+export const devMailboxOpen = (env: Env) =>
+  env.DEV_MAILBOX === "on" && (env.APP_ENV === "development" || env.APP_ENV === "test");

@@ -103,11 +103,29 @@ export async function memberCards(env: Env, ids: string[], now = Date.now()) {
 }
 
 /**
- * A browser's speculative fetch (link prefetch on hover) is not a visit: it records no view.
+ * Whether loading a profile counts as a view (docs/decisions/009): only a visit the member made
+ * inside the app does. A link posted on another site must not tell its author who followed it
+ * (the session cookie is SameSite=Lax, so such a top-level GET arrives signed in).
+ * - A browser's speculative fetch (link prefetch on hover) is not a visit.
+ * - With Fetch Metadata (every current browser): only `Sec-Fetch-Site: same-origin`. `none` (an
+ *   address typed, a bookmark, a link opened from a mail or chat app), `same-site` and
+ *   `cross-site` record nothing.
+ * - Without it (older browsers, API clients): a Referer of this origin, or a JSON request, which a
+ *   page of another site cannot send with the member's cookie.
  */
-export function isPrefetch(request: Request): boolean {
+export function isInAppVisit(request: Request, wantsJson: boolean): boolean {
   const purpose = `${request.headers.get("Sec-Purpose") ?? ""} ${request.headers.get("Purpose") ?? ""}`;
-  return /prefetch/i.test(purpose);
+  if (/prefetch/i.test(purpose)) return false;
+  const site = request.headers.get("Sec-Fetch-Site");
+  if (site !== null) return site === "same-origin";
+  if (wantsJson) return true;
+  const referer = request.headers.get("Referer");
+  if (!referer) return false;
+  try {
+    return new URL(referer).origin === new URL(request.url).origin;
+  } catch {
+    return false;
+  }
 }
 
 export type MemberProfile = MemberProfileView;

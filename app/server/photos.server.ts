@@ -1,5 +1,12 @@
 import { and, asc, count, eq, sum } from "drizzle-orm";
-import { CONTENT_TYPES, sniffImageType, SNIFF_BYTES } from "~/lib/image-type";
+import {
+  CONTENT_TYPES,
+  IMAGE_TOO_LARGE_MESSAGE,
+  imageDimensions,
+  isTooLarge,
+  sniffImageType,
+  SNIFF_BYTES,
+} from "~/lib/image-type";
 import { checkPhotos, PHOTO_LIMITS, PHOTO_MESSAGES, type ExistingPhotos } from "~/schemas/photos";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { newId } from "./crypto.server";
@@ -8,6 +15,7 @@ import type { Env } from "./env.server";
 import { emailNotVerified, HttpError, notFound, ValidationError } from "./errors.server";
 import type { SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
+import { readBytesCapped } from "./validation.server";
 
 export const photoUrl = (id: string) => `/photos/${id}`;
 
@@ -54,28 +62,8 @@ async function existingPhotos(env: Env, userId: string): Promise<ExistingPhotos>
 export async function readPhotoUpload(request: Request): Promise<Uint8Array[]> {
   const type = request.headers.get("Content-Type") ?? "";
   if (!type.toLowerCase().startsWith("multipart/form-data") || !request.body) return [];
-  const declared = Number(request.headers.get("Content-Length") ?? "0");
-  if (declared > MAX_UPLOAD_BODY_BYTES) throw tooLarge();
-
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > MAX_UPLOAD_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const body = await readBytesCapped(request, MAX_UPLOAD_BODY_BYTES);
+  if (!body) throw tooLarge();
 
   let form: FormData;
   try {
@@ -112,11 +100,18 @@ export async function uploadPhotos(
   userId: string,
   files: Uint8Array[],
 ): Promise<ProfilePhoto[]> {
-  const sniffed = files.map((bytes) => ({
-    bytes,
-    type: sniffImageType(bytes.subarray(0, SNIFF_BYTES)),
-    size: bytes.byteLength,
-  }));
+  const sniffed = files.map((bytes) => {
+    const type = sniffImageType(bytes.subarray(0, SNIFF_BYTES));
+    // A file that starts like a JPEG, PNG or WebP but is not one (HTML after a JPEG header) is
+    // not an image; one that is, but too large to decode safely, is refused with its limit.
+    if (type !== "jpeg" && type !== "png" && type !== "webp")
+      return { bytes, type, size: bytes.byteLength };
+    const dimensions = imageDimensions(bytes, type);
+    if (dimensions && isTooLarge(dimensions)) {
+      throw new ValidationError({ photos: [IMAGE_TOO_LARGE_MESSAGE] });
+    }
+    return { bytes, type: dimensions ? type : ("not-image" as const), size: bytes.byteLength };
+  });
   const check = checkPhotos(sniffed, await existingPhotos(env, userId));
   if (check.messages.length) throw photoRuleError(check.messages, check.wrongType);
 

@@ -6,6 +6,7 @@ import {
   type Profile,
   type ProfileForm,
 } from "~/schemas/profile";
+import { isReservedUsername, USERNAME_RESERVED } from "~/schemas/auth";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound, ValidationError } from "./errors.server";
@@ -90,6 +91,9 @@ export async function updateProfile(
 
   const db = getDb(env.DB);
   const usernameChanged = input.username !== stored.username;
+  if (usernameChanged && isReservedUsername(input.username)) {
+    throw new ValidationError({ username: [USERNAME_RESERVED] });
+  }
   if (usernameChanged) {
     const taken = await db
       .select({ id: schema.users.id })

@@ -17,35 +17,73 @@ function windowFor(env: Env, name: RateLimitName, now: number) {
   const { max, windowSeconds } = readConfig(env).rateLimits[name];
   const nowSeconds = Math.floor(now / 1000);
   const windowStart = nowSeconds - (nowSeconds % windowSeconds);
-  return { max, windowSeconds, windowStart, nowSeconds };
+  /** How much of the previous window still lies inside the sliding window ending now. */
+  const previousWeight = 1 - (now / 1000 - windowStart) / windowSeconds;
+  return { max, windowSeconds, windowStart, nowSeconds, previousWeight };
 }
 
-const HIT_SQL = `INSERT INTO rate_limits (key, window_start, count) VALUES (?1, ?2, 1)
+/**
+ * One upsert per hit: the counter of the current fixed window, and the previous window's count
+ * (carried over when a new window starts, zero after a gap). SQLite reads every SET expression
+ * from the old row, so the order below does not matter.
+ */
+const HIT_SQL = `INSERT INTO rate_limits (key, window_start, count, prev_count) VALUES (?1, ?2, 1, 0)
      ON CONFLICT(key) DO UPDATE SET
+       prev_count = CASE
+         WHEN rate_limits.window_start = excluded.window_start THEN rate_limits.prev_count
+         WHEN rate_limits.window_start = excluded.window_start - ?3 THEN rate_limits.count
+         ELSE 0 END,
        count = CASE WHEN rate_limits.window_start = excluded.window_start THEN rate_limits.count + 1 ELSE 1 END,
        window_start = excluded.window_start
-     RETURNING count`;
+     RETURNING count, prev_count`;
 
 /**
- * `hit` as a statement for a caller's own D1 batch, so that counting the attempt and the work it
- * limits are one transaction: later statements of the batch can require
- * `(SELECT count FROM rate_limits WHERE key = <key>) <= <max>`, and a batch that fails leaves the
- * attempt uncounted.
+ * The sliding-window estimate (docs/decisions/009): the hits of the current window plus the
+ * previous window's, weighted by how much of it the last `windowSeconds` still cover. A burst at a
+ * window boundary therefore counts against the next window too (a fixed window let twice the
+ * limit through around a boundary).
  */
-export function hitStatement(env: Env, name: RateLimitName, subject: string, now = Date.now()) {
-  const { max, windowSeconds, windowStart, nowSeconds } = windowFor(env, name, now);
-  const key = `${name}:${subject.toLowerCase()}`;
+function verdict(w: ReturnType<typeof windowFor>, count: number, prev: number): RateLimitResult {
+  const estimate = count + prev * w.previousWeight;
+  const elapsed = w.nowSeconds - w.windowStart;
+  let retryAfter: number;
+  if (count > w.max) {
+    // Wait for this window to end and the next to slide far enough past it.
+    retryAfter = w.windowSeconds - elapsed + w.windowSeconds * Math.max(0, 1 - (w.max - 1) / count);
+  } else {
+    // Wait until enough of the previous window has slid out.
+    const needed = prev > 0 ? w.windowSeconds * (1 - (w.max - count) / prev) : 0;
+    retryAfter = needed - elapsed;
+  }
   return {
-    statement: env.DB.prepare(HIT_SQL).bind(key, windowStart),
-    key,
-    max,
-    retryAfter: windowStart + windowSeconds - nowSeconds,
+    allowed: estimate <= w.max,
+    remaining: Math.max(0, Math.floor(w.max - estimate)),
+    retryAfter: Math.max(1, Math.ceil(retryAfter)),
   };
 }
 
 /**
- * Fixed-window counter in D1: one upsert, atomic in SQLite. A window ends on its own, so a flood
- * of bad attempts can never lock the real member out for longer than the window.
+ * `hit` as a statement for a caller's own D1 batch, so that counting the attempt and the work it
+ * limits are one transaction: later statements of the batch can require
+ * `(SELECT count + prev_count * <weight> FROM rate_limits WHERE key = <key>) <= <max>`, and a
+ * batch that fails leaves the attempt uncounted.
+ */
+export function hitStatement(env: Env, name: RateLimitName, subject: string, now = Date.now()) {
+  const w = windowFor(env, name, now);
+  const key = `${name}:${subject.toLowerCase()}`;
+  return {
+    statement: env.DB.prepare(HIT_SQL).bind(key, w.windowStart, w.windowSeconds),
+    key,
+    max: w.max,
+    previousWeight: w.previousWeight,
+    result: (count: number, prev: number) => verdict(w, count, prev),
+  };
+}
+
+/**
+ * Counts a hit and says whether it is within the limit (a sliding window over D1 counters: one
+ * upsert, atomic in SQLite). A flood ages out on its own, so bad attempts can never lock the
+ * real member out for longer than two windows.
  */
 export async function hit(
   env: Env,
@@ -53,16 +91,11 @@ export async function hit(
   subject: string,
   now = Date.now(),
 ): Promise<RateLimitResult> {
-  const { max, windowSeconds, windowStart, nowSeconds } = windowFor(env, name, now);
+  const w = windowFor(env, name, now);
   const row = await env.DB.prepare(HIT_SQL)
-    .bind(`${name}:${subject.toLowerCase()}`, windowStart)
-    .first<{ count: number }>();
-  const count = row?.count ?? 1;
-  return {
-    allowed: count <= max,
-    remaining: Math.max(0, max - count),
-    retryAfter: windowStart + windowSeconds - nowSeconds,
-  };
+    .bind(`${name}:${subject.toLowerCase()}`, w.windowStart, w.windowSeconds)
+    .first<{ count: number; prev_count: number }>();
+  return verdict(w, row?.count ?? 1, row?.prev_count ?? 0);
 }
 
 /**
@@ -91,16 +124,22 @@ export async function peek(
   subject: string,
   now = Date.now(),
 ): Promise<RateLimitResult> {
-  const { max, windowSeconds, windowStart, nowSeconds } = windowFor(env, name, now);
-  const row = await env.DB.prepare(`SELECT window_start, count FROM rate_limits WHERE key = ?1`)
+  const w = windowFor(env, name, now);
+  const row = await env.DB.prepare(
+    `SELECT window_start, count, prev_count FROM rate_limits WHERE key = ?1`,
+  )
     .bind(`${name}:${subject.toLowerCase()}`)
-    .first<{ window_start: number; count: number }>();
-  const count = row && row.window_start === windowStart ? row.count : 0;
-  return {
-    allowed: count < max,
-    remaining: Math.max(0, max - count),
-    retryAfter: windowStart + windowSeconds - nowSeconds,
-  };
+    .first<{ window_start: number; count: number; prev_count: number }>();
+  const [count, prev] = !row
+    ? [0, 0]
+    : row.window_start === w.windowStart
+      ? [row.count, row.prev_count]
+      : row.window_start === w.windowStart - w.windowSeconds
+        ? [0, row.count]
+        : [0, 0];
+  // Allowed when one more hit would still be within the limit.
+  const next = verdict(w, count + 1, prev);
+  return { ...next, remaining: Math.max(0, Math.floor(w.max - count - prev * w.previousWeight)) };
 }
 
 /** Counts an attempt and throws RateLimitedError when it goes over the limit. */

@@ -73,7 +73,19 @@ export async function readSession(
 ): Promise<{ session: ActiveSession; user: SessionUser } | null> {
   const token = readCookie(request, sessionCookieName(env));
   if (!token || token.length < 40 || token.length > 64) return null;
-  const idHash = await sha256Hex(token);
+  return readSessionById(env, await sha256Hex(token), now);
+}
+
+/**
+ * The session stored under `idHash` and its member, or null when it does not exist or has ended
+ * (ending it then). Channel tokens name the session that minted them and come back here.
+ */
+export async function readSessionById(
+  env: Env,
+  idHash: string,
+  now = Date.now(),
+): Promise<{ session: ActiveSession; user: SessionUser } | null> {
+  if (!/^[0-9a-f]{64}$/.test(idHash)) return null;
   const db = getDb(env.DB);
   const row = await db
     .select({ session: schema.sessions, user: schema.users })

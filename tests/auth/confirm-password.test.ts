@@ -25,6 +25,7 @@ async function sessionConfirmedAgo(ageMs: number) {
 /** A sensitive action that changes nothing: the same password again, or a refused one. */
 function sensitive(client: TestClient, password = member.details.password) {
   return client.json("PUT", "/settings/password", {
+    current_password: member.details.password,
     password,
     password_confirmation: password,
   });

@@ -86,7 +86,11 @@ describe("CSRF protection", () => {
     const res = await owner.client.json(
       "PUT",
       "/settings/password",
-      { password: "another passphrase", password_confirmation: "another passphrase" },
+      {
+        current_password: owner.details.password,
+        password: "another passphrase",
+        password_confirmation: "another passphrase",
+      },
       { csrf: null },
     );
     expect(res.status).toBe(419);

@@ -143,6 +143,7 @@ describe("changing the password", () => {
 
     const newPassword = "a brand new passphrase";
     const res = await current.json("PUT", "/settings/password", {
+      current_password: password,
       password: newPassword,
       password_confirmation: newPassword,
     });
@@ -168,7 +169,11 @@ describe("changing the password", () => {
     const res = await client.json<{ errors: Record<string, string[]> }>(
       "PUT",
       "/settings/password",
-      { password: "short", password_confirmation: "different" },
+      {
+        current_password: member.details.password,
+        password: "short",
+        password_confirmation: "different",
+      },
     );
     expect(res.status).toBe(422);
     expect(res.body.errors.password).toEqual(["The password field must be at least 8 characters."]);

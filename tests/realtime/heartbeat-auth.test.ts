@@ -1,11 +1,19 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { issueChannelToken } from "~/server/broadcasting.server";
+import { sessionRowOf } from "../helpers/auth";
 import { HEARTBEAT_WRITE_AFTER_MS } from "~/server/presence.server";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { openSocket } from "../helpers/sockets";
 import { watch } from "./presence-helpers";
+
+/** The session a signed-in browser holds, as a channel token names it. */
+async function sessionOf(client: TestClient) {
+  const row = await sessionRowOf(client);
+  if (!row) throw new Error("not signed in");
+  return { userId: row.user_id, idHash: row.id_hash };
+}
 
 async function lastSeen(id: string) {
   const row = await env.DB.prepare("SELECT last_seen_at FROM users WHERE id = ?1")
@@ -130,7 +138,11 @@ describe("POST /broadcasting/auth and ?auth=", () => {
 
   it("refuses a token for another channel (403), a forged or expired one (401)", async () => {
     const member = await verifiedMember();
-    const presence = await issueChannelToken(env, member.id, "presence-global");
+    const presence = await issueChannelToken(
+      env,
+      await sessionOf(member.client),
+      "presence-global",
+    );
     expect((await openSocket(new TestClient(), `/ws/me?auth=${presence}`)).status).toBe(403);
 
     const [payload, mac] = presence.split(".");
@@ -140,7 +152,7 @@ describe("POST /broadcasting/auth and ?auth=", () => {
 
     const expired = await issueChannelToken(
       env,
-      member.id,
+      await sessionOf(member.client),
       "presence-global",
       Date.now() - 6 * 60_000,
     );
@@ -169,7 +181,7 @@ describe("POST /broadcasting/auth and ?auth=", () => {
 
   it("lets a token open nothing for a member who was suspended since", async () => {
     const member = await verifiedMember();
-    const token = await issueChannelToken(env, member.id, "presence-global");
+    const token = await issueChannelToken(env, await sessionOf(member.client), "presence-global");
     await env.DB.prepare("UPDATE users SET status = 'suspended' WHERE id = ?1")
       .bind(member.id)
       .run();

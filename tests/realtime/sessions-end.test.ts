@@ -85,6 +85,7 @@ describe("sockets when sessions end", () => {
     const tabletClosed = closed(tabletMe.ws);
     const againClosed = closed(again.ws);
     const changed = await alice.client.json("PUT", "/settings/password", {
+      current_password: alice.details.password,
       password: "a-brand-new-passphrase-42",
       password_confirmation: "a-brand-new-passphrase-42",
     });

@@ -192,15 +192,23 @@ describe("the other forms", () => {
     });
   });
 
-  it("a password change needs a valid, confirmed password", () => {
+  it("a password change needs the current password and a valid, confirmed new one", () => {
     expect(
       errorsOf(updatePasswordSchema, {
+        current_password: "old passphrase",
         password: "new passphrase",
         password_confirmation: "new passphrase",
       }),
     ).toBeNull();
     expect(
       errorsOf(updatePasswordSchema, {
+        password: "new passphrase",
+        password_confirmation: "new passphrase",
+      }),
+    ).toEqual({ current_password: ["The current password field is required."] });
+    expect(
+      errorsOf(updatePasswordSchema, {
+        current_password: "old passphrase",
         password: "new passphrase",
         password_confirmation: "other",
       }),

@@ -9,7 +9,7 @@ const start = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS + 10_000;
 let n = 0;
 const subject = () => `unit-${++n}@example.test`;
 
-describe("fixed-window rate limits", () => {
+describe("sliding-window rate limits", () => {
   it("allows the configured number of hits per window and tells when it resets", async () => {
     const who = subject();
     for (let i = 1; i <= 5; i++) {
@@ -18,15 +18,19 @@ describe("fixed-window rate limits", () => {
     }
     const over = await hit(env, "login_account", who, start + 1000);
     expect(over.allowed).toBe(false);
-    expect(over.retryAfter).toBe(289);
+    // The rest of this window, then until 6 hits of it weigh little enough in the next.
+    expect(over.retryAfter).toBe(389);
   });
 
   it("starts over in the next window", async () => {
     const who = subject();
     for (let i = 0; i < 6; i++) await hit(env, "login_account", who, start);
     expect((await peek(env, "login_account", who, start)).allowed).toBe(false);
-    expect((await peek(env, "login_account", who, start + WINDOW_MS)).allowed).toBe(true);
-    expect((await hit(env, "login_account", who, start + WINDOW_MS)).remaining).toBe(4);
+    // Sliding: the full window before still weighs at the start of the next one…
+    expect((await peek(env, "login_account", who, start + WINDOW_MS)).allowed).toBe(false);
+    // …and nothing two windows on.
+    expect((await peek(env, "login_account", who, start + 2 * WINDOW_MS)).allowed).toBe(true);
+    expect((await hit(env, "login_account", who, start + 2 * WINDOW_MS)).remaining).toBe(4);
   });
 
   it("treats a subject the same whatever its case", async () => {
@@ -50,9 +54,10 @@ describe("fixed-window rate limits", () => {
     const who = subject();
     await hit(env, "login_account", who, start);
     await hit(env, "login_account", who, start + WINDOW_MS);
-    // Releasing the first window's hit must not touch the new window's count.
+    // Releasing the first window's hit must not touch the new window's count (the first
+    // window's hit still weighs in the sliding estimate: 5 - 1 - 0.97).
     await release(env, "login_account", who, start);
-    expect((await peek(env, "login_account", who, start + WINDOW_MS)).remaining).toBe(4);
+    expect((await peek(env, "login_account", who, start + WINDOW_MS)).remaining).toBe(3);
   });
 
   it("keeps separate counters per limit", async () => {

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { blockSchema } from "~/schemas/block";
+import { pageParam } from "~/schemas/query";
 import * as blocks from "~/server/blocks.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { currentUser, requireVerified } from "../middleware/auth";
@@ -14,7 +15,7 @@ blocksApi.use("/my/blocked-users", requireVerified);
 
 blocksApi.get("/my/blocked-users", async (c) => {
   const { user } = currentUser(c);
-  const page = Number(c.req.query("page") ?? 1);
+  const page = pageParam.parse(c.req.query("page") ?? 1);
   return c.json(await blocks.listBlocked(c.env, user.id, page));
 });
 

@@ -3,7 +3,7 @@ import { readMailbox } from "~/server/mail.server";
 import { wantsJson } from "../http";
 import type { AppBindings } from "../types";
 
-/** Local development only: the app mounts this router only when APP_ENV is not production. */
+/** Local development only: the app answers here only when devMailboxOpen (env.server.ts). */
 export const devApi = new Hono<AppBindings>();
 
 devApi.get("/dev/mailbox", async (c, next) => {

@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
+import { pageParam, perPageParam } from "~/schemas/query";
 import {
   searchRequestFromQuery,
   searchRequestSchema,
@@ -76,8 +77,8 @@ searchRoutes("dashboard");
 
 const listQuery = z.object({
   list: z.enum(LIKE_LISTS).optional().catch(undefined),
-  page: z.coerce.number().int().min(1).max(10_000).catch(1),
-  per_page: z.coerce.number().int().min(1).max(50).catch(LIKES_PER_PAGE),
+  page: pageParam,
+  per_page: perPageParam(LIKES_PER_PAGE),
 });
 
 /** GET /my/matches as JSON: my matches, newest first (the page itself is the search). */

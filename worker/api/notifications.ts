@@ -17,7 +17,7 @@ import {
 import { getHideOnline, setHideOnline } from "~/server/presence.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { wantsJson } from "../http";
-import { currentUser, requireVerified } from "../middleware/auth";
+import { currentUser, requireUser, requireVerified } from "../middleware/auth";
 import type { AppBindings } from "../types";
 
 /**
@@ -47,23 +47,23 @@ notificationsApi.post("/notifications/:id/read", requireVerified, async (c) => {
   return c.json(await markNotificationRead(c.env, user.id, c.req.param("id")));
 });
 
-notificationsApi.get("/my/notification-preferences", requireVerified, async (c) => {
+notificationsApi.get("/my/notification-preferences", requireUser, async (c) => {
   const { user } = currentUser(c);
   return c.json({ preferences: await getNotificationPreferences(c.env, user.id) });
 });
 
-notificationsApi.put("/my/notification-preferences", requireVerified, async (c) => {
+notificationsApi.put("/my/notification-preferences", requireUser, async (c) => {
   const { user } = currentUser(c);
   const changes = parseInput(notificationPreferencesSchema, await readBody(c.req.raw));
   return c.json({ preferences: await setNotificationPreferences(c.env, user.id, changes) });
 });
 
-notificationsApi.get("/my/privacy", requireVerified, async (c) => {
+notificationsApi.get("/my/privacy", requireUser, async (c) => {
   const { user } = currentUser(c);
   return c.json({ hide_online: await getHideOnline(c.env, user.id) });
 });
 
-notificationsApi.put("/my/privacy", requireVerified, async (c) => {
+notificationsApi.put("/my/privacy", requireUser, async (c) => {
   const { user } = currentUser(c);
   const { hide_online } = parseInput(privacySchema, await readBody(c.req.raw));
   return c.json({ hide_online: await setHideOnline(c.env, user.id, hide_online) });

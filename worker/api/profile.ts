@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { isPrefetch, viewMember } from "~/server/members.server";
+import { pageQuery } from "~/schemas/query";
+import { isInAppVisit, viewMember } from "~/server/members.server";
 import {
   deletePhoto,
   PHOTO_CACHE_CONTROL,
@@ -102,15 +103,12 @@ profileApi.get("/members/:username", async (c, next) => {
   const { user } = currentUser(c);
   if (!user.emailVerifiedAt) throw emailNotVerified();
   const member = await viewMember(c.env, user.id, c.req.param("username"), {
-    recordView: !isPrefetch(c.req.raw),
+    recordView: isInAppVisit(c.req.raw, true),
   });
   return c.json({ member });
 });
 
-const viewersQuery = z.object({
-  page: z.coerce.number().int().min(1).max(10_000).catch(1),
-  per_page: z.coerce.number().int().min(1).max(VIEWERS_MAX_PER_PAGE).catch(VIEWERS_PER_PAGE),
-});
+const viewersQuery = pageQuery(VIEWERS_PER_PAGE, VIEWERS_MAX_PER_PAGE);
 
 profileApi.get("/my/profile-viewers", requireVerified, async (c) => {
   const { user } = currentUser(c);

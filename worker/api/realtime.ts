@@ -41,7 +41,7 @@ realtimeApi.post("/me/heartbeat", requireVerified, async (c) => {
 
 /** A short-lived token for one channel the member may join (`?auth=` on its socket). */
 realtimeApi.post("/broadcasting/auth", requireVerified, async (c) => {
-  const { user } = currentUser(c);
+  const { session } = currentUser(c);
   const { channel_name } = parseInput(channelNameSchema, await readBody(c.req.raw));
-  return c.json({ auth: await issueChannelToken(c.env, user.id, channel_name) });
+  return c.json({ auth: await issueChannelToken(c.env, session, channel_name) });
 });

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import { pageParam } from "~/schemas/query";
 import { reportSchema } from "~/schemas/report";
 import {
   ACCOUNT_DELETED_MESSAGE,
@@ -36,11 +36,9 @@ safetyApi.post("/reports", requireVerified, async (c) => {
   return c.json(await reportMember(c.env, user.id, input), 201);
 });
 
-const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(10_000).catch(1) });
-
 safetyApi.get("/moderation/reports", requireUser, async (c) => {
   requireModerator(currentUser(c).user);
-  const { page } = pageQuery.parse({ page: c.req.query("page") ?? 1 });
+  const page = pageParam.parse(c.req.query("page") ?? 1);
   return c.json(await listOpenReports(c.env, page));
 });
 

@@ -32,6 +32,7 @@ export const requestContext = (buildVersion: string) =>
         return rc.csrfToken;
       },
       meta: requestMeta(c.req.raw),
+      cspNonce: c.get("cspNonce"),
     };
     c.set("rc", rc);
     c.set("cookies", cookies);

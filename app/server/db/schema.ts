@@ -159,6 +159,8 @@ export const rateLimits = sqliteTable("rate_limits", {
   key: text("key").primaryKey(),
   windowStart: integer("window_start").notNull(),
   count: integer("count").notNull(),
+  /** The previous window's count, for the sliding-window estimate (docs/decisions/009). */
+  prevCount: integer("prev_count").notNull().default(0),
 });
 
 /** Local-development mailbox: where the mail module puts emails when MAIL_TRANSPORT is "mailbox". */

@@ -1,0 +1,28 @@
+import { createMiddleware } from "hono/factory";
+import { HttpError } from "~/server/errors.server";
+import { readBytesCapped } from "~/server/validation.server";
+import type { AppBindings } from "../types";
+
+/** The largest JSON or form body any endpoint reads (a bio of 2,000 characters is ~8 KB). */
+export const MAX_BODY_BYTES = 64 * 1024;
+export const BODY_TOO_LARGE = `The request body may not be larger than ${MAX_BODY_BYTES / 1024} KB.`;
+
+/** Photo uploads read their own, larger cap (app/server/photos.server.ts). */
+const UPLOAD_PATHS = new Set(["/my/photos"]);
+
+/**
+ * Refuses a body past the limit with 413 before anything reads it (the CSRF check reads a form's
+ * `_csrf` field): at once when Content-Length says so, otherwise while reading it, so a 20 MB
+ * body is never buffered or parsed. A body within the limit is handed on as read.
+ */
+export const bodyLimit = createMiddleware<AppBindings>(async (c, next) => {
+  const request = c.req.raw;
+  if (!request.body || request.method === "GET" || request.method === "HEAD") return next();
+  if (UPLOAD_PATHS.has(c.req.path) && request.method === "POST") return next();
+  const body = await readBytesCapped(request, MAX_BODY_BYTES);
+  if (!body) throw tooLarge();
+  c.req.raw = new Request(request, { body });
+  return next();
+});
+
+const tooLarge = () => new HttpError(413, BODY_TOO_LARGE);

@@ -1,0 +1,76 @@
+import { createMiddleware } from "hono/factory";
+import { isProduction } from "~/server/env.server";
+import type { AppBindings } from "./types";
+
+/**
+ * Security headers on every response the Worker gives (docs/decisions/009). Pages get a
+ * Content-Security-Policy whose scripts must carry this response's nonce (entry.server.tsx and
+ * root.tsx put it on Remix's inline scripts and the theme script): no inline script an attacker
+ * could inject runs, and nothing loads from another origin. Everything else (JSON, redirects,
+ * errors) gets a policy that allows nothing, unless the route set its own (photos do).
+ */
+export const securityHeaders = createMiddleware<AppBindings>(async (c, next) => {
+  const nonce = newNonce();
+  c.set("cspNonce", nonce);
+  await next();
+  const url = new URL(c.req.url);
+  const production = isProduction(c.env);
+  const type = c.res.headers.get("Content-Type") ?? "";
+  if (!c.res.headers.has("Content-Security-Policy")) {
+    c.header(
+      "Content-Security-Policy",
+      type.startsWith("text/html") ? pagePolicy(nonce, url, production) : NOTHING_POLICY,
+    );
+  }
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "strict-origin-when-cross-origin");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Permissions-Policy", PERMISSIONS_POLICY);
+  c.header("Cross-Origin-Opener-Policy", "same-origin");
+  c.header("Cross-Origin-Resource-Policy", "same-origin");
+  if (production) c.header("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+});
+
+/** Features no page of Heartline uses: refused to the page and anything it embeds. */
+export const PERMISSIONS_POLICY = [
+  "accelerometer=()",
+  "camera=()",
+  "display-capture=()",
+  "geolocation=()",
+  "gyroscope=()",
+  "magnetometer=()",
+  "microphone=()",
+  "midi=()",
+  "payment=()",
+  "usb=()",
+  "browsing-topics=()",
+].join(", ");
+
+const NOTHING_POLICY =
+  "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+function pagePolicy(nonce: string, url: URL, production: boolean): string {
+  const sockets = `${url.protocol === "https:" ? "wss:" : "ws:"}//${url.host}`;
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}'`,
+    // React's style attributes (progress bars, avatars) are inline styles; no script runs from CSS.
+    "style-src 'self' 'unsafe-inline'",
+    // Photo previews before an upload are blob: URLs; avatars may be data: URLs.
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    `connect-src 'self' ${sockets}`,
+    "worker-src 'self' blob:",
+    "manifest-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    ...(production ? ["upgrade-insecure-requests"] : []),
+  ].join("; ");
+}
+
+function newNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes));
+}
