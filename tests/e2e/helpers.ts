@@ -118,6 +118,20 @@ export async function visit(page: Page, pathname: string): Promise<void> {
   await waitForHydration(page);
 }
 
+/**
+ * Opens `pathname` the way a link inside the app does: a navigation started by an app page, so the
+ * request is same-origin (`Sec-Fetch-Site: same-origin`). A profile visit records a view only then;
+ * `visit` is a typed address (`none`), which records nothing.
+ */
+export async function visitFromApp(page: Page, pathname: string): Promise<void> {
+  if (!page.url().startsWith(baseUrl())) await visit(page, "/dashboard");
+  await Promise.all([
+    page.waitForURL((url) => url.pathname === pathname, { timeout: NAVIGATION_TIMEOUT_MS }),
+    page.evaluate((target) => window.location.assign(target), pathname),
+  ]);
+  await waitForHydration(page);
+}
+
 /** The path (and query) of the page's current URL. */
 export function currentPath(page: Page): string {
   const url = new URL(page.url());

@@ -12,6 +12,7 @@ import {
   launchBrowser,
   registerVerifiedMember,
   visit,
+  visitFromApp,
   waitForPath,
 } from "./helpers";
 
@@ -97,7 +98,7 @@ describe("presence and live notifications in Chromium", () => {
     expect(await alice.locator(".profile-summary-head .presence-online").count()).toBe(1);
 
     // Bob looks at Alice's profile: she hears of it at once, wherever she is.
-    await visit(bobAgain, `/members/${aliceMember.username}`);
+    await visitFromApp(bobAgain, `/members/${aliceMember.username}`);
     const toast = alice.getByTestId("notification-toast");
     await toast.getByText(`${bobMember.username} viewed your profile`).waitFor({
       timeout: ACTION_TIMEOUT_MS,

@@ -7,7 +7,7 @@
 import { deflateSync } from "node:zlib";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { launchBrowser, registerVerifiedMember, visit } from "./helpers";
+import { launchBrowser, registerVerifiedMember, visit, visitFromApp } from "./helpers";
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -162,7 +162,7 @@ describe("profiles and photos in Chromium", () => {
 
     // A second member sees the public profile.
     const { member: grace, page: other } = await registerVerifiedMember(browser, "grace");
-    await visit(other, `/members/${ada.username}`);
+    await visitFromApp(other, `/members/${ada.username}`);
     await other.getByRole("heading", { name: `Ada, ${ageToday(ada.dateOfBirth)}` }).waitFor();
     await other.getByText("Toronto, Ontario, Canada").waitFor();
     await other.getByText("Mathematician, poet of science, fond of long walks.").waitFor();
