@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SearchFilters } from "./search";
+import { safeText } from "./text";
 
 /** Subscriptions (API.md "Subscription and credits"): shapes shared by the pages and the server. */
 
@@ -28,11 +29,14 @@ export const subscribeSchema = z.object({
 
 /** DELETE /my/subscription. */
 export const cancelSubscriptionSchema = z.object({
-  reason: z
-    .string({ error: SUBSCRIPTION_MESSAGES.reason })
-    .trim()
-    .min(1, SUBSCRIPTION_MESSAGES.reason)
-    .max(500, SUBSCRIPTION_MESSAGES.reasonLength),
+  reason: safeText(
+    z
+      .string({ error: SUBSCRIPTION_MESSAGES.reason })
+      .trim()
+      .min(1, SUBSCRIPTION_MESSAGES.reason)
+      .max(500, SUBSCRIPTION_MESSAGES.reasonLength),
+    { multiline: true },
+  ),
 });
 
 export interface Plan {

@@ -110,6 +110,13 @@ describe("subscriptions through the test provider", () => {
     expect(noReason.body).toMatchObject({
       errors: { reason: ["Please tell us why you are cancelling."] },
     });
+    const hostile = await member.client.json("DELETE", "/my/subscription", {
+      reason: "Too pricey \u202Egnp.exe\u001b[31m",
+    });
+    expect(hostile.status).toBe(422);
+    expect(hostile.body).toMatchObject({
+      errors: { reason: ["This text contains characters that are not allowed."] },
+    });
 
     const cancelled = await member.client.json<{ subscription: Record<string, unknown> }>(
       "DELETE",
