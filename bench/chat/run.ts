@@ -18,12 +18,13 @@
  *                  sender's own socket, as the chat page does while its socket is open) and `http`
  *                  (`POST /chat/conversations/{id}/messages`, the API and the page's fallback);
  *                  every server is measured over each (default socket,http)
- *   --ramp LIST    then the rates of the ramp, in msg/s (default 500,1000,1500,2000,3000,4000;
+ *   --ramp LIST    then the rates of the ramp, in msg/s (default 200,500,1000,1500,2000,3000,4000;
  *                  `none` skips it): at each rate every target still under the limit runs once
  *   --ramp-pairs N   conversations during the ramp (default 100)
  *   --ramp-seconds N measured seconds per target and rate (default 6, after 2 s of warm-up)
  *   --limit MS     the p99 a target must stay under to hold a rate (default 50); a target that
- *                  passes it (or loses a message) leaves the ramp
+ *                  passes it, loses a message or falls 2 s behind (its sending then stops) leaves
+ *                  the ramp
  *   --gifts N      then N gift messages per Heartline send path, at 20 a second, for the D1
  *                  statements of a gift (default 100; 0 skips them)
  *   --json FILE    also write the figures as JSON
@@ -44,7 +45,8 @@
  * answers; pairs take turns and within a pair the members alternate. Each message carries a client
  * id; its latency runs from just before it is sent until the other member's socket has the frame.
  * The CPU per message is that of the target's own processes (its workerd instances, or the
- * relay's Node) while the measured messages were sent and delivered.
+ * relay's Node) while the measured messages were sent and delivered. After each turn the bench
+ * waits for the target to go idle, so that a backlog does not run into the next target's turn.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, createHmac, randomBytes } from "node:crypto";
@@ -101,7 +103,7 @@ function parseArgs(argv: string[]): Options {
   if (via.length === 0 || via.some((v) => v !== "socket" && v !== "http")) {
     throw new Error("--via is socket, http or socket,http");
   }
-  const ramp = value("ramp") ?? "500,1000,1500,2000,3000,4000";
+  const ramp = value("ramp") ?? "200,500,1000,1500,2000,3000,4000";
   const rates = ramp === "none" ? [] : ramp.split(",").map(Number);
   if (rates.some((r) => !Number.isFinite(r) || r <= 0)) throw new Error("--ramp lists rates");
   return {
@@ -128,6 +130,8 @@ const COUNTING_ENTRY = path.join("bench", "chat", "d1-counting-worker.ts");
 /** The gift the gift messages carry (migration 0006's catalogue). */
 const GIFT_ID = "rose";
 const MEMBER_CREDITS = 1_000_000;
+/** In the ramp, a target whose messages wait this long has failed the rate: it stops there. */
+const GIVE_UP_MS = 2_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
@@ -206,6 +210,8 @@ interface Segment {
   /** D1 use over every message of the segment (warm-up included), and how many those were. */
   d1: D1Counts | null;
   d1Messages: number;
+  /** Sending stopped early: the target fell behind by more than the give-up time. */
+  gaveUp: boolean;
 }
 
 interface Outcome {
@@ -226,6 +232,7 @@ interface Outcome {
   receiveRate: number;
   /** D1 per message: round trips, batches, batches that write, read and written statements. */
   d1PerMessage: D1Counts | null;
+  gaveUp: boolean;
 }
 
 const round = (n: number) => Number(n.toFixed(2));
@@ -278,12 +285,14 @@ function summarise(target: string, segments: Segment[]): Outcome {
     sendRate: round(sent / seconds),
     receiveRate: round(sorted.length / seconds),
     d1PerMessage,
+    gaveUp: segments.some((s) => s.gaveUp),
   };
 }
 
 /**
  * Opens both members' sockets for every pair, drives `seconds` of load (after `warmup` seconds
- * that are not counted) and returns what was measured. With `giftId`, every message is that gift.
+ * that are not counted) and returns what was measured. With `giftId`, every message is that gift;
+ * with `giveUpMs`, sending stops once a message waits longer than that (the target fell behind).
  */
 async function drive(
   target: Target,
@@ -291,7 +300,7 @@ async function drive(
   rate: number,
   warmup: number,
   seconds: number,
-  giftId?: string,
+  { giftId, giveUpMs }: { giftId?: string; giveUpMs?: number } = {},
 ): Promise<Segment> {
   const via = target.via;
   const pending = new Map<
@@ -364,10 +373,19 @@ async function drive(
   let measuredFrom = started;
   let cpuFrom = target.cpu();
   const inFlight: Promise<void>[] = [];
-  for (let n = 0; n < total; n++) {
+  let gaveUp = false;
+  let n = 0;
+  for (; n < total; n++) {
     const due = started + n * interval;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
+    if (giveUpMs !== undefined && n % 50 === 0) {
+      const oldest = [...pending.values()].find((p) => !p.received);
+      if (oldest && performance.now() - oldest.t0 > giveUpMs) {
+        gaveUp = true;
+        break;
+      }
+    }
     if (n === warmupCount) {
       measuredFrom = performance.now();
       cpuFrom = target.cpu();
@@ -409,11 +427,12 @@ async function drive(
   }
   const sendSeconds = (performance.now() - measuredFrom) / 1000;
   await Promise.all(inFlight);
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + (gaveUp ? 0 : 10_000);
   const undelivered = () => [...pending.values()].filter((p) => p.measured && !p.received);
   while (Date.now() < deadline && undelivered().length > 0) await sleep(50);
   const lost = undelivered().length;
   const cpu = target.cpu() - cpuFrom;
+  await drain(target);
   // What the send left for later (notifications, the members' lists) has its D1 statements too.
   let d1: D1Counts | null = null;
   if (target.d1 && d1Before) {
@@ -426,16 +445,32 @@ async function drive(
   return {
     latencies,
     acks,
-    sent: total - warmupCount,
+    sent: Math.max(0, n - warmupCount),
     lost,
+    gaveUp,
     errors,
     errorKinds: Object.fromEntries(errorKinds),
     dropped,
     seconds: sendSeconds,
     cpu,
     d1,
-    d1Messages: total,
+    d1Messages: n,
   };
+}
+
+/**
+ * Waits (up to 60 s) until the target's server is idle (under 5% of a core for 0.5 s), so that
+ * the backlog of a target that fell behind does not run into the next target's turn.
+ */
+async function drain(target: Target) {
+  const until = Date.now() + 60_000;
+  let last = target.cpu();
+  while (Date.now() < until) {
+    await sleep(500);
+    const now = target.cpu();
+    if (now - last < 0.025) return;
+    last = now;
+  }
 }
 
 async function api(base: string, member: Member, method: string, pathname: string, body: unknown) {
@@ -522,7 +557,7 @@ function print(o: Outcome) {
     )}  max ${fmt(o.latency.max).padStart(7)} ms  ${o.receiveRate.toFixed(0)}/${o.sendRate.toFixed(0)} msg/s` +
       `  CPU ${o.cpuMsPerMessage.toFixed(2)} ms/msg (${(o.cpuShare * 100).toFixed(0)}% core)` +
       `  lost ${o.lost}  errors ${o.errors}${o.errors ? ` ${JSON.stringify(o.errorKinds)}` : ""}` +
-      `  dropped ${o.dropped}` +
+      `  dropped ${o.dropped}${o.gaveUp ? "  (fell behind: sending stopped)" : ""}` +
       (d1
         ? `\n${"".padEnd(18)} D1 per message: ${d1.calls} round trips, ${d1.batches} batches (${d1.writeBatches} writing), ${d1.reads} reads, ${d1.writes} writes`
         : ""),
@@ -654,8 +689,9 @@ async function main() {
 
     // 2. The ramp: every target still under the limit runs at each rate, in turn.
     const ramp: { rate: number; load: number; outcomes: Outcome[] }[] = [];
-    const sustained: Record<string, number> = Object.fromEntries(targets.map((t) => [t.name, 0]));
-    let rampTargets = targets.filter((t) => t.via === "socket" || t.name.startsWith("heartline"));
+    const inRamp = targets.filter((t) => t.via === "socket" || t.name.startsWith("heartline"));
+    const sustained: Record<string, number> = Object.fromEntries(inRamp.map((t) => [t.name, 0]));
+    let rampTargets = inRamp;
     const rampPairs = pairs.slice(0, options.rampPairs);
     for (const [step, rate] of options.ramp.entries()) {
       if (rampTargets.length === 0) break;
@@ -664,11 +700,13 @@ async function main() {
       const outcomes: Outcome[] = [];
       for (const target of order) {
         const o = summarise(target.name, [
-          await drive(target, rampPairs, rate, 2, options.rampSeconds),
+          await drive(target, rampPairs, rate, 2, options.rampSeconds, {
+            giveUpMs: GIVE_UP_MS,
+          }),
         ]);
         print(o);
         outcomes.push(o);
-        if (o.latency.p99 <= options.limit && o.lost === 0 && o.errors === 0) {
+        if (o.latency.p99 <= options.limit && o.lost === 0 && o.errors === 0 && !o.gaveUp) {
           sustained[target.name] = rate;
         }
       }
@@ -681,11 +719,7 @@ async function main() {
         `highest rate held at p99 ≤ ${options.limit} ms, none lost, ${options.rampPairs} pairs ` +
           `(of ${options.ramp.join(", ")} msg/s; 0: not even the first):`,
       );
-      for (const t of targets) {
-        if (t.via === "socket" || t.name.startsWith("heartline")) {
-          console.log(`  ${t.name.padEnd(18)} ${sustained[t.name]} msg/s`);
-        }
-      }
+      for (const t of inRamp) console.log(`  ${t.name.padEnd(18)} ${sustained[t.name]} msg/s`);
     }
 
     // 3. Gifts: Heartline only, for the D1 statements of a gift message.
@@ -694,7 +728,9 @@ async function main() {
       console.log("");
       for (const target of targets.filter((t) => t.d1)) {
         const o = summarise(`${target.name} gift`, [
-          await drive(target, pairs.slice(0, options.pairs), 20, 0, options.gifts / 20, GIFT_ID),
+          await drive(target, pairs.slice(0, options.pairs), 20, 0, options.gifts / 20, {
+            giftId: GIFT_ID,
+          }),
         ]);
         print(o);
         gifts.push(o);
