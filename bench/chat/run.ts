@@ -207,6 +207,8 @@ interface Segment {
   seconds: number;
   /** CPU seconds the server used while the measured messages were sent and delivered. */
   cpu: number;
+  /** How long that took (sending, then waiting for the last answers and deliveries). */
+  busySeconds: number;
   /** D1 use over every message of the segment (warm-up included), and how many those were. */
   d1: D1Counts | null;
   d1Messages: number;
@@ -273,7 +275,7 @@ function summarise(target: string, segments: Segment[]): Outcome {
     dropped: segments.reduce((n, s) => n + s.dropped, 0),
     seconds: round(seconds),
     cpuMsPerMessage: round((cpu * 1000) / Math.max(1, sent)),
-    cpuShare: round(cpu / seconds),
+    cpuShare: round(cpu / segments.reduce((n, s) => n + s.busySeconds, 0)),
     latency: {
       p50: round(percentile(sorted, 50)),
       p95: round(percentile(sorted, 95)),
@@ -421,7 +423,9 @@ async function drive(
           else if (n >= warmupCount) acks.push(performance.now() - t0);
         })
         .catch((error: unknown) => {
-          fail(error instanceof Error ? error.name : "fetch failed");
+          const cause =
+            error instanceof Error ? (error.cause as { code?: string } | undefined) : null;
+          fail(cause?.code ?? (error instanceof Error ? error.name : "fetch failed"));
         }),
     );
   }
@@ -432,6 +436,7 @@ async function drive(
   while (Date.now() < deadline && undelivered().length > 0) await sleep(50);
   const lost = undelivered().length;
   const cpu = target.cpu() - cpuFrom;
+  const busySeconds = (performance.now() - measuredFrom) / 1000;
   await drain(target);
   // What the send left for later (notifications, the members' lists) has its D1 statements too.
   let d1: D1Counts | null = null;
@@ -453,6 +458,7 @@ async function drive(
     dropped,
     seconds: sendSeconds,
     cpu,
+    busySeconds,
     d1,
     d1Messages: n,
   };
