@@ -7,7 +7,8 @@
  * product's code changes: the benchmark makes this file the Worker's entry in its own config.
  *
  * Counted: round trips (`calls`), batches, and statements split into reads and writes (a
- * statement that inserts, updates, deletes, replaces or changes the schema is a write).
+ * statement that inserts, updates, deletes, replaces or changes the schema is a write), and each
+ * statement by its first words (`statements`, "read: SELECT …" or "write: INSERT …").
  */
 import type { Env } from "~/server/env.server";
 import worker from "../../worker/index";
@@ -21,10 +22,18 @@ export interface D1Counts {
   writeBatches: number;
   reads: number;
   writes: number;
+  statements: Record<string, number>;
 }
 
 // Counts for the whole run (a benchmark's instrument, not per-request state).
-const counts: D1Counts = { calls: 0, batches: 0, writeBatches: 0, reads: 0, writes: 0 };
+const counts: D1Counts = {
+  calls: 0,
+  batches: 0,
+  writeBatches: 0,
+  reads: 0,
+  writes: 0,
+  statements: {},
+};
 let wrapped = false;
 
 const WRITE =
@@ -35,6 +44,8 @@ function countStatement(sql: string): boolean {
   const write = WRITE.test(sql);
   if (write) counts.writes += 1;
   else counts.reads += 1;
+  const key = `${write ? "write" : "read"}: ${sql.replace(/\s+/g, " ").trim().slice(0, 72)}`;
+  counts.statements[key] = (counts.statements[key] ?? 0) + 1;
   return write;
 }
 

@@ -242,8 +242,12 @@ const round = (n: number) => Number(n.toFixed(2));
 const D1_KEYS = ["calls", "batches", "writeBatches", "reads", "writes"] as const;
 
 function d1Delta(after: D1Counts, before: D1Counts): D1Counts {
-  const delta = { ...after };
+  const delta = { ...after, statements: { ...after.statements } };
   for (const k of D1_KEYS) delta[k] = after[k] - before[k];
+  for (const [sql, n] of Object.entries(after.statements)) {
+    delta.statements[sql] = n - (before.statements[sql] ?? 0);
+    if (delta.statements[sql] === 0) delete delta.statements[sql];
+  }
   return delta;
 }
 
@@ -257,9 +261,16 @@ function summarise(target: string, segments: Segment[]): Outcome {
   const d1Messages = counted.reduce((n, s) => n + s.d1Messages, 0);
   let d1PerMessage: D1Counts | null = null;
   if (counted.length > 0) {
-    d1PerMessage = { calls: 0, batches: 0, writeBatches: 0, reads: 0, writes: 0 };
-    for (const k of D1_KEYS) {
-      d1PerMessage[k] = round(counted.reduce((n, s) => n + s.d1![k], 0) / Math.max(1, d1Messages));
+    const per = (n: number) => round(n / Math.max(1, d1Messages));
+    d1PerMessage = { calls: 0, batches: 0, writeBatches: 0, reads: 0, writes: 0, statements: {} };
+    for (const k of D1_KEYS) d1PerMessage[k] = per(counted.reduce((n, s) => n + s.d1![k], 0));
+    for (const s of counted) {
+      for (const [sql, n] of Object.entries(s.d1!.statements)) {
+        d1PerMessage.statements[sql] = (d1PerMessage.statements[sql] ?? 0) + n;
+      }
+    }
+    for (const sql of Object.keys(d1PerMessage.statements)) {
+      d1PerMessage.statements[sql] = per(d1PerMessage.statements[sql]!);
     }
   }
   return {
@@ -553,6 +564,14 @@ function relayTarget(name: string, base: string, via: Via, cpu: () => number): T
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "-");
 
+/** The statements a message costs (those run for at least one message in ten). */
+function printStatements(o: Outcome) {
+  const statements = Object.entries(o.d1PerMessage?.statements ?? {})
+    .filter(([, n]) => n >= 0.1)
+    .sort((a, b) => b[1] - a[1]);
+  for (const [sql, n] of statements) console.log(`${"".padEnd(20)} ${n.toFixed(2)} × ${sql}`);
+}
+
 function print(o: Outcome) {
   const d1 = o.d1PerMessage;
   console.log(
@@ -686,7 +705,10 @@ async function main() {
         `(workerd with the inspector OFF, Heartline ${heartline.worker.route}; ${cpus().length} cores; ` +
         `load average ${fixedLoad.join(" → ")})`,
     );
-    for (const o of fixed) print(o);
+    for (const o of fixed) {
+      print(o);
+      printStatements(o);
+    }
     const goals: Record<string, number> = { socket: 1.5, http: 3 };
     for (const [name, ratio] of Object.entries(ratios)) {
       const goal = goals[name.split(" ")[1]!]!;
@@ -739,6 +761,7 @@ async function main() {
           }),
         ]);
         print(o);
+        printStatements(o);
         gifts.push(o);
       }
     }
