@@ -24,7 +24,7 @@
  *   --ramp-seconds N measured seconds per target and rate (default 6, after 2 s of warm-up)
  *   --limit MS     the p99 a target must stay under to hold a rate (default 50); a target that
  *                  passes it, loses a message or falls 2 s behind (its sending then stops) leaves
- *                  the ramp
+ *                  the ramp (one that missed without falling behind gets a second turn first)
  *   --gifts N      then N gift messages per Heartline send path, at 20 a second, for the D1
  *                  statements of a gift (default 100; 0 skips them)
  *   --json FILE    also write the figures as JSON
@@ -726,17 +726,22 @@ async function main() {
       const order = rampTargets.map((_, i) => rampTargets[(i + step) % rampTargets.length]!);
       log(`ramp ${rate} msg/s, ${rampPairs.length} pairs: ${order.map((t) => t.name).join(", ")}`);
       const outcomes: Outcome[] = [];
-      for (const target of order) {
-        const o = summarise(target.name, [
+      const held = (o: Outcome) =>
+        o.latency.p99 <= options.limit && o.lost === 0 && o.errors === 0 && !o.gaveUp;
+      const turns = [...order];
+      for (let i = 0; i < turns.length; i++) {
+        const target = turns[i]!;
+        const o = summarise(`${target.name}${i >= order.length ? " (again)" : ""}`, [
           await drive(target, rampPairs, rate, 2, options.rampSeconds, {
             giveUpMs: GIVE_UP_MS,
           }),
         ]);
         print(o);
         outcomes.push(o);
-        if (o.latency.p99 <= options.limit && o.lost === 0 && o.errors === 0 && !o.gaveUp) {
-          sustained[target.name] = rate;
-        }
+        if (held(o)) sustained[target.name] = rate;
+        // One noisy turn on a shared machine should not end a target: a miss that did not fall
+        // behind gets a second turn at the same rate, after the others.
+        else if (i < order.length && !o.gaveUp) turns.push(target);
       }
       ramp.push({ rate, load: load(), outcomes });
       rampTargets = rampTargets.filter((t) => sustained[t.name] === rate);
