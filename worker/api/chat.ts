@@ -8,6 +8,7 @@ import {
 import * as chat from "~/server/chat.server";
 import { conversationRoom } from "~/server/chat-rooms.server";
 import { noteConversationSocket } from "~/server/member-channel.server";
+import { readConfig } from "~/server/env.server";
 import { emailNotVerified, unauthenticated } from "~/server/errors.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { wantsJson } from "../http";
@@ -28,10 +29,6 @@ function member(c: Context<AppBindings>) {
   if (!user.emailVerifiedAt) throw emailNotVerified();
   return user;
 }
-
-/** Work that may finish after the response (frames to the members' own channels). */
-const deferTo = (c: Context<AppBindings>) => (work: Promise<unknown>) =>
-  c.executionCtx.waitUntil(work);
 
 chatApi.get("/chat/conversations", async (c, next) => {
   if (!wantsJson(c)) return next();
@@ -54,25 +51,20 @@ chatApi.get("/chat/conversations/archived", async (c, next) => {
 chatApi.post("/chat/conversations", async (c) => {
   const user = member(c);
   const input = parseInput(startConversationSchema, await readBody(c.req.raw));
-  const { conversation, message, created } = await chat.startConversation(
-    c.env,
-    user.id,
-    input,
-    deferTo(c),
-  );
+  const { conversation, message, created } = await chat.startConversation(c.env, user.id, input);
   return c.json({ conversation, message }, created ? 201 : 200);
 });
 
 chatApi.get("/chat/conversations/:id/messages", async (c) => {
   const user = member(c);
   const query = parseInput(messagesQuerySchema, c.req.query());
-  return c.json(await chat.listMessages(c.env, user.id, c.req.param("id"), query, deferTo(c)));
+  return c.json(await chat.listMessages(c.env, user.id, c.req.param("id"), query));
 });
 
 chatApi.post("/chat/conversations/:id/messages", async (c) => {
   const user = member(c);
   const input = parseInput(sendMessageSchema, await readBody(c.req.raw));
-  const { message } = await chat.sendMessage(c.env, user.id, c.req.param("id"), input, deferTo(c));
+  const { message } = await chat.sendMessage(c.env, user.id, c.req.param("id"), input);
   return c.json({ message }, 201);
 });
 
@@ -88,7 +80,7 @@ chatApi.post("/chat/conversations/:id/unarchive", async (c) => {
 
 chatApi.post("/chat/conversations/:id/read", async (c) => {
   const user = member(c);
-  await chat.markRead(c.env, user.id, c.req.param("id"), deferTo(c));
+  await chat.markRead(c.env, user.id, c.req.param("id"));
   return c.body(null, 204);
 });
 
@@ -105,7 +97,7 @@ chatApi.get("/chat/unread", async (c) => {
 
 chatApi.delete("/chat/messages/:id", async (c) => {
   const user = member(c);
-  await chat.deleteMessage(c.env, user.id, c.req.param("id"), deferTo(c));
+  await chat.deleteMessage(c.env, user.id, c.req.param("id"));
   return c.body(null, 204);
 });
 
@@ -118,5 +110,8 @@ chatApi.get("/ws/chat/:conversationId", async (c) => {
   await noteConversationSocket(c.env, user.id, id);
   const upgrade = forwardUpgrade(c.req.raw, user);
   upgrade.headers.set("X-Conversation-Id", id);
+  // The room counts sends over this socket against this Worker's configured limit.
+  const { max, windowSeconds } = readConfig(c.env).rateLimits.chat_send_account;
+  upgrade.headers.set("X-Send-Limit", `${max}/${windowSeconds}`);
   return conversationRoom(c.env, id).fetch(upgrade);
 });

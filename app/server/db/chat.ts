@@ -143,3 +143,44 @@ export const userCredits = sqliteTable(
   },
   (t) => [check("user_credits_balance_non_negative", sql`${t.balance} >= 0`)],
 );
+
+/**
+ * One row per gift message, written in the batch that spends its price (the ledger row references
+ * the same message id): the gifts page reads it, since the messages live in their rooms.
+ */
+export const giftMessages = sqliteTable(
+  "gift_messages",
+  {
+    messageId: text("message_id").primaryKey(),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    senderId: text("sender_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    recipientId: text("recipient_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    giftId: text("gift_id")
+      .notNull()
+      .references(() => gifts.id),
+    priceCredits: integer("price_credits").notNull(),
+    sentAt: text("sent_at").notNull(),
+  },
+  (t) => [
+    index("gift_messages_sender").on(t.senderId, t.sentAt),
+    index("gift_messages_recipient").on(t.recipientId, t.sentAt),
+  ],
+);
+
+/**
+ * The conversation of each message stored before the rooms held the messages (their ids do not
+ * start with the conversation id): written by the migration into the rooms, read to find the room
+ * of such a message (deleting it, reporting it).
+ */
+export const messageRooms = sqliteTable("message_rooms", {
+  messageId: text("message_id").primaryKey(),
+  conversationId: text("conversation_id")
+    .notNull()
+    .references(() => conversations.id, { onDelete: "cascade" }),
+});
