@@ -79,13 +79,14 @@ export async function spendForGift(
     ]);
     return "spent";
   } catch (error) {
-    if (isInsufficientCredits(error)) return "short";
+    // An earlier attempt's spend (the balance may be short by now: it paid already).
     const found = await env.DB.prepare(
       "SELECT 1 AS found FROM credit_transactions WHERE reason = ?1 AND reference = ?2 AND user_id = ?3",
     )
       .bind(GIFT_REASON, spend.messageId, spend.senderId)
       .first();
     if (found) return "found";
+    if (isInsufficientCredits(error)) return "short";
     throw error;
   }
 }
