@@ -30,6 +30,13 @@ import {
   type RoomRules,
   type SendCounter,
 } from "~/server/chat-rules.server";
+import {
+  indexLegacyMessages,
+  LEGACY_PAGE,
+  legacyMemberStates,
+  legacyMessages,
+} from "~/server/chat-migration.server";
+import { memberHub } from "~/server/member-hub.server";
 import { claimClientId, applyToMemberList, type ListUpdate } from "~/server/chat-lists.server";
 import { newId } from "~/server/crypto.server";
 import { nowIso } from "~/server/db.server";
@@ -89,9 +96,6 @@ type MessageRow = {
   deleted_at: string | null;
 };
 
-/** A message as migrated from D1 (docs/decisions/012-chat-in-rooms.md "Migration"). */
-export type ImportedMessage = MessageRow;
-
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS messages (
      seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, sender_id TEXT NOT NULL, client_id TEXT,
@@ -137,6 +141,7 @@ export class ConversationRoom extends DurableObject<Env> {
   private counters = new Map<string, SendCounter>();
   private flushing: Promise<void> | null = null;
   private flushAgain: Promise<void> | null = null;
+  private importing: Promise<void> | null = null;
   private alarmSet = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -235,6 +240,8 @@ export class ConversationRoom extends DurableObject<Env> {
   /** The conversation's rules; null when it does not exist (any more). */
   private async loadRules(conversationId: string): Promise<RoomRules | null> {
     if (this.rules) return this.rules;
+    // Before its first use, the room takes over the messages D1 held for it.
+    if (!this.imported()) await this.importLegacy(conversationId);
     for (;;) {
       const generation = this.rulesGeneration;
       this.rulesLoading ??= this.readRules(conversationId);
@@ -654,49 +661,86 @@ export class ConversationRoom extends DurableObject<Env> {
   }
 
   /**
-   * The migration from D1: stores the given messages (an id already here is skipped, so a rerun
-   * changes nothing) and each member's read position (the furthest wins), then refreshes both
-   * list entries. Returns how many messages the room holds.
+   * Moves the conversation's messages stored in D1 before the rooms held them into this room
+   * (docs/decisions/012-chat-in-rooms.md "Migration"): the messages as they were (an id or seq
+   * already here is skipped, so a rerun changes nothing), each member's read position (the
+   * furthest wins) and list state, and D1's index of where they now live. Runs by itself before
+   * the room's first use; the migration step calls it for every conversation. Returns how many
+   * messages the room holds.
    */
-  async importMessages(
-    conversationId: string,
-    messages: ImportedMessage[],
-    readers: { user_id: string; last_read_seq: number }[],
-  ): Promise<number> {
+  async importLegacy(conversationId: string): Promise<number> {
+    this.importing ??= this.runImport(conversationId).finally(() => {
+      this.importing = null;
+    });
+    await this.importing;
+    return this.ctx.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
+  }
+
+  private async runImport(conversationId: string): Promise<void> {
+    const rules = await this.readRules(conversationId);
+    if (!rules) return;
+    this.rememberFacts(conversationId, rules);
     const sql = this.ctx.storage.sql;
-    this.ctx.storage.transactionSync(() => {
-      for (const m of messages) {
-        sql.exec(
-          `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name, gift_icon,
-             gift_price, sent_at, read_at, deleted_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-          m.seq,
-          m.id,
-          m.sender_id,
-          m.client_id,
-          m.message,
-          m.gift_id,
-          m.gift_name,
-          m.gift_icon,
-          m.gift_price,
-          m.sent_at,
-          m.read_at,
-          m.deleted_at,
-        );
-      }
-      for (const r of readers) {
+    const states = await legacyMemberStates(this.env, conversationId);
+    let moved = 0;
+    for (let after = 0; ;) {
+      const page = await legacyMessages(this.env, conversationId, after);
+      if (!page || page.length === 0) break;
+      this.ctx.storage.transactionSync(() => {
+        for (const m of page) {
+          sql.exec(
+            `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name,
+               gift_icon, gift_price, sent_at, read_at, deleted_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+            m.seq,
+            m.id,
+            m.sender_id,
+            m.client_id,
+            m.message,
+            m.gift_id,
+            m.gift_name,
+            m.gift_icon,
+            m.gift_price,
+            m.sent_at,
+            m.read_at,
+            m.deleted_at,
+          );
+        }
+      });
+      moved += page.length;
+      after = page.at(-1)!.seq;
+      if (page.length < LEGACY_PAGE) break;
+    }
+    if (states) {
+      for (const state of states) {
         sql.exec(
           `INSERT INTO readers (user_id, last_read_seq) VALUES (?, ?)
            ON CONFLICT (user_id) DO UPDATE SET last_read_seq = max(last_read_seq, excluded.last_read_seq)`,
-          r.user_id,
-          r.last_read_seq,
+          state.user_id,
+          state.last_read_seq,
         );
       }
-    });
-    await this.loadRules(conversationId);
-    this.queueBoth(null);
-    await this.flushSoon();
-    return sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
+      if (moved > 0) await indexLegacyMessages(this.env, conversationId);
+      // The members' own list state first; the room's entries then fill in the rest.
+      await Promise.all(
+        states.map((state) =>
+          memberHub(this.env, state.user_id).importListState(
+            {
+              conversation_id: conversationId,
+              other_id: otherMember(rules, state.user_id),
+              activity_at: rules.createdAt,
+            },
+            state.listed === 1,
+            state.archived_at,
+          ),
+        ),
+      );
+    }
+    sql.exec("INSERT INTO meta (key, value) VALUES ('imported', '1') ON CONFLICT (key) DO NOTHING");
+    if (states) {
+      this.queueBoth(null);
+      await this.flushSoon();
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -833,6 +877,12 @@ export class ConversationRoom extends DurableObject<Env> {
 
   // -------------------------------------------------------------------------------------------
   // Storage helpers
+
+  private imported(): boolean {
+    return (
+      this.ctx.storage.sql.exec("SELECT 1 FROM meta WHERE key = 'imported'").toArray().length > 0
+    );
+  }
 
   private facts(): ConversationFacts | null {
     const rows = this.ctx.storage.sql

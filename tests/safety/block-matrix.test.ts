@@ -327,6 +327,9 @@ const ROWS: Record<string, Row> = {
   "GET /moderation/reports": unrelated("moderators only; reports are kept across blocks"),
   "POST /moderation/reports/:id/dismiss": unrelated("moderators only"),
   "POST /moderation/members/:id/suspend": unrelated("moderators only"),
+  "POST /admin/chat/migrate": unrelated(
+    "moderators only: the move of D1's messages into the rooms",
+  ),
   "GET /dev/mailbox": unrelated("local development only"),
 
   // Profiles and photos

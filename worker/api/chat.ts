@@ -1,12 +1,15 @@
 import { Hono, type Context } from "hono";
 import {
+  chatMigrationSchema,
   conversationsQuerySchema,
   messagesQuerySchema,
   sendMessageSchema,
   startConversationSchema,
 } from "~/schemas/chat";
 import * as chat from "~/server/chat.server";
+import { migrateConversations } from "~/server/chat-migration.server";
 import { conversationRoom } from "~/server/chat-rooms.server";
+import { requireModerator } from "~/server/reports.server";
 import { noteConversationSocket } from "~/server/member-channel.server";
 import { readConfig } from "~/server/env.server";
 import { emailNotVerified, unauthenticated } from "~/server/errors.server";
@@ -99,6 +102,17 @@ chatApi.delete("/chat/messages/:id", async (c) => {
   const user = member(c);
   await chat.deleteMessage(c.env, user.id, c.req.param("id"));
   return c.body(null, 204);
+});
+
+/**
+ * The migration step of docs/decisions/012-chat-in-rooms.md: moves the D1 messages of a batch of
+ * conversations into their rooms; call again with `after: next_cursor` until it is null. Safe to
+ * rerun. Moderators only (404 for anyone else).
+ */
+chatApi.post("/admin/chat/migrate", async (c) => {
+  requireModerator(c.get("rc").user);
+  const input = parseInput(chatMigrationSchema, await readBody(c.req.raw));
+  return c.json(await migrateConversations(c.env, input));
 });
 
 /** A conversation's room: its two members only, checked before the upgrade reaches the room. */
