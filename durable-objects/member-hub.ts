@@ -137,6 +137,12 @@ export class MemberHub extends DurableObject<Env> {
     );
   }
 
+  /** The member deleted their account: their lists and claimed client ids go. */
+  async forgetChat(): Promise<void> {
+    this.ctx.storage.sql.exec("DELETE FROM chat_list");
+    this.ctx.storage.sql.exec("DELETE FROM client_ids");
+  }
+
   /** A conversation is gone (the other member deleted their account). */
   async dropConversation(conversationId: string): Promise<void> {
     this.ctx.storage.sql.exec("DELETE FROM chat_list WHERE conversation_id = ?", conversationId);

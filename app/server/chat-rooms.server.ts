@@ -86,10 +86,12 @@ export async function memberSuspended(env: Env, userId: string): Promise<void> {
 }
 
 /**
- * A member is deleting their account: every conversation of theirs goes, in its room (messages,
- * receipts, sockets) and in the other member's list. Called before D1 forgets the conversations.
+ * A member is deleting their account: their own lists go, and every conversation of theirs, in
+ * its room (messages, receipts, sockets) and in the other member's list. Called before D1 forgets
+ * the conversations.
  */
 export async function eraseConversationsOf(env: Env, userId: string): Promise<void> {
+  await memberHub(env, userId).forgetChat();
   await Promise.all(
     (await conversationsOf(env, userId)).map(async ({ id, other_id }) => {
       await conversationRoom(env, id).erase();
