@@ -38,6 +38,7 @@ import {
 } from "~/server/chat-migration.server";
 import { memberHub } from "~/server/member-hub.server";
 import { claimClientId, applyToMemberList, type ListUpdate } from "~/server/chat-lists.server";
+import { INSUFFICIENT_CREDITS_MESSAGE } from "~/server/credits.server";
 import { newId } from "~/server/crypto.server";
 import { nowIso } from "~/server/db.server";
 import type { Env } from "~/server/env.server";
@@ -366,7 +367,8 @@ export class ConversationRoom extends DurableObject<Env> {
             gift: req.gift,
             sentAt,
           });
-      if (spent === "short") return refused(402, "Not enough credits");
+      if (spent === "short") return refused(402, INSUFFICIENT_CREDITS_MESSAGE);
+      if (spent === "refunded") return refused(409, CLIENT_ID_REUSED);
     }
 
     // From here on nothing awaits until the message is stored: the rules are checked again as

@@ -49,12 +49,13 @@ export interface GiftSpend {
 /**
  * Spends a gift's price for one message, in one batch. "spent": done now; "found": an earlier
  * attempt with the same message id had spent it (nothing changes); "short": the balance is too low
- * and nothing changed.
+ * and nothing changed; "refunded": an earlier attempt spent and was refunded (its client id cannot
+ * pay again).
  */
 export async function spendForGift(
   env: Env,
   spend: GiftSpend,
-): Promise<"spent" | "found" | "short"> {
+): Promise<"spent" | "found" | "short" | "refunded"> {
   try {
     await env.DB.batch([
       ...spendStatements(env, {
@@ -79,13 +80,16 @@ export async function spendForGift(
     ]);
     return "spent";
   } catch (error) {
-    // An earlier attempt's spend (the balance may be short by now: it paid already).
-    const found = await env.DB.prepare(
-      "SELECT 1 AS found FROM credit_transactions WHERE reason = ?1 AND reference = ?2 AND user_id = ?3",
+    // An earlier attempt's spend (the balance may be short by now: it paid already), unless it
+    // was refunded since (that attempt was refused after its spend).
+    const { results } = await env.DB.prepare(
+      `SELECT reason FROM credit_transactions
+       WHERE reason IN (?1, ?2) AND reference = ?3 AND user_id = ?4`,
     )
-      .bind(GIFT_REASON, spend.messageId, spend.senderId)
-      .first();
-    if (found) return "found";
+      .bind(GIFT_REASON, GIFT_REFUND_REASON, spend.messageId, spend.senderId)
+      .all<{ reason: string }>();
+    if (results.some((r) => r.reason === GIFT_REFUND_REASON)) return "refunded";
+    if (results.length > 0) return "found";
     if (isInsufficientCredits(error)) return "short";
     throw error;
   }
