@@ -35,6 +35,7 @@ import {
   LEGACY_PAGE,
   legacyMemberStates,
   legacyMessages,
+  type MessageRow,
 } from "~/server/chat-migration.server";
 import { memberHub } from "~/server/member-hub.server";
 import { claimClientId, applyToMemberList, type ListUpdate } from "~/server/chat-lists.server";
@@ -81,21 +82,6 @@ export interface SendRequest {
 export interface StoredMessage extends ChatMessageView {
   deleted_at: string | null;
 }
-
-type MessageRow = {
-  seq: number;
-  id: string;
-  sender_id: string;
-  client_id: string | null;
-  message: string;
-  gift_id: string | null;
-  gift_name: string | null;
-  gift_icon: string | null;
-  gift_price: number | null;
-  sent_at: string;
-  read_at: string | null;
-  deleted_at: string | null;
-};
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS messages (

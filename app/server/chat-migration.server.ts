@@ -9,8 +9,8 @@ import type { Env } from "./env.server";
  * or resuming it from any cursor, changes nothing that was already moved.
  */
 
-/** A message as the D1 table held it, with its gift. */
-export type LegacyMessage = {
+/** A message row, as a room stores it and as the migration reads it from D1 (with its gift). */
+export type MessageRow = {
   seq: number;
   id: string;
   sender_id: string;
@@ -45,7 +45,7 @@ export async function legacyMessages(
   env: Env,
   conversationId: string,
   afterSeq: number,
-): Promise<LegacyMessage[] | null> {
+): Promise<MessageRow[] | null> {
   try {
     const { results } = await env.DB.prepare(
       `SELECT m.seq, m.id, m.sender_id, m.client_id, m.message, m.gift_id, g.name AS gift_name,
@@ -57,7 +57,7 @@ export async function legacyMessages(
        WHERE m.conversation_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3`,
     )
       .bind(conversationId, afterSeq, LEGACY_PAGE)
-      .all<LegacyMessage>();
+      .all<MessageRow>();
     return results;
   } catch (error) {
     if (isMissingTable(error)) return null;
