@@ -1,10 +1,34 @@
 import { DurableObject } from "cloudflare:workers";
 import { SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
+import type { ListRow, ListUpdate } from "~/server/chat-lists.server";
 import type { Env } from "~/server/env.server";
 
 /** Storage keys of the conversations the member opened a socket in, and how many are kept. */
 const CONVERSATION_PREFIX = "conversation:";
 const CONVERSATIONS_KEPT = 100;
+/** How long a client id stays claimed (a retry comes within seconds; a day is plenty). */
+const CLIENT_ID_KEPT_MS = 24 * 60 * 60 * 1000;
+
+const SCHEMA = [
+  // The member's conversation list (docs/decisions/012-chat-in-rooms.md), written by the rooms.
+  `CREATE TABLE IF NOT EXISTS chat_list (
+     conversation_id TEXT PRIMARY KEY, other_id TEXT NOT NULL, version INTEGER NOT NULL DEFAULT 0,
+     last_message TEXT, last_message_time TEXT, activity_at TEXT NOT NULL,
+     unread_count INTEGER NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 0, archived_at TEXT,
+     hidden INTEGER NOT NULL DEFAULT 0)`,
+  "CREATE INDEX IF NOT EXISTS chat_list_order ON chat_list (activity_at, conversation_id)",
+  // The client ids the member sent messages with, and their conversation.
+  `CREATE TABLE IF NOT EXISTS client_ids (client_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL,
+     claimed_at INTEGER NOT NULL)`,
+  "CREATE INDEX IF NOT EXISTS client_ids_age ON client_ids (claimed_at)",
+];
+
+/** A list entry the chat module starts or changes for the member (not from a room). */
+export interface ListEntry {
+  conversation_id: string;
+  other_id: string;
+  activity_at: string;
+}
 
 /**
  * One hub per member, addressed by the member id: holds that member's sockets on every page (all
@@ -13,6 +37,12 @@ const CONVERSATIONS_KEPT = 100;
  *
  * It also remembers the conversations the member most recently opened a socket in, so that when
  * their sessions end every socket of theirs can be closed: this hub's and those rooms'.
+ *
+ * And it holds the member's conversation list (`chat_list`): each conversation's room writes the
+ * member's entry after every change (last message, unread count, hidden across a block), and a
+ * `conversation` frame goes to the member's pages with their unread total; archiving is the
+ * member's own. The client ids the member sent with are claimed here, so that one is never used
+ * for two messages in different conversations.
  */
 export class MemberHub extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -20,6 +50,170 @@ export class MemberHub extends DurableObject<Env> {
     this.ctx.setWebSocketAutoResponse(
       new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'),
     );
+    for (const statement of SCHEMA) this.ctx.storage.sql.exec(statement);
+  }
+
+  /**
+   * A room's entry for one conversation (idempotent: an entry no newer than the one held changes
+   * nothing). A new message lists the conversation and brings it back from the archive. The
+   * member's open pages hear of it, unless the conversation is hidden.
+   */
+  async applyConversation(update: ListUpdate): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    const applied = sql.exec(
+      `INSERT INTO chat_list (conversation_id, other_id, version, last_message, last_message_time,
+         activity_at, unread_count, listed, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (conversation_id) DO UPDATE SET version = excluded.version,
+         last_message = excluded.last_message, last_message_time = excluded.last_message_time,
+         activity_at = excluded.activity_at, unread_count = excluded.unread_count,
+         hidden = excluded.hidden,
+         listed = max(chat_list.listed, excluded.listed),
+         archived_at = CASE WHEN excluded.listed = 1 THEN NULL ELSE chat_list.archived_at END
+       WHERE excluded.version > chat_list.version`,
+      update.conversation_id,
+      update.other_id,
+      update.version,
+      update.last_message,
+      update.last_message_time,
+      update.activity_at,
+      update.unread_count,
+      update.message ? 1 : 0,
+      update.hidden ? 1 : 0,
+    ).rowsWritten;
+    if (applied === 0 || update.hidden) return;
+    await this.publish({
+      type: "conversation",
+      conversation_id: update.conversation_id,
+      last_message: update.last_message,
+      last_message_time: update.last_message_time,
+      unread_count: update.unread_count,
+      unread_total: this.unreadTotal(),
+      message: update.message,
+    });
+  }
+
+  /** The member started (or came back to) a conversation: it is in their active list. */
+  async listConversation(entry: ListEntry): Promise<void> {
+    this.ctx.storage.sql.exec(
+      `INSERT INTO chat_list (conversation_id, other_id, activity_at, listed) VALUES (?, ?, ?, 1)
+       ON CONFLICT (conversation_id) DO UPDATE SET listed = 1, archived_at = NULL`,
+      entry.conversation_id,
+      entry.other_id,
+      entry.activity_at,
+    );
+  }
+
+  /** Archiving is the member's own; a new message brings the conversation back. */
+  async setArchived(entry: ListEntry, archivedAt: string | null): Promise<void> {
+    this.ctx.storage.sql.exec(
+      `INSERT INTO chat_list (conversation_id, other_id, activity_at, archived_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (conversation_id) DO UPDATE SET archived_at = excluded.archived_at`,
+      entry.conversation_id,
+      entry.other_id,
+      entry.activity_at,
+      archivedAt,
+    );
+  }
+
+  /**
+   * The migration's list state for one conversation (from D1): listed and archived as they were,
+   * unless the hub already holds a newer state of them.
+   */
+  async importListState(
+    entry: ListEntry,
+    listed: boolean,
+    archivedAt: string | null,
+  ): Promise<void> {
+    this.ctx.storage.sql.exec(
+      `INSERT INTO chat_list (conversation_id, other_id, activity_at, listed, archived_at)
+       VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (conversation_id) DO UPDATE SET listed = max(chat_list.listed, excluded.listed),
+         archived_at = CASE WHEN chat_list.version = 0 THEN excluded.archived_at ELSE chat_list.archived_at END`,
+      entry.conversation_id,
+      entry.other_id,
+      entry.activity_at,
+      listed ? 1 : 0,
+      archivedAt,
+    );
+  }
+
+  /** The member deleted their account: their lists and claimed client ids go. */
+  async forgetChat(): Promise<void> {
+    this.ctx.storage.sql.exec("DELETE FROM chat_list");
+    this.ctx.storage.sql.exec("DELETE FROM client_ids");
+  }
+
+  /** A conversation is gone (the other member deleted their account). */
+  async dropConversation(conversationId: string): Promise<void> {
+    this.ctx.storage.sql.exec("DELETE FROM chat_list WHERE conversation_id = ?", conversationId);
+  }
+
+  /**
+   * A page of the member's active (or archived) list, newest activity first, after the cursor
+   * (activity time and id of the last entry of the previous page).
+   */
+  async conversations(
+    archived: boolean,
+    limit: number,
+    cursor: [string, string] | null = null,
+  ): Promise<ListRow[]> {
+    const after = cursor
+      ? "AND (activity_at < ? OR (activity_at = ? AND conversation_id < ?))"
+      : "";
+    return this.ctx.storage.sql
+      .exec<ListRow>(
+        `SELECT conversation_id, other_id, last_message, last_message_time, activity_at, unread_count
+         FROM chat_list WHERE listed = 1 AND archived_at IS ${archived ? "NOT NULL" : "NULL"} ${after}
+         ORDER BY activity_at DESC, conversation_id DESC LIMIT ?`,
+        ...(cursor ? [cursor[0], cursor[0], cursor[1]] : []),
+        limit,
+      )
+      .toArray();
+  }
+
+  /** One conversation's entry, listed or not. */
+  async conversation(conversationId: string): Promise<ListRow | null> {
+    return (
+      this.ctx.storage.sql
+        .exec<ListRow>(
+          `SELECT conversation_id, other_id, last_message, last_message_time, activity_at, unread_count
+           FROM chat_list WHERE conversation_id = ?`,
+          conversationId,
+        )
+        .toArray()[0] ?? null
+    );
+  }
+
+  /** Unread messages over the member's active conversations (the header badge). */
+  unreadTotal(): number {
+    return this.ctx.storage.sql
+      .exec<{ n: number }>(
+        `SELECT coalesce(sum(unread_count), 0) AS n FROM chat_list
+         WHERE listed = 1 AND archived_at IS NULL AND hidden = 0`,
+      )
+      .one().n;
+  }
+
+  /** Claims a client id for a conversation; returns the conversation that owns it. */
+  async claimClientId(clientId: string, conversationId: string): Promise<string> {
+    const sql = this.ctx.storage.sql;
+    const now = Date.now();
+    sql.exec(
+      "INSERT INTO client_ids (client_id, conversation_id, claimed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+      clientId,
+      conversationId,
+      now,
+    );
+    const owner = sql
+      .exec<{ conversation_id: string; claimed_at: number }>(
+        "SELECT conversation_id, claimed_at FROM client_ids WHERE client_id = ?",
+        clientId,
+      )
+      .one();
+    if (owner.claimed_at === now) {
+      sql.exec("DELETE FROM client_ids WHERE claimed_at < ?", now - CLIENT_ID_KEPT_MS);
+    }
+    return owner.conversation_id;
   }
 
   override async fetch(request: Request): Promise<Response> {

@@ -6,10 +6,13 @@
  * 3. Seeds the demo members and their photos (idempotent).
  * 4. Starts `wrangler dev` (local D1, R2 and Durable Objects), which builds the app and rebuilds
  *    it when app/ changes. It runs in its own process group, stopped as a whole on Ctrl-C.
+ * 5. Once it answers, seeds the demo account's conversations through the chat API (the messages
+ *    live in the conversations' rooms, which only the running Worker reaches; idempotent).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { seedConversations, workerReady } from "./lib/seed-conversations";
 
 function run(command: string, args: string[]) {
   const result = spawnSync(command, args, { stdio: "inherit", env: process.env });
@@ -56,3 +59,12 @@ process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));
 process.on("exit", () => stop("SIGTERM"));
 child.on("exit", (code) => process.exit(code ?? 0));
+
+const baseUrl = process.env.SEED_BASE_URL ?? "http://localhost:8787";
+if (await workerReady(baseUrl, 180_000)) {
+  try {
+    console.log(`Demo conversations: ${await seedConversations(baseUrl)}`);
+  } catch (error) {
+    console.error(`Seeding the demo conversations failed: ${String(error)}`);
+  }
+}

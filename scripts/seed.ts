@@ -23,6 +23,7 @@ import { hashPassword } from "~/server/password.server";
 import { DEMO_EMAIL, DEMO_PASSWORD } from "./lib/demo-account";
 import { buildMembers, ROSTER_SIZE, seedPhotoId, type SeedMember } from "./lib/members";
 import { renderPortrait } from "./lib/portrait";
+import { seedConversations } from "./lib/seed-conversations";
 
 interface Bindings {
   DB: D1Database;
@@ -300,6 +301,8 @@ async function main() {
   try {
     const result = await seed(proxy.env, members);
     const credits = await demoStartingCredits(proxy.env);
+    // Messages live in the conversations' rooms: seeded through a running Worker.
+    const chats = await seedConversations(process.env.SEED_BASE_URL ?? "http://localhost:8787");
     const bytes = result.photos.reduce((sum, p) => sum + p.size, 0);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
@@ -311,6 +314,7 @@ async function main() {
           `(largest ${Math.round(Math.max(...result.photos.map((p) => p.size)) / 1024)} KB)`,
         `  local database now holds ${result.totalUsers} users and ${result.totalPhotos} photos`,
         `  demo account credits: ${credits}`,
+        `  demo account conversations: ${chats}`,
         "",
         `Sign in with ${DEMO_EMAIL} / ${DEMO_PASSWORD}`,
         `(every seeded member, e.g. ${members[1]?.email}, has that password too)`,

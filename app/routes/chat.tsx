@@ -59,9 +59,7 @@ export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const { user } = requireVerifiedUser(context, request);
     const input = parseInput(startConversationSchema, await readBody(request));
-    const { conversation } = await startConversation(context.env, user.id, input, (work) =>
-      context.executionCtx.waitUntil(work),
-    );
+    const { conversation } = await startConversation(context.env, user.id, input);
     return redirect(`/chat?conversation=${encodeURIComponent(conversation.id)}`);
   });
 }

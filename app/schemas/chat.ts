@@ -69,6 +69,12 @@ export const messagesQuerySchema = z.object({
   after: seqParam.optional(),
 });
 
+/** POST /admin/chat/migrate: a batch of conversations after the cursor (a conversation id). */
+export const chatMigrationSchema = z.object({
+  after: z.string().max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+});
+
 export const conversationsQuerySchema = z.object({
   cursor: z.string().max(200).optional(),
 });

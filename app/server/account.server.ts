@@ -1,4 +1,4 @@
-import { conversationRoom } from "./chat-rooms.server";
+import { conversationRoom, eraseConversationsOf, memberSuspended } from "./chat-rooms.server";
 import { getDb, nowIso, schema } from "./db.server";
 import { eq } from "drizzle-orm";
 import type { Env } from "./env.server";
@@ -15,38 +15,17 @@ import { destroyAllSessions } from "./session.server";
 
 export const ACCOUNT_DELETED_MESSAGE = "Your account and everything in it have been deleted.";
 
-function logFailure(event: string, error: unknown) {
-  console.error(JSON.stringify({ level: "error", event, error: String(error) }));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Realtime: what stops at once when an account is suspended or deleted
 
-/** Closes the sockets of every conversation the member is in (both members' sockets). */
-async function closeConversationRoomsOf(env: Env, userId: string): Promise<void> {
-  const { results } = await env.DB.prepare(
-    "SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1",
-  )
-    .bind(userId)
-    .all<{ id: string }>();
-  await Promise.all(
-    results.map(async ({ id }) => {
-      try {
-        await conversationRoom(env, id).closeAll();
-      } catch (error) {
-        logFailure("close_conversation_room_failed", error);
-      }
-    }),
-  );
-}
-
 /**
  * A suspended or deleted member: every conversation of theirs closes for both members (no
- * reconnect), they vanish from presence at once, and their other sockets close.
+ * reconnect) and refuses messages to them, they vanish from presence at once, and their other
+ * sockets close.
  */
 export async function cutOffRealtime(env: Env, userId: string): Promise<void> {
   await Promise.all([
-    closeConversationRoomsOf(env, userId),
+    memberSuspended(env, userId),
     setPresenceHidden(env, userId, true),
     endMemberSockets(env, userId, { conversations: false }),
   ]);
@@ -60,6 +39,31 @@ async function rows<T>(env: Env, query: string, ...params: unknown[]): Promise<T
     .bind(...params)
     .all<T>();
   return results;
+}
+
+/** The messages the member sent that are not deleted, from every conversation's room. */
+async function messagesSentBy(env: Env, userId: string) {
+  const conversations = await rows<{ id: string; to_username: string | null }>(
+    env,
+    `SELECT c.id, other.username AS to_username FROM conversations c
+     LEFT JOIN users other ON other.id = CASE WHEN c.user_low = ?1 THEN c.user_high ELSE c.user_low END
+     WHERE c.user_low = ?1 OR c.user_high = ?1`,
+    userId,
+  );
+  const sent = await Promise.all(
+    conversations.map(async ({ id, to_username }) =>
+      (await conversationRoom(env, id).sentBy(id, userId)).map((m) => ({
+        id: m.id,
+        conversation_id: id,
+        to_username,
+        message: m.message,
+        gift_id: m.gift?.id ?? null,
+        sent_at: m.sent_at,
+        read_at: m.read_at,
+      })),
+    ),
+  );
+  return sent.flat().sort((a, b) => a.sent_at.localeCompare(b.sent_at) || a.id.localeCompare(b.id));
 }
 
 /**
@@ -116,17 +120,7 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
        WHERE l.liked_id = ?1 ORDER BY l.created_at`,
       userId,
     ),
-    rows(
-      env,
-      `SELECT m.id, m.conversation_id, other.username AS to_username, m.message, m.gift_id,
-              m.sent_at, m.read_at
-       FROM messages m
-       JOIN conversations c ON c.id = m.conversation_id
-       LEFT JOIN users other ON other.id = CASE WHEN c.user_low = ?1 THEN c.user_high ELSE c.user_low END
-       WHERE m.sender_id = ?1 AND m.deleted_at IS NULL
-       ORDER BY m.sent_at, m.id`,
-      userId,
-    ),
+    messagesSentBy(env, userId),
     rows<{ id: string; type: string; data: string; read_at: string | null; created_at: string }>(
       env,
       `SELECT id, type, data, read_at, created_at FROM notifications
@@ -222,14 +216,15 @@ async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
  * the meantime), then the photo files in R2, then the member's rows in D1 in one batch: the user
  * row and, through the foreign keys and explicitly, their profile, photos, likes, blocks,
  * notifications, profile views, reports, credits, activity, and every conversation they were in
- * with its messages. The photo prefix is emptied once more afterwards, for an upload that raced.
+ * (its room's messages first, then the conversation in the other member's list and in D1). The photo prefix is emptied once more afterwards, for an upload that raced.
  */
 export async function deleteAccount(env: Env, userId: string): Promise<void> {
   await destroyAllSessions(env, userId);
   await cutOffRealtime(env, userId);
   await deletePhotoObjects(env, userId);
+  await eraseConversationsOf(env, userId);
   const statements = [
-    "DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1)",
+    "DELETE FROM message_rooms WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1)",
     "DELETE FROM conversations WHERE user_low = ?1 OR user_high = ?1",
     "DELETE FROM notifications WHERE user_id = ?1 OR actor_id = ?1",
     "DELETE FROM profile_views WHERE viewer_id = ?1 OR viewed_id = ?1",

@@ -1,6 +1,6 @@
 import { and, desc, eq, or } from "drizzle-orm";
 import type { BlockInput } from "~/schemas/block";
-import { closeConversationRoomsBetween } from "./chat-rooms.server";
+import { conversationBlockChanged } from "./chat-rooms.server";
 import { blocks } from "./db/blocks";
 import { likes } from "./db/discovery";
 import { getDb, nowIso, schema } from "./db.server";
@@ -95,8 +95,9 @@ export async function blockMember(env: Env, me: string, input: BlockInput) {
         ),
       ),
   ]);
-  // Open chat sockets between the two stop at once (the Worker refuses them from now on).
-  await closeConversationRoomsBetween(env, me, input.user_id);
+  // Their conversation's room stops at once: sockets close (the Worker refuses them from now on)
+  // and no send on its way is stored.
+  await conversationBlockChanged(env, me, input.user_id, true);
   // Neither sees the other's presence any more, on pages already open too.
   await presenceBlockChanged(env, me, input.user_id);
   return { message: BLOCKED_MESSAGE };
@@ -106,6 +107,7 @@ export async function unblockMember(env: Env, me: string, other: string) {
   await getDb(env.DB)
     .delete(blocks)
     .where(and(eq(blocks.blockerId, me), eq(blocks.blockedId, other)));
+  await conversationBlockChanged(env, me, other, await isBlockedEitherWay(env, me, other));
   await presenceBlockChanged(env, me, other);
   return { message: UNBLOCKED_MESSAGE };
 }

@@ -1,5 +1,5 @@
-import type { ChatServerFrame } from "~/realtime/chat";
 import type { Env } from "./env.server";
+import { memberHub } from "./member-hub.server";
 
 /** The room of one conversation (a Durable Object addressed by the conversation id). */
 export function conversationRoom(env: Env, conversationId: string) {
@@ -18,42 +18,84 @@ function logFailure(event: string, conversationId: string, error: unknown) {
 }
 
 /**
- * Fans a frame out to the open sockets of a conversation; returns the members who had one open.
- * Best effort: the frame's content is already stored in D1, and a socket that missed it catches
- * up through the messages API.
+ * The conversation a message belongs to: a message id starts with its conversation's id; the ids
+ * of messages stored before the rooms held them are looked up in `message_rooms` (written by the
+ * migration, docs/decisions/012-chat-in-rooms.md).
  */
-export async function publishToConversation(
+export async function conversationOfMessage(env: Env, messageId: string): Promise<string | null> {
+  const dot = messageId.indexOf(".");
+  if (dot > 0) return messageId.slice(0, dot);
+  const row = await env.DB.prepare(
+    "SELECT conversation_id FROM message_rooms WHERE message_id = ?1",
+  )
+    .bind(messageId)
+    .first<{ conversation_id: string }>();
+  return row?.conversation_id ?? null;
+}
+
+/** The conversations a member is in, with the other member (from D1). */
+export async function conversationsOf(env: Env, userId: string) {
+  const { results } = await env.DB.prepare(
+    `SELECT id, CASE WHEN user_low = ?1 THEN user_high ELSE user_low END AS other_id
+     FROM conversations WHERE user_low = ?1 OR user_high = ?1`,
+  )
+    .bind(userId)
+    .all<{ id: string; other_id: string }>();
+  return results;
+}
+
+/**
+ * A block between two members was added or removed (D1 holds it already): their conversation's
+ * room hears of it at once (a block closes its sockets, which the Worker then refuses, and stops
+ * every send already on its way), and both members' lists follow.
+ */
+export async function conversationBlockChanged(
   env: Env,
-  conversationId: string,
-  frame: ChatServerFrame,
-): Promise<string[]> {
+  a: string,
+  b: string,
+  blocked: boolean,
+): Promise<void> {
+  const [low, high] = a < b ? [a, b] : [b, a];
+  const row = await env.DB.prepare(
+    "SELECT id FROM conversations WHERE user_low = ?1 AND user_high = ?2",
+  )
+    .bind(low, high)
+    .first<{ id: string }>();
+  if (!row) return;
   try {
-    return await conversationRoom(env, conversationId).publish(frame);
+    await conversationRoom(env, row.id).setBlocked(row.id, blocked);
   } catch (error) {
-    logFailure("publish_to_conversation_failed", conversationId, error);
-    return [];
+    logFailure("conversation_block_push_failed", row.id, error);
   }
 }
 
 /**
- * Closes every open socket of the conversation between two members (after one blocked the
- * other): the room stops delivering at once, and the Worker refuses the sockets when they try to
- * come back.
+ * A member was suspended: every conversation of theirs closes for both members (no reconnect) and
+ * refuses messages to them; the other members' lists leave them out.
  */
-export async function closeConversationRoomsBetween(env: Env, a: string, b: string): Promise<void> {
-  const [low, high] = a < b ? [a, b] : [b, a];
-  const { results } = await env.DB.prepare(
-    "SELECT id FROM conversations WHERE user_low = ?1 AND user_high = ?2",
-  )
-    .bind(low, high)
-    .all<{ id: string }>();
+export async function memberSuspended(env: Env, userId: string): Promise<void> {
   await Promise.all(
-    results.map(async ({ id }) => {
+    (await conversationsOf(env, userId)).map(async ({ id }) => {
       try {
-        await conversationRoom(env, id).closeAll();
+        await conversationRoom(env, id).setMemberActive(id, userId, false);
       } catch (error) {
-        logFailure("close_conversation_room_failed", id, error);
+        logFailure("conversation_suspension_push_failed", id, error);
       }
+    }),
+  );
+}
+
+/**
+ * A member is deleting their account: their own lists go, and every conversation of theirs, in
+ * its room (messages, receipts, sockets) and in the other member's list. Called before D1 forgets
+ * the conversations.
+ */
+export async function eraseConversationsOf(env: Env, userId: string): Promise<void> {
+  await memberHub(env, userId).forgetChat();
+  await Promise.all(
+    (await conversationsOf(env, userId)).map(async ({ id, other_id }) => {
+      await conversationRoom(env, id).erase();
+      await memberHub(env, other_id).dropConversation(id);
     }),
   );
 }

@@ -1,16 +1,126 @@
 import type { GiftList } from "~/schemas/credits";
+import type { Gift } from "~/schemas/chat";
+import { grantStatements, isInsufficientCredits, spendStatements } from "./credits.server";
+import { sha256Hex } from "./crypto.server";
+import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { memberCards, type MemberCard } from "./members.server";
 
 /**
- * The gifts page: the gifts a member received and sent, read from the gift messages of their
- * conversations, newest first, with the price paid (the sender's ledger row for the message).
- * A gift stays in the history after its message is deleted (its credits stay spent). The other
- * member's card shows while neither side blocks the other and they are active; otherwise the
- * gift reads as from or to "a member".
+ * Gifts: the spend of a gift message (one D1 batch: the ledger row and totals, and the gift's row
+ * in `gift_messages`, all referenced by the message's id) and the gifts page (read from
+ * `gift_messages`, since the messages themselves live in their conversations' rooms).
  */
 export const GIFTS_PER_PAGE = 20;
 
+/** The ledger reason of a gift's spend, and of its refund when the message could not be stored. */
+export const GIFT_REASON = "gift";
+export const GIFT_REFUND_REASON = "gift_refund";
+
+export const GIFT_REQUIRED = "Please choose a gift.";
+
+/** An active gift of the catalogue; null when there is none with that id. */
+export async function activeGift(env: Env, giftId: string): Promise<Gift | null> {
+  return env.DB.prepare(
+    "SELECT id, name, icon, price_credits FROM gifts WHERE id = ?1 AND active = 1",
+  )
+    .bind(giftId)
+    .first<Gift>();
+}
+
+/**
+ * The id of a gift message sent with a client id: the same sender, conversation and client id
+ * always give the same id, so that a retry finds the spend an earlier attempt made (the ledger's
+ * reference is unique) instead of spending again.
+ */
+export async function giftMessageId(conversationId: string, senderId: string, clientId: string) {
+  return `${conversationId}.g${(await sha256Hex(`${senderId}:${clientId}`)).slice(0, 24)}`;
+}
+
+export interface GiftSpend {
+  messageId: string;
+  conversationId: string;
+  senderId: string;
+  recipientId: string;
+  gift: Gift;
+  sentAt: string;
+}
+
+/**
+ * Spends a gift's price for one message, in one batch. "spent": done now; "found": an earlier
+ * attempt with the same message id had spent it (nothing changes); "short": the balance is too low
+ * and nothing changed; "refunded": an earlier attempt spent and was refunded (its client id cannot
+ * pay again).
+ */
+export async function spendForGift(
+  env: Env,
+  spend: GiftSpend,
+): Promise<"spent" | "found" | "short" | "refunded"> {
+  try {
+    await env.DB.batch([
+      ...spendStatements(env, {
+        userId: spend.senderId,
+        amount: spend.gift.price_credits,
+        reason: GIFT_REASON,
+        reference: spend.messageId,
+        createdAt: spend.sentAt,
+      }),
+      env.DB.prepare(
+        `INSERT INTO gift_messages (message_id, conversation_id, sender_id, recipient_id, gift_id,
+           price_credits, sent_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+      ).bind(
+        spend.messageId,
+        spend.conversationId,
+        spend.senderId,
+        spend.recipientId,
+        spend.gift.id,
+        spend.gift.price_credits,
+        spend.sentAt,
+      ),
+    ]);
+    return "spent";
+  } catch (error) {
+    // An earlier attempt's spend (the balance may be short by now: it paid already), unless it
+    // was refunded since (that attempt was refused after its spend).
+    const { results } = await env.DB.prepare(
+      `SELECT reason FROM credit_transactions
+       WHERE reason IN (?1, ?2) AND reference = ?3 AND user_id = ?4`,
+    )
+      .bind(GIFT_REASON, GIFT_REFUND_REASON, spend.messageId, spend.senderId)
+      .all<{ reason: string }>();
+    if (results.some((r) => r.reason === GIFT_REFUND_REASON)) return "refunded";
+    if (results.length > 0) return "found";
+    if (isInsufficientCredits(error)) return "short";
+    throw error;
+  }
+}
+
+/**
+ * Gives a gift's credits back when its message could not be stored after the spend (a block
+ * arrived in between): once per message, and the gift leaves the history.
+ */
+export async function refundGift(
+  env: Env,
+  spend: Pick<GiftSpend, "messageId" | "senderId" | "gift">,
+) {
+  await env.DB.batch([
+    ...grantStatements(env, {
+      userId: spend.senderId,
+      amount: spend.gift.price_credits,
+      reason: GIFT_REFUND_REASON,
+      reference: spend.messageId,
+      createdAt: nowIso(),
+    }),
+    env.DB.prepare("DELETE FROM gift_messages WHERE message_id = ?1").bind(spend.messageId),
+  ]);
+}
+
+/**
+ * The gifts page: the gifts a member received and sent, newest first, with the price paid. A gift
+ * stays in the history after its message is deleted (its credits stay spent). The other member's
+ * card shows while neither side blocks the other and they are active; otherwise the gift reads as
+ * from or to "a member".
+ */
 export interface GiftHistoryEntry {
   id: string;
   conversation_id: string;
@@ -38,21 +148,18 @@ export async function listGiftHistory(
   list: GiftList,
   { page = 1, perPage = GIFTS_PER_PAGE }: { page?: number; perPage?: number } = {},
 ) {
-  const other = "CASE WHEN c.user_low = ?1 THEN c.user_high ELSE c.user_low END";
+  const mine = list === "sent" ? "m.sender_id" : "m.recipient_id";
+  const other = list === "sent" ? "m.recipient_id" : "m.sender_id";
   const { results } = await env.DB.prepare(
-    `SELECT m.id, m.conversation_id, g.id AS gift_id, g.name, g.icon,
-       coalesce(t.amount, g.price_credits) AS price, m.sent_at,
-       CASE WHEN m.sender_id = ?1 THEN ${other} ELSE m.sender_id END AS other_id,
+    `SELECT m.message_id AS id, m.conversation_id, g.id AS gift_id, g.name, g.icon,
+       m.price_credits AS price, m.sent_at, ${other} AS other_id,
        NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = ?1 AND b.blocked_id = ${other})
            OR (b.blocker_id = ${other} AND b.blocked_id = ?1))
          AND EXISTS (SELECT 1 FROM users o WHERE o.id = ${other} AND o.status = 'active') AS visible
-     FROM conversations c
-     JOIN messages m ON m.conversation_id = c.id
+     FROM gift_messages m
      JOIN gifts g ON g.id = m.gift_id
-     LEFT JOIN credit_transactions t ON t.reason = 'gift' AND t.reference = m.id
-     WHERE (c.user_low = ?1 OR c.user_high = ?1) AND m.gift_id IS NOT NULL
-       AND ${list === "sent" ? "m.sender_id = ?1" : "m.sender_id <> ?1"}
-     ORDER BY m.sent_at DESC, m.id DESC
+     WHERE ${mine} = ?1
+     ORDER BY m.sent_at DESC, m.message_id DESC
      LIMIT ?2 OFFSET ?3`,
   )
     .bind(me, perPage + 1, (page - 1) * perPage)

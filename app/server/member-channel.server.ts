@@ -1,10 +1,8 @@
 import type { MemberServerFrame } from "~/realtime/member";
 import { conversationRoom } from "./chat-rooms.server";
 import type { Env } from "./env.server";
+import { memberHub } from "./member-hub.server";
 import { presenceShardFor } from "./presence.server";
-
-const memberHub = (env: Env, userId: string) =>
-  env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(userId));
 
 function logFailure(event: string, error: unknown) {
   console.error(JSON.stringify({ level: "error", event, error: String(error) }));

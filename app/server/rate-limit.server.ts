@@ -13,8 +13,17 @@ export class RateLimitedError extends Error {
   }
 }
 
+/** A limit as configured: at most `max` hits in any `windowSeconds`. */
+export interface RateLimitSpec {
+  max: number;
+  windowSeconds: number;
+}
+
 function windowFor(env: Env, name: RateLimitName, now: number) {
-  const { max, windowSeconds } = readConfig(env).rateLimits[name];
+  return windowOf(readConfig(env).rateLimits[name], now);
+}
+
+function windowOf({ max, windowSeconds }: RateLimitSpec, now: number) {
   const nowSeconds = Math.floor(now / 1000);
   const windowStart = nowSeconds - (nowSeconds % windowSeconds);
   /** How much of the previous window still lies inside the sliding window ending now. */
@@ -63,20 +72,27 @@ function verdict(w: ReturnType<typeof windowFor>, count: number, prev: number): 
 }
 
 /**
- * `hit` as a statement for a caller's own D1 batch, so that counting the attempt and the work it
- * limits are one transaction: later statements of the batch can require
- * `(SELECT count + prev_count * <weight> FROM rate_limits WHERE key = <key>) <= <max>`, and a
- * batch that fails leaves the attempt uncounted.
+ * The same sliding window counted elsewhere than D1 (a Durable Object's memory): `count` hits in
+ * the fixed window starting at `windowStart`, `prev` in the one before. Returns the window the hit
+ * at `now` falls in, the counts rolled over to it, and the verdict for one more hit.
  */
-export function hitStatement(env: Env, name: RateLimitName, subject: string, now = Date.now()) {
-  const w = windowFor(env, name, now);
-  const key = `${name}:${subject.toLowerCase()}`;
+export function slidingWindowHit(
+  limit: RateLimitSpec,
+  counter: { windowStart: number; count: number; prev: number } | undefined,
+  now: number,
+) {
+  const w = windowOf(limit, now);
+  let count = 0;
+  let prev = 0;
+  if (counter?.windowStart === w.windowStart) {
+    count = counter.count;
+    prev = counter.prev;
+  } else if (counter?.windowStart === w.windowStart - w.windowSeconds) {
+    prev = counter.count;
+  }
   return {
-    statement: env.DB.prepare(HIT_SQL).bind(key, w.windowStart, w.windowSeconds),
-    key,
-    max: w.max,
-    previousWeight: w.previousWeight,
-    result: (count: number, prev: number) => verdict(w, count, prev),
+    next: { windowStart: w.windowStart, count: count + 1, prev },
+    result: verdict(w, count + 1, prev),
   };
 }
 

@@ -5,6 +5,7 @@ import {
   type ReportReasonType,
 } from "~/schemas/report";
 import { cutOffRealtime } from "./account.server";
+import { conversationOfMessage, conversationRoom } from "./chat-rooms.server";
 import { newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
@@ -39,7 +40,7 @@ export interface ReportView {
 
 /**
  * The text of a message the reported member sent in a conversation with the reporter (a report
- * may point at one); null when there is no such message.
+ * may point at one), read from the conversation's room; null when there is no such message.
  */
 async function reportedMessageText(
   env: Env,
@@ -47,15 +48,20 @@ async function reportedMessageText(
   reportedId: string,
   messageId: string,
 ): Promise<string | null> {
-  const row = await env.DB.prepare(
-    `SELECT m.message FROM messages m
-     JOIN conversations c ON c.id = m.conversation_id
-     WHERE m.id = ?1 AND m.sender_id = ?2
-       AND ((c.user_low = ?2 AND c.user_high = ?3) OR (c.user_low = ?3 AND c.user_high = ?2))`,
+  const conversationId = await conversationOfMessage(env, messageId);
+  if (!conversationId) return null;
+  const [low, high] = reporterId < reportedId ? [reporterId, reportedId] : [reportedId, reporterId];
+  const pair = await env.DB.prepare(
+    "SELECT 1 AS ok FROM conversations WHERE id = ?1 AND user_low = ?2 AND user_high = ?3",
   )
-    .bind(messageId, reportedId, reporterId)
-    .first<{ message: string }>();
-  return row ? row.message : null;
+    .bind(conversationId, low, high)
+    .first();
+  if (!pair) return null;
+  const message = await conversationRoom(env, conversationId).findMessage(
+    conversationId,
+    messageId,
+  );
+  return message && message.sender_id === reportedId ? message.message : null;
 }
 
 /**

@@ -83,6 +83,13 @@ export async function giveCredits(userId: string, amount: number) {
   });
 }
 
+/** Every message a conversation's room holds, deleted ones included (oldest first). */
+export async function roomMessages(conversationId: string) {
+  return env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(conversationId)).allMessages(
+    conversationId,
+  );
+}
+
 /** The credits ledger and totals of a member, straight from D1. */
 export async function ledgerOf(userId: string) {
   const totals = await env.DB.prepare("SELECT * FROM user_credits WHERE user_id = ?1")

@@ -140,10 +140,11 @@ describe("deleting a message", () => {
         last_message_time: first.sent_at,
       });
     }
-    // The text is not kept.
-    const row = await env.DB.prepare("SELECT message, deleted_at FROM messages WHERE id = ?1")
-      .bind(second.id)
-      .first<{ message: string; deleted_at: string | null }>();
+    // The text is not kept (the row in the conversation's room).
+    const row = await env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id)).findMessage(
+      id,
+      second.id,
+    );
     expect(row).toMatchObject({ message: "", deleted_at: expect.any(String) });
 
     // Its sequence number is never given again.

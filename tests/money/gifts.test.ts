@@ -1,6 +1,5 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { conversationPair, send } from "../chat/helpers";
+import { conversationPair, roomMessages, send } from "../chat/helpers";
 import { balanceOf, buyPack, ledgerOf } from "./helpers";
 
 describe("gifts paid with bought credits", () => {
@@ -30,11 +29,7 @@ describe("gifts paid with bought credits", () => {
     const ledger = await ledgerOf(alice.id);
     const sum = ledger.reduce((n, t) => n + (t.direction === "in" ? t.amount : -t.amount), 0);
     expect(sum).toBe(0);
-    const gifts = await env.DB.prepare(
-      "SELECT id FROM messages WHERE conversation_id = ?1 AND gift_id IS NOT NULL",
-    )
-      .bind(id)
-      .all<{ id: string }>();
+    const gifts = { results: (await roomMessages(id)).filter((m) => m.gift !== null) };
     expect(gifts.results).toHaveLength(10);
     expect(
       ledger

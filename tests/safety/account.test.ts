@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ACCOUNT_DELETED_MESSAGE } from "~/server/account.server";
 import { CREDENTIALS_MESSAGE } from "~/server/auth.server";
+import { roomMessages } from "../chat/helpers";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { imageBytes, upload, validProfile } from "../profile/fixtures";
@@ -125,8 +126,9 @@ describe("account deletion", () => {
     expect(await countRows("blocks", "blocker_id = ?1 OR blocked_id = ?1", alice.id)).toBe(0);
     expect(await countRows("reports", "reporter_id = ?1 OR reported_id = ?1", alice.id)).toBe(0);
     expect(await countRows("profile_views", "viewer_id = ?1 OR viewed_id = ?1", alice.id)).toBe(0);
-    expect(await countRows("messages", "sender_id = ?1", alice.id)).toBe(0);
-    expect(await countRows("messages", "conversation_id = ?1", conversationId)).toBe(0);
+    // The conversation's room holds nothing any more, and D1 forgot the conversation.
+    expect(await roomMessages(conversationId)).toEqual([]);
+    expect(await countRows("conversations", "id = ?1", conversationId)).toBe(0);
     expect(await countRows("notifications", "actor_id = ?1", alice.id)).toBe(0);
     expect(await countRows("likes", "liker_id = ?1 OR liked_id = ?1", alice.id)).toBe(0);
     expect(await countRows("member_search", "user_id = ?1", alice.id)).toBe(0);

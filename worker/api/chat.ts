@@ -1,13 +1,17 @@
 import { Hono, type Context } from "hono";
 import {
+  chatMigrationSchema,
   conversationsQuerySchema,
   messagesQuerySchema,
   sendMessageSchema,
   startConversationSchema,
 } from "~/schemas/chat";
 import * as chat from "~/server/chat.server";
+import { migrateConversations } from "~/server/chat-migration.server";
 import { conversationRoom } from "~/server/chat-rooms.server";
+import { requireModerator } from "~/server/reports.server";
 import { noteConversationSocket } from "~/server/member-channel.server";
+import { readConfig } from "~/server/env.server";
 import { emailNotVerified, unauthenticated } from "~/server/errors.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { wantsJson } from "../http";
@@ -28,10 +32,6 @@ function member(c: Context<AppBindings>) {
   if (!user.emailVerifiedAt) throw emailNotVerified();
   return user;
 }
-
-/** Work that may finish after the response (frames to the members' own channels). */
-const deferTo = (c: Context<AppBindings>) => (work: Promise<unknown>) =>
-  c.executionCtx.waitUntil(work);
 
 chatApi.get("/chat/conversations", async (c, next) => {
   if (!wantsJson(c)) return next();
@@ -54,25 +54,20 @@ chatApi.get("/chat/conversations/archived", async (c, next) => {
 chatApi.post("/chat/conversations", async (c) => {
   const user = member(c);
   const input = parseInput(startConversationSchema, await readBody(c.req.raw));
-  const { conversation, message, created } = await chat.startConversation(
-    c.env,
-    user.id,
-    input,
-    deferTo(c),
-  );
+  const { conversation, message, created } = await chat.startConversation(c.env, user.id, input);
   return c.json({ conversation, message }, created ? 201 : 200);
 });
 
 chatApi.get("/chat/conversations/:id/messages", async (c) => {
   const user = member(c);
   const query = parseInput(messagesQuerySchema, c.req.query());
-  return c.json(await chat.listMessages(c.env, user.id, c.req.param("id"), query, deferTo(c)));
+  return c.json(await chat.listMessages(c.env, user.id, c.req.param("id"), query));
 });
 
 chatApi.post("/chat/conversations/:id/messages", async (c) => {
   const user = member(c);
   const input = parseInput(sendMessageSchema, await readBody(c.req.raw));
-  const { message } = await chat.sendMessage(c.env, user.id, c.req.param("id"), input, deferTo(c));
+  const { message } = await chat.sendMessage(c.env, user.id, c.req.param("id"), input);
   return c.json({ message }, 201);
 });
 
@@ -88,7 +83,7 @@ chatApi.post("/chat/conversations/:id/unarchive", async (c) => {
 
 chatApi.post("/chat/conversations/:id/read", async (c) => {
   const user = member(c);
-  await chat.markRead(c.env, user.id, c.req.param("id"), deferTo(c));
+  await chat.markRead(c.env, user.id, c.req.param("id"));
   return c.body(null, 204);
 });
 
@@ -105,8 +100,19 @@ chatApi.get("/chat/unread", async (c) => {
 
 chatApi.delete("/chat/messages/:id", async (c) => {
   const user = member(c);
-  await chat.deleteMessage(c.env, user.id, c.req.param("id"), deferTo(c));
+  await chat.deleteMessage(c.env, user.id, c.req.param("id"));
   return c.body(null, 204);
+});
+
+/**
+ * The migration step of docs/decisions/012-chat-in-rooms.md: moves the D1 messages of a batch of
+ * conversations into their rooms; call again with `after: next_cursor` until it is null. Safe to
+ * rerun. Moderators only (404 for anyone else).
+ */
+chatApi.post("/admin/chat/migrate", async (c) => {
+  requireModerator(c.get("rc").user);
+  const input = parseInput(chatMigrationSchema, await readBody(c.req.raw));
+  return c.json(await migrateConversations(c.env, input));
 });
 
 /** A conversation's room: its two members only, checked before the upgrade reaches the room. */
@@ -118,5 +124,8 @@ chatApi.get("/ws/chat/:conversationId", async (c) => {
   await noteConversationSocket(c.env, user.id, id);
   const upgrade = forwardUpgrade(c.req.raw, user);
   upgrade.headers.set("X-Conversation-Id", id);
+  // The room counts sends over this socket against this Worker's configured limit.
+  const { max, windowSeconds } = readConfig(c.env).rateLimits.chat_send_account;
+  upgrade.headers.set("X-Send-Limit", `${max}/${windowSeconds}`);
   return conversationRoom(c.env, id).fetch(upgrade);
 });

@@ -37,9 +37,10 @@ export const conversations = sqliteTable(
 );
 
 /**
- * Each member's own state of a conversation: whether it is in their lists (`listed`: once a
- * message exists, or at once for the member who started it), archived (for them only), the
- * newest activity (for ordering their list) and how far they have read (by message sequence).
+ * The two members of a conversation (written once, when it starts): who talks with whom, for the
+ * queries across members (presence contacts, account export and deletion). Each member's list
+ * state (last message, unread count, archived) lives in their hub, and the messages in the
+ * conversation's room (docs/decisions/012-chat-in-rooms.md).
  */
 export const conversationMembers = sqliteTable(
   "conversation_members",
@@ -50,14 +51,11 @@ export const conversationMembers = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    listed: integer("listed", { mode: "boolean" }).notNull().default(false),
-    archivedAt: text("archived_at"),
     lastActivityAt: text("last_activity_at").notNull(),
-    lastReadSeq: integer("last_read_seq").notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.conversationId, t.userId] }),
-    index("conversation_members_list").on(t.userId, t.archivedAt, t.lastActivityAt),
+    index("conversation_members_user").on(t.userId, t.lastActivityAt),
   ],
 );
 
@@ -73,36 +71,6 @@ export const gifts = sqliteTable(
     active: integer("active", { mode: "boolean" }).notNull().default(true),
   },
   (t) => [check("gifts_price_positive", sql`${t.priceCredits} > 0`)],
-);
-
-/**
- * Messages. `seq` is the conversation's one order: assigned in the statement that stores the
- * message (max + 1, unique per conversation). `client_id` makes a send idempotent per sender. A
- * deleted message keeps its row (so its sequence number is never reused) without its text.
- */
-export const messages = sqliteTable(
-  "messages",
-  {
-    id: text("id").primaryKey(),
-    conversationId: text("conversation_id")
-      .notNull()
-      .references(() => conversations.id, { onDelete: "cascade" }),
-    seq: integer("seq").notNull(),
-    senderId: text("sender_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    clientId: text("client_id"),
-    message: text("message").notNull(),
-    giftId: text("gift_id").references(() => gifts.id),
-    sentAt: text("sent_at").notNull(),
-    readAt: text("read_at"),
-    deletedAt: text("deleted_at"),
-  },
-  (t) => [
-    uniqueIndex("messages_conversation_seq").on(t.conversationId, t.seq),
-    uniqueIndex("messages_sender_client_id").on(t.senderId, t.clientId),
-    index("messages_conversation_sender_seq").on(t.conversationId, t.senderId, t.seq),
-  ],
 );
 
 /**
@@ -143,3 +111,44 @@ export const userCredits = sqliteTable(
   },
   (t) => [check("user_credits_balance_non_negative", sql`${t.balance} >= 0`)],
 );
+
+/**
+ * One row per gift message, written in the batch that spends its price (the ledger row references
+ * the same message id): the gifts page reads it, since the messages live in their rooms.
+ */
+export const giftMessages = sqliteTable(
+  "gift_messages",
+  {
+    messageId: text("message_id").primaryKey(),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    senderId: text("sender_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    recipientId: text("recipient_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    giftId: text("gift_id")
+      .notNull()
+      .references(() => gifts.id),
+    priceCredits: integer("price_credits").notNull(),
+    sentAt: text("sent_at").notNull(),
+  },
+  (t) => [
+    index("gift_messages_sender").on(t.senderId, t.sentAt),
+    index("gift_messages_recipient").on(t.recipientId, t.sentAt),
+  ],
+);
+
+/**
+ * The conversation of each message stored before the rooms held the messages (their ids do not
+ * start with the conversation id): written by the migration into the rooms, read to find the room
+ * of such a message (deleting it, reporting it).
+ */
+export const messageRooms = sqliteTable("message_rooms", {
+  messageId: text("message_id").primaryKey(),
+  conversationId: text("conversation_id")
+    .notNull()
+    .references(() => conversations.id, { onDelete: "cascade" }),
+});

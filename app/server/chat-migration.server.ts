@@ -1,0 +1,139 @@
+import { conversationRoom } from "./chat-rooms.server";
+import type { Env } from "./env.server";
+
+/**
+ * Moving the messages stored in D1 (before the rooms held them) into their conversations' rooms
+ * (docs/decisions/012-chat-in-rooms.md "Migration"). A room imports its conversation's D1 messages
+ * itself the first time it starts; `migrateConversations` walks every conversation so that all of
+ * them are moved before migration 0015 drops the D1 tables. Every step is an upsert: rerunning it,
+ * or resuming it from any cursor, changes nothing that was already moved.
+ */
+
+/** A message row, as a room stores it and as the migration reads it from D1 (with its gift). */
+export type MessageRow = {
+  seq: number;
+  id: string;
+  sender_id: string;
+  client_id: string | null;
+  message: string;
+  gift_id: string | null;
+  gift_name: string | null;
+  gift_icon: string | null;
+  gift_price: number | null;
+  sent_at: string;
+  read_at: string | null;
+  deleted_at: string | null;
+};
+
+/** A member's own state of the conversation as D1 held it. */
+export interface LegacyMemberState {
+  user_id: string;
+  listed: number;
+  archived_at: string | null;
+  last_read_seq: number;
+}
+
+export const LEGACY_PAGE = 500;
+
+const isMissingTable = (error: unknown) => /no such (table|column)/.test(String(error));
+
+/**
+ * A page of the conversation's D1 messages after `afterSeq`, in order; null when D1 no longer has
+ * the table (migration 0015 ran: nothing is left to move).
+ */
+export async function legacyMessages(
+  env: Env,
+  conversationId: string,
+  afterSeq: number,
+): Promise<MessageRow[] | null> {
+  try {
+    const { results } = await env.DB.prepare(
+      `SELECT m.seq, m.id, m.sender_id, m.client_id, m.message, m.gift_id, g.name AS gift_name,
+         g.icon AS gift_icon, coalesce(t.amount, g.price_credits) AS gift_price, m.sent_at,
+         m.read_at, m.deleted_at
+       FROM messages m
+       LEFT JOIN gifts g ON g.id = m.gift_id
+       LEFT JOIN credit_transactions t ON t.reason = 'gift' AND t.reference = m.id
+       WHERE m.conversation_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3`,
+    )
+      .bind(conversationId, afterSeq, LEGACY_PAGE)
+      .all<MessageRow>();
+    return results;
+  } catch (error) {
+    if (isMissingTable(error)) return null;
+    throw error;
+  }
+}
+
+/** Both members' list and read state as D1 held it; null once 0015 dropped those columns. */
+export async function legacyMemberStates(
+  env: Env,
+  conversationId: string,
+): Promise<LegacyMemberState[] | null> {
+  try {
+    const { results } = await env.DB.prepare(
+      `SELECT user_id, listed, archived_at, last_read_seq FROM conversation_members
+       WHERE conversation_id = ?1`,
+    )
+      .bind(conversationId)
+      .all<LegacyMemberState>();
+    return results;
+  } catch (error) {
+    if (isMissingTable(error)) return null;
+    throw error;
+  }
+}
+
+/**
+ * What D1 keeps of the moved messages: where each one lives (`message_rooms`, so that deleting or
+ * reporting it finds its room) and the gifts (`gift_messages`, the gifts page).
+ */
+export async function indexLegacyMessages(env: Env, conversationId: string): Promise<void> {
+  await env.DB.batch([
+    env.DB.prepare(
+      `INSERT INTO message_rooms (message_id, conversation_id)
+       SELECT id, conversation_id FROM messages WHERE conversation_id = ?1
+       ON CONFLICT DO NOTHING`,
+    ).bind(conversationId),
+    env.DB.prepare(
+      `INSERT INTO gift_messages (message_id, conversation_id, sender_id, recipient_id, gift_id,
+         price_credits, sent_at)
+       SELECT m.id, m.conversation_id, m.sender_id,
+         CASE WHEN c.user_low = m.sender_id THEN c.user_high ELSE c.user_low END, m.gift_id,
+         coalesce(t.amount, g.price_credits), m.sent_at
+       FROM messages m
+       JOIN conversations c ON c.id = m.conversation_id
+       JOIN gifts g ON g.id = m.gift_id
+       LEFT JOIN credit_transactions t ON t.reason = 'gift' AND t.reference = m.id
+       WHERE m.conversation_id = ?1 AND m.gift_id IS NOT NULL
+       ON CONFLICT DO NOTHING`,
+    ).bind(conversationId),
+  ]);
+}
+
+export const MIGRATION_BATCH = 50;
+
+/**
+ * Moves the messages of up to `limit` conversations, those whose id comes after `after`, into
+ * their rooms. Returns how many conversations and messages it moved and the cursor to resume
+ * from (null when every conversation was done).
+ */
+export async function migrateConversations(
+  env: Env,
+  { after = "", limit = MIGRATION_BATCH }: { after?: string; limit?: number } = {},
+) {
+  const { results } = await env.DB.prepare(
+    "SELECT id FROM conversations WHERE id > ?1 ORDER BY id LIMIT ?2",
+  )
+    .bind(after, limit)
+    .all<{ id: string }>();
+  let messages = 0;
+  for (const { id } of results) {
+    messages += await conversationRoom(env, id).importLegacy(id);
+  }
+  return {
+    conversations: results.length,
+    messages,
+    next_cursor: results.length === limit ? (results.at(-1)?.id ?? null) : null,
+  };
+}

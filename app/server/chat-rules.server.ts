@@ -1,0 +1,88 @@
+import { UNANSWERED_MESSAGE_LIMIT } from "~/schemas/chat";
+import { slidingWindowHit, type RateLimitSpec } from "./rate-limit.server";
+
+/**
+ * The rules of sending a message (API.md "Chat"), as pure functions over what a conversation's
+ * room knows: its two members (fixed when the conversation was created), whether either blocked
+ * the other and whether both are active (pushed to the room when they change, read from D1 when
+ * it starts), how many messages the sender wrote before the other member replied, and the
+ * sender's recent sends (counted in the room's memory). The room checks them with no database
+ * round trip; docs/decisions/012-chat-in-rooms.md.
+ */
+
+export const CANNOT_MESSAGE = "You cannot message this member.";
+export const NOT_YOUR_CONVERSATION = "This conversation is not yours.";
+export const CONVERSATION_NOT_FOUND = "Conversation not found.";
+export const MESSAGE_NOT_FOUND = "Message not found.";
+export const ONLY_OWN_MESSAGES = "You can only delete your own messages.";
+export const CLIENT_ID_REUSED = "This client id was already used for another message.";
+export const SENDING_TOO_FAST = "You are sending messages too quickly. Please wait a moment.";
+export const STARTING_TOO_FAST = "You have started too many conversations. Please try again later.";
+export const WAIT_FOR_REPLY = `You can send ${UNANSWERED_MESSAGE_LIMIT} messages until they reply. Please wait for a reply.`;
+/** Retry-After for the unanswered-messages limit: waiting alone does not lift it, a reply does. */
+export const WAIT_FOR_REPLY_RETRY_AFTER = 3600;
+
+/** A refusal as the HTTP API answers it (the room returns it; the Worker turns it into a 4xx). */
+export interface Refusal {
+  status: number;
+  message: string;
+  retryAfter?: number;
+}
+
+/** What a room answers: the value, or the refusal the API turns into a 4xx. */
+export type RoomResult<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
+
+/** What a room knows about its conversation's rules. */
+export interface RoomRules {
+  low: string;
+  high: string;
+  createdAt: string;
+  blocked: boolean;
+  /** Members whose account is not active (suspended). */
+  inactive: string[];
+}
+
+/** A sender's sends in one room over the rate limit's sliding window. */
+export type SendCounter = { windowStart: number; count: number; prev: number };
+
+export const otherMember = (rules: Pick<RoomRules, "low" | "high">, me: string) =>
+  rules.low === me ? rules.high : rules.low;
+
+/** Whether `me` may read or write the conversation at all (403s of API.md). */
+export function accessRefusal(rules: RoomRules, me: string): Refusal | null {
+  if (rules.low !== me && rules.high !== me) return { status: 403, message: NOT_YOUR_CONVERSATION };
+  if (rules.blocked) return { status: 403, message: CANNOT_MESSAGE };
+  return null;
+}
+
+/**
+ * Why `me` may not send right now, in the order the API answers it; null when they may.
+ * `replied`: the other member has written in the conversation; `sentBeforeReply`: how many
+ * messages `me` wrote (until the other member replies).
+ */
+export function sendRefusal(
+  rules: RoomRules,
+  me: string,
+  history: { replied: boolean; sentBeforeReply: number },
+  limit: RateLimitSpec,
+  counter: SendCounter | undefined,
+  now: number,
+): Refusal | null {
+  const access = accessRefusal(rules, me);
+  if (access) return access;
+  if (rules.inactive.includes(otherMember(rules, me))) {
+    return { status: 403, message: CANNOT_MESSAGE };
+  }
+  if (!history.replied && history.sentBeforeReply >= UNANSWERED_MESSAGE_LIMIT) {
+    return { status: 429, message: WAIT_FOR_REPLY, retryAfter: WAIT_FOR_REPLY_RETRY_AFTER };
+  }
+  const { result } = slidingWindowHit(limit, counter, now);
+  if (!result.allowed) {
+    return { status: 429, message: SENDING_TOO_FAST, retryAfter: result.retryAfter };
+  }
+  return null;
+}
+
+/** The sender's counter after one more send at `now`. */
+export const countSend = (limit: RateLimitSpec, counter: SendCounter | undefined, now: number) =>
+  slidingWindowHit(limit, counter, now).next;
