@@ -7,6 +7,7 @@ import {
 } from "~/realtime/presence";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import {
+  livenessTickMs,
   presenceConfig,
   shardName,
   shardOf,
@@ -99,6 +100,10 @@ export class PresenceRoom extends DurableObject<Env> {
   private lastCountSent: number | null = null;
   private nextCountAt = 0;
   private nextLastSeenAt = 0;
+  private nextAliveAt = 0;
+  /** The alarm as set (null: none; undefined: not read since the instance started). */
+  private alarmAt: number | null | undefined = undefined;
+  private readonly stubs = new Map<number, DurableObjectStub<PresenceRoom>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -270,10 +275,15 @@ export class PresenceRoom extends DurableObject<Env> {
       link = new PeerLink(
         home,
         (add, remove) => this.room(home).watchRemote(home, this.shard, add, remove),
-        (states) => {
+        (states, late) => {
           for (const state of states) {
-            // An answer that shows a change this shard missed goes out like a relay.
-            if (this.remote.apply(state) === "changed") this.fanOut(state.id, state.online);
+            // An answer that shows a change this shard missed goes out like a relay; so does a
+            // late one (its call failed first) that finds a member online whom the sockets'
+            // `here` could not name.
+            const applied = this.remote.apply(state);
+            if (applied === "changed" || (late && applied === "new" && state.online)) {
+              this.fanOut(state.id, state.online);
+            }
           }
         },
       );
@@ -329,7 +339,12 @@ export class PresenceRoom extends DurableObject<Env> {
   // Grace periods, the online count and last_seen_at (the alarm)
 
   override async alarm(): Promise<void> {
+    this.alarmAt = null;
     const now = Date.now();
+    // The liveness tick: while the shard holds sockets its alarm is never more than half a
+    // grace period away, so that if the instance dies with nobody reconnecting, that alarm wakes
+    // the next one soon and its members leave (load()) instead of at the next periodic task.
+    if (now >= this.nextAliveAt) this.nextAliveAt = 0;
     for (const [userId, at] of [...this.leaveAt]) {
       if (at > now) continue;
       this.leaveAt.delete(userId);
@@ -367,12 +382,21 @@ export class PresenceRoom extends DurableObject<Env> {
       const now = Date.now();
       if (this.nextCountAt === 0) this.nextCountAt = now + ONLINE_COUNT_EVERY_MS;
       if (this.nextLastSeenAt === 0) this.nextLastSeenAt = now + LAST_SEEN_EVERY_MS;
-      const tick = Math.min(this.nextCountAt, this.nextLastSeenAt);
+      let tick = Math.min(this.nextCountAt, this.nextLastSeenAt);
+      if (this.sockets.size > 0) {
+        if (this.nextAliveAt === 0) this.nextAliveAt = now + livenessTickMs(this.config);
+        tick = Math.min(tick, this.nextAliveAt);
+      }
       next = next === null ? tick : Math.min(next, tick);
     }
     if (next === null) return;
-    const current = always ? null : await this.ctx.storage.getAlarm();
-    if (current === null || next < current) await this.ctx.storage.setAlarm(next);
+    // Only this object sets its alarm: after the first read, memory knows it.
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    const current = always ? null : this.alarmAt;
+    if (current === null || next < current) {
+      this.alarmAt = next;
+      await this.ctx.storage.setAlarm(next);
+    }
   }
 
   /**
@@ -601,6 +625,8 @@ export class PresenceRoom extends DurableObject<Env> {
       this.local.add(userId);
     }
     this.peers.load(await this.ctx.storage.list<number[]>({ prefix: PEER_PREFIX }));
+    // Noticed at the latest by the liveness tick (half a grace period after the instance died,
+    // when nothing else wakes the shard first), they get a whole grace period to reconnect.
     const at = Date.now() + this.config.graceMs;
     for (const userId of gone) {
       if (this.local.has(userId)) continue;
@@ -642,9 +668,14 @@ export class PresenceRoom extends DurableObject<Env> {
     }
   }
 
-  private room(shard: number) {
-    const ns = this.env.PRESENCE_ROOM;
-    return ns.get(ns.idFromName(shardName(shard, this.config.shards)));
+  private room(shard: number): DurableObjectStub<PresenceRoom> {
+    let stub = this.stubs.get(shard);
+    if (!stub) {
+      const ns = this.env.PRESENCE_ROOM;
+      stub = ns.get(ns.idFromName(shardName(shard, this.config.shards)));
+      this.stubs.set(shard, stub);
+    }
+    return stub;
   }
 
   private send(ws: WebSocket, frame: PresenceServerFrame) {

@@ -1,5 +1,8 @@
+import { env } from "cloudflare:test";
 import { parsePresenceServerFrame } from "~/realtime/presence";
+import { presenceConfig, shardOf } from "~/realtime/presence-shards";
 import type { TestClient } from "../helpers/client";
+import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 
 /** The online ids a presence socket's frames add up to (a client's view of the room). */
@@ -104,3 +107,15 @@ export async function joinPresence(
 
 /** Longer than the test grace (300 ms, vitest.config.ts), with room for the shards' relays. */
 export const SETTLE_MS = 1000;
+
+type Member = Awaited<ReturnType<typeof verifiedMember>>;
+
+/** Two members whose homes are different shards (and a few tries to find them). */
+export async function inTwoShards(): Promise<[Member, Member]> {
+  const { shards } = presenceConfig(env);
+  const first = await verifiedMember();
+  for (;;) {
+    const second = await verifiedMember();
+    if (shardOf(second.id, shards) !== shardOf(first.id, shards)) return [first, second];
+  }
+}

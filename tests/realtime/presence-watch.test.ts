@@ -1,13 +1,13 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { PRESENCE_ERRORS, PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
-import { presenceConfig, shardOf } from "~/realtime/presence-shards";
 import { presenceShardFor } from "~/server/presence.server";
 import type { PresenceRoom } from "../../durable-objects/presence-room";
 import { verifiedMember } from "../helpers/members";
 import type { TestSocket } from "../helpers/sockets";
 import {
   countEvents,
+  inTwoShards,
   joinPresence,
   mentionedBy,
   nextAfter,
@@ -20,16 +20,6 @@ import {
 } from "./presence-helpers";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
-
-/** Two members whose homes are different shards (and a few tries to find them). */
-async function inTwoShards(): Promise<[Member, Member]> {
-  const { shards } = presenceConfig(env);
-  const first = await verifiedMember();
-  for (;;) {
-    const second = await verifiedMember();
-    if (shardOf(second.id, shards) !== shardOf(first.id, shards)) return [first, second];
-  }
-}
 
 /** The shards registered with a member's home for that member. */
 async function registeredFor(member: Member): Promise<number[]> {
