@@ -1,6 +1,8 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { parsePresenceServerFrame } from "~/realtime/presence";
 import { presenceConfig, shardOf } from "~/realtime/presence-shards";
+import { presenceShardFor } from "~/server/presence.server";
+import type { PresenceRoom } from "../../durable-objects/presence-room";
 import type { TestClient } from "../helpers/client";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
@@ -118,4 +120,29 @@ export async function inTwoShards(): Promise<[Member, Member]> {
     const second = await verifiedMember();
     if (shardOf(second.id, shards) !== shardOf(first.id, shards)) return [first, second];
   }
+}
+
+/**
+ * A target online in one shard and a page of a watcher, in another shard, that watches them
+ * (and sees them online).
+ */
+export async function watchedAcrossShards() {
+  const [watcher, target] = await inTwoShards();
+  const t = await joinPresence(target.client);
+  const w = await joinPresence(watcher.client, [target.id]);
+  if (!onlineOf(w).has(target.id)) throw new Error("the watcher does not see the target");
+  return { watcher, target, t, w };
+}
+
+/** Restarts a member's home shard alone (a crash, an eviction) and waits for `socket` to close. */
+export async function restartHome(memberId: string, socket: TestSocket) {
+  const down = new Promise<void>((resolve) => {
+    socket.ws.addEventListener("close", () => resolve());
+    socket.ws.addEventListener("error", () => resolve());
+  });
+  const { room } = presenceShardFor(env, memberId);
+  await runInDurableObject(room, (_instance: PresenceRoom, state) => {
+    state.abort("restart");
+  }).catch(() => undefined);
+  await down;
 }

@@ -3,7 +3,14 @@ import { describe, expect, it } from "vitest";
 import { livenessTickMs, presenceConfig } from "~/realtime/presence-shards";
 import { presenceShardFor } from "~/server/presence.server";
 import type { PresenceRoom } from "../../durable-objects/presence-room";
-import { inTwoShards, joinPresence, onlineOf, until } from "./presence-helpers";
+import {
+  inTwoShards,
+  joinPresence,
+  onlineOf,
+  restartHome,
+  until,
+  watchedAcrossShards,
+} from "./presence-helpers";
 
 type RoomMethod = "changes" | "watchRemote";
 
@@ -79,19 +86,8 @@ describe("presence between shards that fail", () => {
 
 describe("a shard that restarts while nobody reconnects", () => {
   it("lets its members leave soon after, not at its next periodic task", async () => {
-    const [watcher, target] = await inTwoShards();
-    const t = await joinPresence(target.client);
-    const w = await joinPresence(watcher.client, [target.id]);
-    expect(onlineOf(w).has(target.id)).toBe(true);
-    const targetDown = new Promise<void>((resolve) => {
-      t.ws.addEventListener("close", () => resolve());
-      t.ws.addEventListener("error", () => resolve());
-    });
-    const { room } = presenceShardFor(env, target.id);
-    await runInDurableObject(room, (_instance: PresenceRoom, state) => {
-      state.abort("restart");
-    }).catch(() => undefined);
-    await targetDown;
+    const { target, t, w } = await watchedAcrossShards();
+    await restartHome(target.id, t);
     const down = Date.now();
 
     // Nothing calls the target's home again: its liveness alarm wakes it, and the target leaves

@@ -15,8 +15,10 @@ import {
   sendBad,
   SETTLE_MS,
   sleep,
+  restartHome,
   until,
   watch,
+  watchedAcrossShards,
 } from "./presence-helpers";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
@@ -196,10 +198,7 @@ describe("watches across shards", () => {
 
 describe("a presence room that restarts", () => {
   it("lets pages reconnect and watch again; members whose sockets died leave after the grace", async () => {
-    const [watcher, target] = await inTwoShards();
-    const t = await joinPresence(target.client);
-    const w = await joinPresence(watcher.client, [target.id]);
-    expect(onlineOf(w).has(target.id)).toBe(true);
+    const { watcher, target, t, w } = await watchedAcrossShards();
     const closed = (s: TestSocket) =>
       new Promise<void>((resolve) => {
         if (s.ws.readyState === WebSocket.CLOSED) resolve();
@@ -222,18 +221,8 @@ describe("a presence room that restarts", () => {
   });
 
   it("keeps relaying to the shards registered with a member's home after that home restarts", async () => {
-    const [watcher, target] = await inTwoShards();
-    const t = await joinPresence(target.client);
-    const w = await joinPresence(watcher.client, [target.id]);
-    const targetDown = new Promise<void>((resolve) => {
-      t.ws.addEventListener("close", () => resolve());
-      t.ws.addEventListener("error", () => resolve());
-    });
-    const { room } = presenceShardFor(env, target.id);
-    await runInDurableObject(room, (_instance: PresenceRoom, state) => {
-      state.abort("restart");
-    }).catch(() => undefined);
-    await targetDown;
+    const { target, t, w } = await watchedAcrossShards();
+    await restartHome(target.id, t);
 
     // The target's page reconnects within the grace period: the watcher sees no flicker.
     const t2 = await joinPresence(target.client);
