@@ -7,6 +7,7 @@ import {
 } from "~/realtime/presence";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import {
+  livenessTickMs,
   presenceConfig,
   shardName,
   shardOf,
@@ -28,20 +29,34 @@ import { WatchIndex } from "./presence/watch-index";
 
 /** What each socket carries through hibernation (attachments hold at most 2 KB). */
 interface Attachment {
-  /** The socket's id: its watch set is stored under `watch:{sid}`. */
+  /** The socket's id (a watch set too large for the attachment is stored under `watch:{sid}`). */
   sid: string;
   userId: string;
   hidden: boolean;
   /** Whether the member has blocks (kept in storage under `blocks:{id}`). */
   hasBlocks: boolean;
+  /** The socket's watch set, when it fits (WATCH_IN_ATTACHMENT); otherwise it is in storage. */
+  watch?: string[];
 }
 
 const LEAVE_PREFIX = "leave:";
 const BLOCKS_PREFIX = "blocks:";
 const WATCH_PREFIX = "watch:";
+/** `member:{id}`: the member has a socket here (or is in grace), so that a restart knows them. */
+const MEMBER_PREFIX = "member:";
 const SHARD_KEY = "shard";
+/**
+ * Watch sets up to this many characters (about 60 ids) live in the socket's attachment, which
+ * costs no storage write; larger ones in storage.
+ */
+const WATCH_IN_ATTACHMENT = 1500;
 
-/** A socket's watch set in storage, with whose socket it is (for after a restart). */
+/** A member with a socket here, as stored for after a restart. */
+interface StoredMember {
+  hidden: boolean;
+}
+
+/** A socket's watch set in storage, with whose socket it is. */
 interface StoredWatch {
   userId: string;
   hidden: boolean;
@@ -99,6 +114,10 @@ export class PresenceRoom extends DurableObject<Env> {
   private lastCountSent: number | null = null;
   private nextCountAt = 0;
   private nextLastSeenAt = 0;
+  private nextAliveAt = 0;
+  /** The alarm as set (null: none; undefined: not read since the instance started). */
+  private alarmAt: number | null | undefined = undefined;
+  private readonly stubs = new Map<number, DurableObjectStub<PresenceRoom>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -132,9 +151,13 @@ export class PresenceRoom extends DurableObject<Env> {
       hidden,
       hasBlocks: blocks.length > 0,
     };
+    const first = this.socketsOf(userId).length === 0 && !this.leaveAt.has(userId);
     this.ctx.acceptWebSocket(ws, [userId]);
     ws.serializeAttachment(a);
     this.sockets.set(a.sid, { ws, a });
+    if (first) {
+      await this.ctx.storage.put(MEMBER_PREFIX + userId, { hidden } satisfies StoredMember);
+    }
     // Back within the grace period (a reload): nobody saw them leave, nobody sees them join.
     if (this.leaveAt.delete(userId)) await this.ctx.storage.delete(LEAVE_PREFIX + userId);
     this.applyHidden(userId, hidden);
@@ -178,7 +201,7 @@ export class PresenceRoom extends DurableObject<Env> {
     if (!a || !this.sockets.has(a.sid)) return;
     this.sockets.delete(a.sid);
     this.watches.drop(a.sid);
-    await this.ctx.storage.delete(WATCH_PREFIX + a.sid);
+    if (a.watch === undefined) await this.ctx.storage.delete(WATCH_PREFIX + a.sid);
     if (this.socketsOf(a.userId).length > 0) return;
     // Blocks matter only while the member has a socket here; a new one brings them afresh.
     await this.forgetBlocks(a.userId, a.hasBlocks);
@@ -218,12 +241,21 @@ export class PresenceRoom extends DurableObject<Env> {
   private async applyWatch(sid: string, ids: string[], connecting: boolean) {
     if (!this.sockets.has(sid)) return;
     this.watches.set(sid, ids);
-    const { a } = this.sockets.get(sid)!;
-    await this.ctx.storage.put(WATCH_PREFIX + sid, {
-      userId: a.userId,
-      hidden: a.hidden,
-      ids,
-    } satisfies StoredWatch);
+    const { ws, a } = this.sockets.get(sid)!;
+    const fits = JSON.stringify(ids).length <= WATCH_IN_ATTACHMENT;
+    const next: Attachment = { ...a, watch: fits ? ids : undefined };
+    ws.serializeAttachment(next);
+    this.sockets.set(sid, { ws, a: next });
+    if (!fits) {
+      await this.ctx.storage.put(WATCH_PREFIX + sid, {
+        userId: a.userId,
+        hidden: a.hidden,
+        ids,
+      } satisfies StoredWatch);
+    } else if (a.watch === undefined && !connecting) {
+      // The set was in storage: it is in the attachment now.
+      await this.ctx.storage.delete(WATCH_PREFIX + sid);
+    }
     // Members of other homes this shard has no word of: registered with their homes, which
     // answer. A registration outlives the last socket here that watches the member; it is
     // withdrawn when the home next relays a change nobody here watches any more (`changes`), so
@@ -270,10 +302,15 @@ export class PresenceRoom extends DurableObject<Env> {
       link = new PeerLink(
         home,
         (add, remove) => this.room(home).watchRemote(home, this.shard, add, remove),
-        (states) => {
+        (states, late) => {
           for (const state of states) {
-            // An answer that shows a change this shard missed goes out like a relay.
-            if (this.remote.apply(state) === "changed") this.fanOut(state.id, state.online);
+            // An answer that shows a change this shard missed goes out like a relay; so does a
+            // late one (its call failed first) that finds a member online whom the sockets'
+            // `here` could not name.
+            const applied = this.remote.apply(state);
+            if (applied === "changed" || (late && applied === "new" && state.online)) {
+              this.fanOut(state.id, state.online);
+            }
           }
         },
       );
@@ -311,13 +348,18 @@ export class PresenceRoom extends DurableObject<Env> {
 
   /** Makes a member (with an open page or in grace) visible or hidden, announcing the change. */
   private applyHidden(userId: string, hidden: boolean) {
+    let changed = false;
     for (const ws of this.socketsOf(userId)) {
       const a = ws.deserializeAttachment() as Attachment;
       if (a.hidden === hidden) continue;
       const next = { ...a, hidden };
       ws.serializeAttachment(next);
       this.sockets.set(a.sid, { ws, a: next });
+      changed = true;
     }
+    // Storage writes of an object apply in order; nothing here needs to wait for this one.
+    if (changed)
+      void this.ctx.storage.put(MEMBER_PREFIX + userId, { hidden } satisfies StoredMember);
     if (hidden && this.local.delete(userId)) this.change(userId, false);
     if (!hidden && !this.local.has(userId)) {
       this.local.add(userId);
@@ -329,17 +371,26 @@ export class PresenceRoom extends DurableObject<Env> {
   // Grace periods, the online count and last_seen_at (the alarm)
 
   override async alarm(): Promise<void> {
+    this.alarmAt = null;
     const now = Date.now();
+    // The liveness tick: while the shard holds sockets its alarm is never more than half a
+    // grace period away, so that if the instance dies with nobody reconnecting, that alarm wakes
+    // the next one soon and its members leave (load()) instead of at the next periodic task.
+    if (now >= this.nextAliveAt) this.nextAliveAt = 0;
+    const done: string[] = [];
     for (const [userId, at] of [...this.leaveAt]) {
       if (at > now) continue;
       this.leaveAt.delete(userId);
-      await this.ctx.storage.delete(LEAVE_PREFIX + userId);
+      done.push(LEAVE_PREFIX + userId);
       if (this.socketsOf(userId).length > 0) continue;
+      done.push(MEMBER_PREFIX + userId);
       this.departed.set(userId, at - this.config.graceMs);
       // Versions matter only to shards that watch the member; the others learn the start value.
       if (this.peers.of(userId).size === 0) this.clock.forget(userId);
       if (this.local.delete(userId)) this.change(userId, false);
     }
+    // One storage call for every member whose grace ended.
+    for (const keys of chunks(done, 128)) await this.ctx.storage.delete(keys);
     if (now >= this.nextCountAt) {
       this.nextCountAt = now + ONLINE_COUNT_EVERY_MS;
       await this.refreshCount(true);
@@ -367,12 +418,21 @@ export class PresenceRoom extends DurableObject<Env> {
       const now = Date.now();
       if (this.nextCountAt === 0) this.nextCountAt = now + ONLINE_COUNT_EVERY_MS;
       if (this.nextLastSeenAt === 0) this.nextLastSeenAt = now + LAST_SEEN_EVERY_MS;
-      const tick = Math.min(this.nextCountAt, this.nextLastSeenAt);
+      let tick = Math.min(this.nextCountAt, this.nextLastSeenAt);
+      if (this.sockets.size > 0) {
+        if (this.nextAliveAt === 0) this.nextAliveAt = now + livenessTickMs(this.config);
+        tick = Math.min(tick, this.nextAliveAt);
+      }
       next = next === null ? tick : Math.min(next, tick);
     }
     if (next === null) return;
-    const current = always ? null : await this.ctx.storage.getAlarm();
-    if (current === null || next < current) await this.ctx.storage.setAlarm(next);
+    // Only this object sets its alarm: after the first read, memory knows it.
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    const current = always ? null : this.alarmAt;
+    if (current === null || next < current) {
+      this.alarmAt = next;
+      await this.ctx.storage.setAlarm(next);
+    }
   }
 
   /**
@@ -574,13 +634,25 @@ export class PresenceRoom extends DurableObject<Env> {
       const a = ws.deserializeAttachment() as Attachment | null;
       if (!a || ws.readyState !== WebSocket.OPEN) continue;
       this.sockets.set(a.sid, { ws, a });
+      if (a.watch) this.watches.set(a.sid, a.watch);
       if (!a.hidden) this.local.add(a.userId);
       if (a.hasBlocks) withBlocks.add(a.userId);
     }
-    // A socket whose watch set is stored but that is gone died with the previous instance (a
-    // restart, not a hibernation, which keeps sockets): its member leaves after the grace period,
-    // unless they come back first, as after any closed tab.
+    // A member stored as having a socket here who has none now, nor a grace period, had their
+    // sockets die with the previous instance (a restart, not a hibernation, which keeps sockets):
+    // they leave after the grace period, unless they come back first, as after any closed tab.
     const gone = new Set<string>();
+    const stale: string[] = [];
+    const connected = new Set([...this.sockets.values()].map(({ a }) => a.userId));
+    for (const [key, member] of await this.ctx.storage.list<StoredMember>({
+      prefix: MEMBER_PREFIX,
+    })) {
+      const userId = key.slice(MEMBER_PREFIX.length);
+      if (connected.has(userId)) continue;
+      if (member.hidden) stale.push(key);
+      else gone.add(userId);
+    }
+    // Watch sets too large for an attachment; one whose socket is gone died with it.
     const stored = await this.ctx.storage.list<StoredWatch>({ prefix: WATCH_PREFIX });
     for (const [key, watch] of stored) {
       const sid = key.slice(WATCH_PREFIX.length);
@@ -588,9 +660,10 @@ export class PresenceRoom extends DurableObject<Env> {
         this.watches.set(sid, watch.ids);
         continue;
       }
-      await this.ctx.storage.delete(key);
-      if (!watch.hidden) gone.add(watch.userId);
+      stale.push(key);
+      if (!watch.hidden && !connected.has(watch.userId)) gone.add(watch.userId);
     }
+    for (const keys of chunks(stale, 128)) await this.ctx.storage.delete(keys);
     for (const id of withBlocks) {
       const blocks = await this.ctx.storage.get<string[]>(BLOCKS_PREFIX + id);
       this.blockCache.set(id, new Set(blocks ?? []));
@@ -601,6 +674,8 @@ export class PresenceRoom extends DurableObject<Env> {
       this.local.add(userId);
     }
     this.peers.load(await this.ctx.storage.list<number[]>({ prefix: PEER_PREFIX }));
+    // Noticed at the latest by the liveness tick (half a grace period after the instance died,
+    // when nothing else wakes the shard first), they get a whole grace period to reconnect.
     const at = Date.now() + this.config.graceMs;
     for (const userId of gone) {
       if (this.local.has(userId)) continue;
@@ -642,9 +717,14 @@ export class PresenceRoom extends DurableObject<Env> {
     }
   }
 
-  private room(shard: number) {
-    const ns = this.env.PRESENCE_ROOM;
-    return ns.get(ns.idFromName(shardName(shard, this.config.shards)));
+  private room(shard: number): DurableObjectStub<PresenceRoom> {
+    let stub = this.stubs.get(shard);
+    if (!stub) {
+      const ns = this.env.PRESENCE_ROOM;
+      stub = ns.get(ns.idFromName(shardName(shard, this.config.shards)));
+      this.stubs.set(shard, stub);
+    }
+    return stub;
   }
 
   private send(ws: WebSocket, frame: PresenceServerFrame) {

@@ -29,6 +29,15 @@ export function presenceConfig(vars: {
   };
 }
 
+/**
+ * How far ahead a shard that holds sockets keeps its alarm: half a grace period (at least a
+ * second), so that the members of an instance that died with nobody reconnecting are noticed that
+ * soon and leave a grace period later, not at the shard's next periodic task (30 s).
+ */
+export function livenessTickMs(config: PresenceConfig): number {
+  return Math.max(1000, Math.floor(config.graceMs / 2));
+}
+
 /** The shard a member belongs to: FNV-1a of the id, modulo the shard count. */
 export function shardOf(memberId: string, shards: number): number {
   if (shards <= 1) return 0;

@@ -13,6 +13,9 @@
  *   --clients N        client processes holding the sockets (default one per 2,500 sockets)
  *   --compare-ref REF  also run the room of git REF (built from `git archive`, e.g. the commit
  *                      before the scoped room, for the global design) at the first size, first
+ *   --rounds N         with --compare-ref: REF and this tree N times each, alternating, at the
+ *                      first size (default 1), so that both see the same machine
+ *   --shards N         PRESENCE_SHARDS for the run (default wrangler.toml's)
  *   --state-dir DIR    where state lives (default /dev/shm/heartline-bench/presence)
  *   --json FILE        also write every run's figures as JSON
  *
@@ -27,6 +30,8 @@
  * contacts of its own. After every socket has its `here`, for `--seconds`: each churn tick one
  * random member closes their socket (they leave after the grace period) and a member who is not
  * online opens one and sends their watch; each watch tick one random page shows another page.
+ * The ramp (opening every socket, 64 at a time) is not measured: the load starts once workerd
+ * has settled (a second under 5 % of a core, after every socket had its `here`).
  *
  * Reported:
  * - join → joining: from the moment a member's socket starts connecting to the moment each socket
@@ -36,7 +41,8 @@
  *   that closes or stops watching first is not counted);
  * - watch → here: from sending a new watch set to its `here`;
  * - frames/s received by all sockets; workerd CPU (the Worker, D1 and every room) as a share of
- *   one core and per 1,000 frames; workerd's resident memory at the end; the clients' CPU.
+ *   one core and per 1,000 frames; workerd's resident memory at the end; the clients' CPU;
+ * - workerd CPU per socket during the ramp (the upgrade through the Worker and the first watch).
  *
  * With `--compare-ref`, a room that speaks the earlier global protocol (no `watch`: every socket
  * hears every change) is measured with the same pages: latencies are taken at the same watchers.
@@ -66,6 +72,8 @@ interface Options {
   seconds: number;
   clients?: number;
   compareRef?: string;
+  rounds: number;
+  shards?: number;
   stateDir: string;
   json?: string;
 }
@@ -90,6 +98,8 @@ function parseArgs(argv: string[]): Options {
     seconds: num("seconds") ?? 60,
     clients: num("clients"),
     compareRef: value("compare-ref"),
+    rounds: num("rounds") ?? 1,
+    shards: num("shards"),
     stateDir: value("state-dir") ?? "/dev/shm/heartline-bench/presence",
     json: value("json"),
   };
@@ -254,6 +264,7 @@ async function runOnce(options: Options, design: Design, sockets: number) {
   for (const [k, v] of Object.entries(vars)) {
     if (k.startsWith("PRESENCE_")) workerVars[k] = String(v);
   }
+  if (options.shards !== undefined) workerVars.PRESENCE_SHARDS = String(options.shards);
   const worker = await startWorker(state, { vars: workerVars });
   const wsUrl = `${worker.url.replace(/^http/, "ws")}/ws/presence`;
 
@@ -340,6 +351,18 @@ async function runOnce(options: Options, design: Design, sockets: number) {
   };
 
   const send = (m: Member, command: Command) => clients[m.client]!.send(command);
+  /**
+   * A random member that `fits` (tries at random first: the bench's own process shares the
+   * machine's two cores with workerd, so it does not scan every member on every tick).
+   */
+  const pick = (fits: (m: Member) => boolean): Member | undefined => {
+    for (let k = 0; k < 64; k++) {
+      const m = members[Math.floor(Math.random() * members.length)]!;
+      if (fits(m)) return m;
+    }
+    const all = members.filter(fits);
+    return all[Math.floor(Math.random() * all.length)];
+  };
   const open = (m: Member) => {
     m.online = true;
     m.ready = false;
@@ -390,7 +413,14 @@ async function runOnce(options: Options, design: Design, sockets: number) {
       `${sockets} sockets connected and watching in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s, ` +
         `${((connectCpu * 1000) / sockets).toFixed(2)} ms of workerd CPU each`,
     );
-    await sleep(3000);
+    // Settled: registrations, relays and alarms of the ramp done (a quiet second), at most 2 min.
+    const settleStarted = performance.now();
+    for (let quiet = 0; quiet < 1 && performance.now() - settleStarted < 120_000;) {
+      const before = cpuSecondsOf("workerd");
+      await sleep(1000);
+      quiet = cpuSecondsOf("workerd") - before < 0.05 ? quiet + 1 : 0;
+    }
+    log(`settled in ${((performance.now() - settleStarted) / 1000).toFixed(1)} s`);
 
     const loadBefore = loadavg()[0]!;
     const cpuBefore = cpuSecondsOf("workerd");
@@ -408,13 +438,12 @@ async function runOnce(options: Options, design: Design, sockets: number) {
       const due = Math.min(nextChurn, nextWatch);
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      const online = members.filter((m) => m.online && m.ready && !m.pending);
       if (nextChurn <= nextWatch) {
         churnTicks += 1;
-        const leaving = online[Math.floor(Math.random() * online.length)];
+        const leaving = pick((m) => m.online && m.ready && !m.pending);
         if (leaving) close(leaving);
-        const candidates = members.filter((m) => !m.online && m.restUntil <= Date.now());
-        const joining = candidates[Math.floor(Math.random() * candidates.length)];
+        const at = Date.now();
+        const joining = pick((m) => !m.online && m.restUntil <= at);
         if (!joining) {
           starved += 1;
           continue;
@@ -427,7 +456,7 @@ async function runOnce(options: Options, design: Design, sockets: number) {
         open(joining);
       } else {
         watchTicks += 1;
-        const page = online[Math.floor(Math.random() * online.length)];
+        const page = pick((m) => m.online && m.ready && !m.pending);
         if (!page) continue;
         unlisten(page);
         const ids = [...nextPage().slice(0, options.watchSize - CONTACTS), ...page.contacts];
@@ -517,8 +546,8 @@ type Result = Awaited<ReturnType<typeof runOnce>>;
 
 function table(results: Result[]): string {
   const rows = [
-    "| design | sockets | joins + leaves /s | watch changes /s | join → joining p50 / p99 | heard by all p99 | watch → here p50 / p99 | joins never heard | frames/s | workerd CPU | CPU per 1,000 frames | workerd memory | load avg |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| design | sockets | joins + leaves /s | watch changes /s | join → joining p50 / p99 | heard by all p99 | watch → here p50 / p99 | joins never heard | frames/s | workerd CPU | CPU per 1,000 frames | CPU per socket opened (ramp) | workerd memory | load avg |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
   for (const r of results) {
     rows.push(
@@ -526,6 +555,7 @@ function table(results: Result[]): string {
         `${r.join_to_joining_ms.p50} / ${r.join_to_joining_ms.p99} ms | ${r.heard_by_all_p99_ms} ms | ` +
         `${r.watch_to_here_ms.p50} / ${r.watch_to_here_ms.p99} ms | ${r.joins_never_heard} | ` +
         `${r.frames_per_s.toLocaleString("en")} | ${r.workerd_cpu} core | ${r.workerd_cpu_ms_per_1000_frames} ms | ` +
+        `${r.workerd_cpu_ms_per_connect} ms | ` +
         `${r.workerd_rss_mb} MB | ${r.load_average[0]} → ${r.load_average[1]} |`,
     );
   }
@@ -539,7 +569,10 @@ async function main() {
   const here: Design = { label: "this tree (scoped)", root: ROOT, protocol: "scoped" };
   if (options.compareRef) {
     const other = await buildRef(options.compareRef, options.stateDir);
-    results.push(await runOnce(options, other, options.sizes[0]!));
+    for (let round = 1; round <= options.rounds; round++) {
+      results.push(await runOnce(options, other, options.sizes[0]!));
+      if (round < options.rounds) results.push(await runOnce(options, here, options.sizes[0]!));
+    }
   }
   for (const size of options.sizes) results.push(await runOnce(options, here, size));
   console.log("");

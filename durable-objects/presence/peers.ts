@@ -4,8 +4,11 @@
  * A member's home is the shard that holds their sockets. A shard whose sockets watch a member of
  * another home registers with that home (`PeerLink`), which answers the member's state and from
  * then on relays each of their changes to it (`Relays`), and to no shard that does not watch them
- * (`PeerWatchers`). A shard withdraws when a relay names a member none of its sockets watches. Every change carries a version from its home (`VersionClock`), so relays and
- * answers that cross on the way apply in order (`RemoteStatuses`).
+ * (`PeerWatchers`). A shard withdraws when a relay names a member none of its sockets watches.
+ * Every change carries a version from its home (`VersionClock`), so relays and answers that cross
+ * on the way apply in order (`RemoteStatuses`). Neither a relay nor a registration is given up:
+ * a call that still fails after RETRIES quick tries is kept (merged with what comes meanwhile) and
+ * tried again after a growing pause, until it goes through.
  */
 
 /** One member's state at their home, with its version. */
@@ -16,6 +19,8 @@ export interface Change {
 }
 
 const RETRIES = 3;
+/** The pause before a failed call is tried again: 250 ms, doubling, at most 5 s. */
+export const backoffMs = (failures: number) => Math.min(5000, 250 * 2 ** (failures - 1));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function logFailure(event: string, detail: Record<string, unknown>, error: unknown) {
@@ -99,7 +104,8 @@ export class PeerLink {
   constructor(
     private readonly home: number,
     private readonly call: (add: string[], remove: string[]) => Promise<Change[]>,
-    private readonly answered: (states: Change[]) => void,
+    /** `late`: the answer of a call that failed first, after the sockets got their `here`. */
+    private readonly answered: (states: Change[], late: boolean) => void,
   ) {}
 
   request(add: Iterable<string>, remove: Iterable<string>): Promise<void> {
@@ -124,9 +130,32 @@ export class PeerLink {
     this.remove.clear();
     if (add.length + remove.length === 0) return;
     try {
-      this.answered(await withRetries(() => this.call(add, remove)));
+      this.answered(await withRetries(() => this.call(add, remove)), false);
     } catch (error) {
       logFailure("presence_watch_remote_failed", { home: this.home, ids: add.length }, error);
+      // Whoever waits for this call goes on with what is known (the `here` says offline); the
+      // call is kept, and its late answer announces whoever turns out to be online.
+      void this.retry(add, remove);
+    }
+  }
+
+  private async retry(add: string[], remove: string[]) {
+    for (let failures = 1; ; failures++) {
+      await sleep(backoffMs(failures));
+      // What was asked meanwhile wins: a later withdrawal of an id drops its registration here.
+      const adding = add.filter((id) => !this.remove.has(id));
+      const removing = remove.filter((id) => !this.add.has(id));
+      if (adding.length + removing.length === 0) return;
+      const done = this.tail.then(async () => {
+        this.answered(await withRetries(() => this.call(adding, removing)), true);
+      });
+      this.tail = done.catch(() => undefined);
+      try {
+        await done;
+        return;
+      } catch (error) {
+        logFailure("presence_watch_remote_failed", { home: this.home, ids: adding.length }, error);
+      }
     }
   }
 }
@@ -135,7 +164,7 @@ export class PeerLink {
  * A home's changes on their way to the shards that watch them: sent at once (no window), one call
  * in flight per shard; changes that come while it is under way go in the next call, the latest
  * of each member only. On an idle room every change is its own call; on a busy one the calls grow
- * instead of queueing.
+ * instead of queueing. A call that fails is sent again (see backoffMs) until it goes through.
  */
 export class Relays {
   private readonly pending = new Map<number, Map<string, Change>>();
@@ -152,6 +181,7 @@ export class Relays {
 
   private async pump(shard: number) {
     this.busy.add(shard);
+    let failures = 0;
     try {
       for (;;) {
         const changes = this.pending.get(shard);
@@ -159,8 +189,15 @@ export class Relays {
         this.pending.delete(shard);
         try {
           await withRetries(() => this.call(shard, [...changes.values()]));
+          failures = 0;
         } catch (error) {
+          failures += 1;
           logFailure("presence_relay_failed", { to: shard, changes: changes.size }, error);
+          // Kept for the next call, unless a newer change of the same member came meanwhile.
+          let later = this.pending.get(shard);
+          if (!later) this.pending.set(shard, (later = new Map()));
+          for (const [id, change] of changes) if (!later.has(id)) later.set(id, change);
+          await sleep(backoffMs(failures));
         }
       }
     } finally {

@@ -1,5 +1,10 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { parsePresenceServerFrame } from "~/realtime/presence";
+import { presenceConfig, shardOf } from "~/realtime/presence-shards";
+import { presenceShardFor } from "~/server/presence.server";
+import type { PresenceRoom } from "../../durable-objects/presence-room";
 import type { TestClient } from "../helpers/client";
+import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 
 /** The online ids a presence socket's frames add up to (a client's view of the room). */
@@ -104,3 +109,40 @@ export async function joinPresence(
 
 /** Longer than the test grace (300 ms, vitest.config.ts), with room for the shards' relays. */
 export const SETTLE_MS = 1000;
+
+type Member = Awaited<ReturnType<typeof verifiedMember>>;
+
+/** Two members whose homes are different shards (and a few tries to find them). */
+export async function inTwoShards(): Promise<[Member, Member]> {
+  const { shards } = presenceConfig(env);
+  const first = await verifiedMember();
+  for (;;) {
+    const second = await verifiedMember();
+    if (shardOf(second.id, shards) !== shardOf(first.id, shards)) return [first, second];
+  }
+}
+
+/**
+ * A target online in one shard and a page of a watcher, in another shard, that watches them
+ * (and sees them online).
+ */
+export async function watchedAcrossShards() {
+  const [watcher, target] = await inTwoShards();
+  const t = await joinPresence(target.client);
+  const w = await joinPresence(watcher.client, [target.id]);
+  if (!onlineOf(w).has(target.id)) throw new Error("the watcher does not see the target");
+  return { watcher, target, t, w };
+}
+
+/** Restarts a member's home shard alone (a crash, an eviction) and waits for `socket` to close. */
+export async function restartHome(memberId: string, socket: TestSocket) {
+  const down = new Promise<void>((resolve) => {
+    socket.ws.addEventListener("close", () => resolve());
+    socket.ws.addEventListener("error", () => resolve());
+  });
+  const { room } = presenceShardFor(env, memberId);
+  await runInDurableObject(room, (_instance: PresenceRoom, state) => {
+    state.abort("restart");
+  }).catch(() => undefined);
+  await down;
+}

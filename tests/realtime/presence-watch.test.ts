@@ -1,13 +1,13 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { PRESENCE_ERRORS, PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
-import { presenceConfig, shardOf } from "~/realtime/presence-shards";
 import { presenceShardFor } from "~/server/presence.server";
 import type { PresenceRoom } from "../../durable-objects/presence-room";
 import { verifiedMember } from "../helpers/members";
 import type { TestSocket } from "../helpers/sockets";
 import {
   countEvents,
+  inTwoShards,
   joinPresence,
   mentionedBy,
   nextAfter,
@@ -15,21 +15,13 @@ import {
   sendBad,
   SETTLE_MS,
   sleep,
+  restartHome,
   until,
   watch,
+  watchedAcrossShards,
 } from "./presence-helpers";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
-
-/** Two members whose homes are different shards (and a few tries to find them). */
-async function inTwoShards(): Promise<[Member, Member]> {
-  const { shards } = presenceConfig(env);
-  const first = await verifiedMember();
-  for (;;) {
-    const second = await verifiedMember();
-    if (shardOf(second.id, shards) !== shardOf(first.id, shards)) return [first, second];
-  }
-}
 
 /** The shards registered with a member's home for that member. */
 async function registeredFor(member: Member): Promise<number[]> {
@@ -206,10 +198,7 @@ describe("watches across shards", () => {
 
 describe("a presence room that restarts", () => {
   it("lets pages reconnect and watch again; members whose sockets died leave after the grace", async () => {
-    const [watcher, target] = await inTwoShards();
-    const t = await joinPresence(target.client);
-    const w = await joinPresence(watcher.client, [target.id]);
-    expect(onlineOf(w).has(target.id)).toBe(true);
+    const { watcher, target, t, w } = await watchedAcrossShards();
     const closed = (s: TestSocket) =>
       new Promise<void>((resolve) => {
         if (s.ws.readyState === WebSocket.CLOSED) resolve();
@@ -232,18 +221,8 @@ describe("a presence room that restarts", () => {
   });
 
   it("keeps relaying to the shards registered with a member's home after that home restarts", async () => {
-    const [watcher, target] = await inTwoShards();
-    const t = await joinPresence(target.client);
-    const w = await joinPresence(watcher.client, [target.id]);
-    const targetDown = new Promise<void>((resolve) => {
-      t.ws.addEventListener("close", () => resolve());
-      t.ws.addEventListener("error", () => resolve());
-    });
-    const { room } = presenceShardFor(env, target.id);
-    await runInDurableObject(room, (_instance: PresenceRoom, state) => {
-      state.abort("restart");
-    }).catch(() => undefined);
-    await targetDown;
+    const { target, t, w } = await watchedAcrossShards();
+    await restartHome(target.id, t);
 
     // The target's page reconnects within the grace period: the watcher sees no flicker.
     const t2 = await joinPresence(target.client);

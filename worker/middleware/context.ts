@@ -4,25 +4,33 @@ import { csrfTokenFor, newCsrfSecret, readCsrfSecret } from "~/server/csrf.serve
 import { readSession } from "~/server/session.server";
 import type { AppBindings } from "../types";
 
-/** Resolves the session and the CSRF secret once, and queues cookies onto the final response. */
+/**
+ * Resolves the session and the CSRF secret once, and queues cookies onto the final response. A
+ * websocket upgrade renders no page, submits nothing and ends in a 101 that no cookie needs: it
+ * gets the session only (the CSRF secret and token cost a random draw and an HMAC per socket),
+ * and not even that when it carries a channel token (`?auth=`): the token names its session, which
+ * upgradeTokenAuth reads instead (one D1 read, not two).
+ */
 export const requestContext = (buildVersion: string) =>
   createMiddleware<AppBindings>(async (c, next) => {
     const env = c.env;
     const cookies: string[] = [];
-    let csrfSecret = readCsrfSecret(env, c.req.raw);
-    if (!csrfSecret) {
+    const upgrade = c.req.header("Upgrade")?.toLowerCase() === "websocket";
+    let csrfSecret = readCsrfSecret(env, c.req.raw) ?? "";
+    if (!csrfSecret && !upgrade) {
       const fresh = newCsrfSecret(env);
       csrfSecret = fresh.secret;
       cookies.push(fresh.cookie);
     }
-    const resolved = await readSession(env, c.req.raw);
+    const byToken = upgrade && c.req.path.startsWith("/ws/") && c.req.query("auth") !== undefined;
+    const resolved = byToken ? null : await readSession(env, c.req.raw);
     const rc: RequestContext = {
       env,
       executionCtx: c.executionCtx,
       requestId: c.get("requestId"),
       user: resolved?.user ?? null,
       session: resolved?.session ?? null,
-      csrfToken: await csrfTokenFor(env, csrfSecret),
+      csrfToken: upgrade ? "" : await csrfTokenFor(env, csrfSecret),
       buildVersion,
       appendCookie: (cookie) => void cookies.push(cookie),
       rotateCsrf: async () => {
