@@ -4,13 +4,13 @@
  * violation, and its screenshot is kept in test-results/screenshots/. A keyboard-only journey
  * reaches every control with a visible focus, and the match dialog traps and returns focus.
  */
-import { readFile, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiMember, idOf } from "./api-member";
+import { seriousViolations } from "./axe";
 import {
   baseUrl,
   launchBrowser,
@@ -23,7 +23,6 @@ import {
 } from "./helpers";
 
 const SCREENSHOTS_DIR = fileURLToPath(new URL("../../test-results/screenshots/", import.meta.url));
-const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const VIEWPORTS = {
   phone: { width: 390, height: 844 },
@@ -51,38 +50,6 @@ async function firstVisitJsKb(context: BrowserContext, path: string): Promise<nu
   const total = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
   await page.close();
   return total / 1024;
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core's serious and critical findings on the page as it is now (WCAG 2.2 A and AA rules). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) {
-    // Evaluated through the browser's protocol: an inline <script> would be refused by the page's
-    // Content-Security-Policy, as it should be.
-    await page.evaluate(await AXE_SOURCE);
-  }
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (...a: unknown[]) => Promise<unknown> } }).axe;
-    const result = (await axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] },
-    })) as { violations: AxeViolation[] };
-    return result.violations;
-  });
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} at ${v.nodes
-          .map((n) => n.target.join(" "))
-          .slice(0, 3)
-          .join(", ")}`,
-    );
 }
 
 describe("look, accessibility and keyboard in Chromium", () => {
