@@ -224,7 +224,8 @@ describe("look, accessibility and keyboard in Chromium", () => {
 
       // The member who liked me: like back from the keyboard, and the match dialog opens.
       await visit(page, `/members/${admirer.details.username}`);
-      const likeBack = page.getByRole("button", { name: "Like back Noor" });
+      const likeBack = page.getByRole("button", { name: "Like back", exact: true });
+      expect(await likeBack.getAttribute("aria-describedby")).toBeTruthy();
       await likeBack.focus();
       await page.keyboard.press("Enter");
       const dialog = page.getByRole("dialog", { name: "It's a match!" });
