@@ -1,7 +1,8 @@
 /**
  * `npm run seed`: fills the local development database and photo bucket (the state `wrangler dev`
  * uses, under .wrangler/state/v3) with demo members, their profiles and photos, and the demo
- * account of scripts/lib/demo-account.ts.
+ * account of scripts/lib/demo-account.ts, with likes, matches and profile views of its own
+ * (scripts/lib/seed-demo-life.ts).
  *
  * Safe to run again: ids are derived from the usernames, rows are upserted (never replaced, so
  * nothing that references a member is cascaded away) and photos overwrite the same R2 keys. A
@@ -23,6 +24,8 @@ import { hashPassword } from "~/server/password.server";
 import { DEMO_EMAIL, DEMO_PASSWORD } from "./lib/demo-account";
 import { buildMembers, ROSTER_SIZE, seedPhotoId, type SeedMember } from "./lib/members";
 import { renderPortrait } from "./lib/portrait";
+import { seedId } from "./lib/random";
+import { DEMO_LIFE_MEMBERS, planDemoLife, seedDemoLife } from "./lib/seed-demo-life";
 
 interface Bindings {
   DB: D1Database;
@@ -51,6 +54,27 @@ async function demoStartingCredits(env: Bindings): Promise<string> {
     cancel: "http://localhost:8787/my/credits/cancel",
   });
   return "new_balance" in res ? `${res.new_balance} credits (a test purchase)` : "not completed";
+}
+
+/**
+ * The demo account's likes, matches and profile views (scripts/lib/seed-demo-life.ts), with
+ * members of the ages it looks for, picked in a fixed order that mixes the roster's countries.
+ */
+async function demoLife(env: Bindings, members: SeedMember[], ids: Map<SeedMember, string>) {
+  const demo = members.find((m) => m.demo);
+  if (!demo) return "skipped (no demo account)";
+  const candidates = members
+    .filter((m) => !m.demo && m.age >= demo.ageRange.min && m.age <= demo.ageRange.max)
+    .sort((a, b) =>
+      seedId(`demo-life:${a.username}`).localeCompare(seedId(`demo-life:${b.username}`)),
+    )
+    .slice(0, DEMO_LIFE_MEMBERS)
+    .map((m) => ids.get(m)!);
+  const added = await seedDemoLife(env as unknown as Env, ids.get(demo)!, planDemoLife(candidates));
+  return (
+    `${added.likesReceived} likes received, ${added.matches} matches, ` +
+    `${added.likesGiven} likes given, ${added.views} profile views added`
+  );
 }
 
 /** Photo ids past a member's last seeded photo that an earlier seed may have written (SPEC: ≤ 5). */
@@ -286,6 +310,7 @@ async function seed(env: Bindings, members: SeedMember[]) {
         .get()
     )?.n ?? 0;
   return {
+    ids,
     photos: [...stored.values()].flat(),
     countries: new Set(members.map((m) => m.countryCode)).size,
     totalUsers: await count(users),
@@ -300,6 +325,7 @@ async function main() {
   try {
     const result = await seed(proxy.env, members);
     const credits = await demoStartingCredits(proxy.env);
+    const life = await demoLife(proxy.env, members, result.ids);
     const bytes = result.photos.reduce((sum, p) => sum + p.size, 0);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
@@ -311,6 +337,7 @@ async function main() {
           `(largest ${Math.round(Math.max(...result.photos.map((p) => p.size)) / 1024)} KB)`,
         `  local database now holds ${result.totalUsers} users and ${result.totalPhotos} photos`,
         `  demo account credits: ${credits}`,
+        `  demo account life: ${life}`,
         "",
         `Sign in with ${DEMO_EMAIL} / ${DEMO_PASSWORD}`,
         `(every seeded member, e.g. ${members[1]?.email}, has that password too)`,
