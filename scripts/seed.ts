@@ -70,7 +70,14 @@ async function demoLife(env: Bindings, members: SeedMember[], ids: Map<SeedMembe
     )
     .slice(0, DEMO_LIFE_MEMBERS)
     .map((m) => ids.get(m)!);
-  const added = await seedDemoLife(env as unknown as Env, ids.get(demo)!, planDemoLife(candidates));
+  // No Worker runs while seeding, so no member has a page open: the frames that announce a new
+  // notification to open pages have nowhere to go (the platform proxy cannot reach the member
+  // hubs, and would print a stack for each). The notifications themselves are stored in D1.
+  const noOpenPages = {
+    ...env,
+    MEMBER_HUB: { idFromName: (name: string) => name, get: () => ({ publish: async () => {} }) },
+  } as unknown as Env;
+  const added = await seedDemoLife(noOpenPages, ids.get(demo)!, planDemoLife(candidates));
   return (
     `${added.likesReceived} likes received, ${added.matches} matches, ` +
     `${added.likesGiven} likes given, ${added.views} profile views added`
