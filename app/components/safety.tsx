@@ -404,7 +404,7 @@ export function ReportDialog({
 }
 
 /**
- * The Block and Report actions of another member's profile. Once blocked, the profile is gone for
+ * The ⋯ menu of another member's profile: Report and Block. Once blocked, the profile is gone for
  * both members, so closing the dialog leaves the page.
  */
 export function MemberSafetyActions({ member }: { member: Target }) {
@@ -417,12 +417,14 @@ export function MemberSafetyActions({ member }: { member: Target }) {
   };
   return (
     <div className="safety-actions">
-      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("report")}>
-        Report
-      </button>
-      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("block")}>
-        Block
-      </button>
+      <Menu
+        label="More actions"
+        icon={<Icon name="more" size={20} />}
+        items={[
+          { label: `Report ${member.name}`, onSelect: () => setDialog("report") },
+          { label: `Block ${member.name}`, onSelect: () => setDialog("block"), tone: "danger" },
+        ]}
+      />
       <BlockDialog
         member={member}
         open={dialog === "block"}

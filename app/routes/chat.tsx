@@ -40,9 +40,13 @@ import {
 } from "~/state/chat";
 import { useAtomValue, useHydrateAtoms, useSetAtom } from "~/state/jotai";
 import chatStyles from "~/styles/chat.css?url";
+import menuStyles from "~/styles/menu.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Chat");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: menuStyles },
+  { rel: "stylesheet", href: chatStyles },
+];
 
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });

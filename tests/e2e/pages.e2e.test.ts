@@ -7,7 +7,7 @@
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ApiMember, idOf } from "./api-member";
+import { ApiMember, idOf, likeFromPage } from "./api-member";
 import { seriousViolations } from "./axe";
 import {
   baseUrl,
@@ -58,19 +58,7 @@ describe("dashboard and Discover", () => {
     // Noor likes me (waiting for an answer); Maya and I match; Theo writes; Lena views my profile.
     await noor.expect("POST", "/my/likes", 201, { user_id: memberId });
     await maya.expect("POST", "/my/likes", 201, { user_id: memberId });
-    const token = (await page.locator('meta[name="csrf-token"]').getAttribute("content")) ?? "";
-    const status = await page.evaluate(
-      async ({ id, csrf }) =>
-        (
-          await fetch("/my/likes", {
-            method: "POST",
-            headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-            body: JSON.stringify({ user_id: id }),
-          })
-        ).status,
-      { id: maya.id, csrf: token },
-    );
-    expect(status).toBe(201);
+    expect(await likeFromPage(page, maya.id)).toBe(201);
     await theo.expect("POST", "/chat/conversations", 201, {
       user_id: memberId,
       message: "Hi! Jazz on Friday?",

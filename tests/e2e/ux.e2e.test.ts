@@ -9,7 +9,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ApiMember, idOf } from "./api-member";
+import { ApiMember, idOf, likeFromPage } from "./api-member";
 import { seriousViolations } from "./axe";
 import {
   baseUrl,
@@ -78,20 +78,7 @@ describe("look, accessibility and keyboard in Chromium", () => {
     });
     // A match with a conversation, and a like waiting to be answered.
     await partner.expect("POST", "/my/likes", 201, { user_id: memberId });
-    const token =
-      (await joined.page.locator('meta[name="csrf-token"]').getAttribute("content")) ?? "";
-    const liked = await joined.page.evaluate(
-      async ({ id, csrf }: { id: string; csrf: string }) =>
-        (
-          await fetch("/my/likes", {
-            method: "POST",
-            headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-            body: JSON.stringify({ user_id: id }),
-          })
-        ).status,
-      { id: partner.id, csrf: token },
-    );
-    expect(liked).toBe(201);
+    expect(await likeFromPage(joined.page, partner.id)).toBe(201);
     const started = await partner.expect("POST", "/chat/conversations", 201, {
       user_id: memberId,
       message: "Hi! Fancy a walk up the hill on Sunday?",

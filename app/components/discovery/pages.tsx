@@ -10,7 +10,7 @@ import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { AppShell } from "~/components/shell";
 import { displayName, type MemberCardView } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
-import type { SearchResponse } from "~/schemas/search";
+import type { SearchResponse, SearchScope } from "~/schemas/search";
 import type { LikedMember } from "~/state/likes";
 import { pageSearchState, type SearchFilterState, type SearchRequestBody } from "~/state/search";
 import { MemberCard } from "./member-card";
@@ -41,24 +41,13 @@ interface DashboardProps {
 
 /** GET /dashboard/search as a page: the dashboard's search, with its filters and results. */
 export function DashboardSearchPage({ search }: { search: SearchPageProps }) {
-  const initialSearch = useMemo(() => pageSearchState(search), [search]);
   return (
-    <AppShell>
-      <div className="container">
-        <div className="page-head">
-          <h1>Search</h1>
-          <AppLink to="/dashboard" className="btn btn-secondary btn-sm">
-            Back to today
-          </AppLink>
-        </div>
-        <DiscoverySearch
-          scope="dashboard"
-          initial={initialSearch}
-          ageRange={search.ageRange}
-          heading="Members for you"
-        />
-      </div>
-    </AppShell>
+    <SearchPage
+      scope="dashboard"
+      search={search}
+      head={<h1>Search</h1>}
+      action={{ to: "/dashboard", label: "Back to today" }}
+    />
   );
 }
 
@@ -334,27 +323,47 @@ function ConversationLink({ conversation }: { conversation: ConversationView }) 
   );
 }
 
-interface MatchesProps {
-  search: SearchPageProps;
+/** Discover: the search, with its filters and results, across the page's width. */
+export function MatchesPage({ search }: { search: SearchPageProps }) {
+  return (
+    <SearchPage
+      scope="matches"
+      search={search}
+      head={
+        <div>
+          <h1>Discover</h1>
+          <p className="muted">Search members, like the ones you like, and match.</p>
+        </div>
+      }
+      action={{ to: "/my/likes", label: "Your likes" }}
+    />
+  );
 }
 
-/** Discover: the search, with its filters and results, across the page's width. */
-export function MatchesPage({ search }: MatchesProps) {
+/** A page that is a search: its heading and one way elsewhere, then the search itself. */
+function SearchPage({
+  scope,
+  search,
+  head,
+  action,
+}: {
+  scope: SearchScope;
+  search: SearchPageProps;
+  head: ReactNode;
+  action: { to: string; label: string };
+}) {
   const initialSearch = useMemo(() => pageSearchState(search), [search]);
   return (
     <AppShell>
       <div className="container">
         <div className="page-head">
-          <div>
-            <h1>Discover</h1>
-            <p className="muted">Search members, like the ones you like, and match.</p>
-          </div>
-          <AppLink to="/my/likes" className="btn btn-secondary">
-            Your likes
+          {head}
+          <AppLink to={action.to} className="btn btn-secondary btn-sm">
+            {action.label}
           </AppLink>
         </div>
         <DiscoverySearch
-          scope="matches"
+          scope={scope}
           initial={initialSearch}
           ageRange={search.ageRange}
           heading="Members for you"
