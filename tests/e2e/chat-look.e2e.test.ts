@@ -93,6 +93,15 @@ describe("the chat's look", () => {
       { start: false, end: true, times: 1 },
     ]);
 
+    // Dense enough to read a conversation on a phone: a group of three short messages takes
+    // little more than three lines of text.
+    const group = await messages.evaluateAll((els) => {
+      const first = els[0]!.getBoundingClientRect();
+      const last = els.at(-1)!.getBoundingClientRect();
+      return last.bottom - first.top;
+    });
+    expect(group).toBeLessThan(130);
+
     // Neither sideways nor under the footer: the page itself does not scroll, the composer shows.
     const fit = await page.evaluate(() => ({
       width: document.documentElement.scrollWidth,
