@@ -157,7 +157,7 @@ const LONG_PRESS_MS = 450;
 
 /**
  * One message. Its actions (Delete for my own, Report for theirs) show on hover, on keyboard focus
- * and after a long press (or a right click), beside the bubble rather than under it. Only the last
+ * and after a long press, beside the bubble rather than under it. Only the last
  * bubble of a group shows the time (and, for mine, the ticks).
  */
 function MessageBubble({
@@ -180,6 +180,7 @@ function MessageBubble({
   const [confirming, setConfirming] = useState(false);
   const [pressed, setPressed] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const pointer = useRef("");
   const stored = !message.status;
   const showMeta = groupEnd || Boolean(message.status);
   const cancelPress = () => clearTimeout(timer.current);
@@ -199,6 +200,7 @@ function MessageBubble({
       // Focusable, so that the keyboard (or a tap) reaches the message's actions.
       tabIndex={0}
       onPointerDown={(event) => {
+        pointer.current = event.pointerType;
         if (event.pointerType !== "touch" || !stored) return;
         cancelPress();
         timer.current = setTimeout(() => setPressed(true), LONG_PRESS_MS);
@@ -209,7 +211,9 @@ function MessageBubble({
         if (event.pointerType === "touch" && (event.movementX || event.movementY)) cancelPress();
       }}
       onContextMenu={(event) => {
-        if (!stored) return;
+        // A finger's long press shows the actions instead of the browser's menu; a mouse's
+        // right click keeps the browser's menu (copy, select).
+        if (!stored || pointer.current !== "touch") return;
         event.preventDefault();
         setPressed(true);
       }}
