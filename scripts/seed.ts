@@ -1,7 +1,8 @@
 /**
  * `npm run seed`: fills the local development database and photo bucket (the state `wrangler dev`
  * uses, under .wrangler/state/v3) with demo members, their profiles and photos, and the demo
- * account of scripts/lib/demo-account.ts.
+ * account of scripts/lib/demo-account.ts, with likes, matches and profile views of its own
+ * (scripts/lib/seed-demo-life.ts).
  *
  * Safe to run again: ids are derived from the usernames, rows are upserted (never replaced, so
  * nothing that references a member is cascaded away) and photos overwrite the same R2 keys. A
@@ -23,6 +24,8 @@ import { hashPassword } from "~/server/password.server";
 import { DEMO_EMAIL, DEMO_PASSWORD } from "./lib/demo-account";
 import { buildMembers, ROSTER_SIZE, seedPhotoId, type SeedMember } from "./lib/members";
 import { renderPortrait } from "./lib/portrait";
+import { seedId } from "./lib/random";
+import { DEMO_LIFE_MEMBERS, planDemoLife, seedDemoLife } from "./lib/seed-demo-life";
 import { seedConversations } from "./lib/seed-conversations";
 
 interface Bindings {
@@ -52,6 +55,34 @@ async function demoStartingCredits(env: Bindings): Promise<string> {
     cancel: "http://localhost:8787/my/credits/cancel",
   });
   return "new_balance" in res ? `${res.new_balance} credits (a test purchase)` : "not completed";
+}
+
+/**
+ * The demo account's likes, matches and profile views (scripts/lib/seed-demo-life.ts), with
+ * members of the ages it looks for, picked in a fixed order that mixes the roster's countries.
+ */
+async function demoLife(env: Bindings, members: SeedMember[], ids: Map<SeedMember, string>) {
+  const demo = members.find((m) => m.demo);
+  if (!demo) return "skipped (no demo account)";
+  const candidates = members
+    .filter((m) => !m.demo && m.age >= demo.ageRange.min && m.age <= demo.ageRange.max)
+    .sort((a, b) =>
+      seedId(`demo-life:${a.username}`).localeCompare(seedId(`demo-life:${b.username}`)),
+    )
+    .slice(0, DEMO_LIFE_MEMBERS)
+    .map((m) => ids.get(m)!);
+  // No Worker runs while seeding, so no member has a page open: the frames that announce a new
+  // notification to open pages have nowhere to go (the platform proxy cannot reach the member
+  // hubs, and would print a stack for each). The notifications themselves are stored in D1.
+  const noOpenPages = {
+    ...env,
+    MEMBER_HUB: { idFromName: (name: string) => name, get: () => ({ publish: async () => {} }) },
+  } as unknown as Env;
+  const added = await seedDemoLife(noOpenPages, ids.get(demo)!, planDemoLife(candidates));
+  return (
+    `${added.likesReceived} likes received, ${added.matches} matches, ` +
+    `${added.likesGiven} likes given, ${added.views} profile views added`
+  );
 }
 
 /** Photo ids past a member's last seeded photo that an earlier seed may have written (SPEC: ≤ 5). */
@@ -287,6 +318,7 @@ async function seed(env: Bindings, members: SeedMember[]) {
         .get()
     )?.n ?? 0;
   return {
+    ids,
     photos: [...stored.values()].flat(),
     countries: new Set(members.map((m) => m.countryCode)).size,
     totalUsers: await count(users),
@@ -301,6 +333,7 @@ async function main() {
   try {
     const result = await seed(proxy.env, members);
     const credits = await demoStartingCredits(proxy.env);
+    const life = await demoLife(proxy.env, members, result.ids);
     // Messages live in the conversations' rooms: seeded through a running Worker.
     const chats = await seedConversations(process.env.SEED_BASE_URL ?? "http://localhost:8787");
     const bytes = result.photos.reduce((sum, p) => sum + p.size, 0);
@@ -314,6 +347,7 @@ async function main() {
           `(largest ${Math.round(Math.max(...result.photos.map((p) => p.size)) / 1024)} KB)`,
         `  local database now holds ${result.totalUsers} users and ${result.totalPhotos} photos`,
         `  demo account credits: ${credits}`,
+        `  demo account life: ${life}`,
         `  demo account conversations: ${chats}`,
         "",
         `Sign in with ${DEMO_EMAIL} / ${DEMO_PASSWORD}`,

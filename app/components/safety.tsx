@@ -27,7 +27,9 @@ import {
 import { loadArchivedAtom, loadConversationsAtom } from "~/state/chat";
 import { useAtom, useSetAtom } from "~/state/jotai";
 import { FormAlert } from "./form";
+import { Icon } from "./icons";
 import { AppLink } from "./link";
+import { Menu, type MenuItem } from "./menu";
 
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -402,7 +404,7 @@ export function ReportDialog({
 }
 
 /**
- * The Block and Report actions of another member's profile. Once blocked, the profile is gone for
+ * The ⋯ menu of another member's profile: Report and Block. Once blocked, the profile is gone for
  * both members, so closing the dialog leaves the page.
  */
 export function MemberSafetyActions({ member }: { member: Target }) {
@@ -415,12 +417,14 @@ export function MemberSafetyActions({ member }: { member: Target }) {
   };
   return (
     <div className="safety-actions">
-      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("report")}>
-        Report
-      </button>
-      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("block")}>
-        Block
-      </button>
+      <Menu
+        label="More actions"
+        icon={<Icon name="more" size={20} />}
+        items={[
+          { label: `Report ${member.name}`, onSelect: () => setDialog("report") },
+          { label: `Block ${member.name}`, onSelect: () => setDialog("block"), tone: "danger" },
+        ]}
+      />
       <BlockDialog
         member={member}
         open={dialog === "block"}
@@ -443,14 +447,17 @@ export function MemberSafetyActions({ member }: { member: Target }) {
 }
 
 /**
- * Block and Report in an open conversation. The block closes the conversation's sockets at once
- * (the composer stops); leaving the dialog goes back to the lists, refreshed without it.
+ * The ⋯ menu of an open conversation: `items` (archiving) first, then Report and Block. The block
+ * closes the conversation's sockets at once (the composer stops); leaving the dialog goes back to
+ * the lists, refreshed without it.
  */
-export function ConversationSafetyActions({
+export function ConversationMenu({
   member,
+  items,
   onLeave,
 }: {
   member: Target;
+  items: MenuItem[];
   /** Back to the conversation lists. */
   onLeave: () => void;
 }) {
@@ -467,12 +474,15 @@ export function ConversationSafetyActions({
   };
   return (
     <>
-      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("report")}>
-        Report
-      </button>
-      <button type="button" className="btn btn-ghost btn-sm" onClick={() => setDialog("block")}>
-        Block
-      </button>
+      <Menu
+        label="More actions"
+        icon={<Icon name="more" size={20} />}
+        items={[
+          ...items,
+          { label: `Report ${member.name}`, onSelect: () => setDialog("report") },
+          { label: `Block ${member.name}`, onSelect: () => setDialog("block"), tone: "danger" },
+        ]}
+      />
       <BlockDialog
         member={member}
         open={dialog === "block"}
@@ -504,11 +514,12 @@ export function ReportMessageButton({
     <>
       <button
         type="button"
-        className="link-btn"
+        className="bubble-action"
         aria-label="Report message"
+        title="Report message"
         onClick={() => setOpen(true)}
       >
-        Report
+        <span aria-hidden="true">⚑</span>
       </button>
       <ReportDialog
         member={{ id: senderId, name: "this member" }}

@@ -1,6 +1,7 @@
 import type {
   ActionFunctionArgs,
   HeadersFunction,
+  LinksFunction,
   LoaderFunctionArgs,
   MetaFunction,
 } from "@remix-run/cloudflare";
@@ -38,8 +39,14 @@ import {
   totalUnread,
 } from "~/state/chat";
 import { useAtomValue, useHydrateAtoms, useSetAtom } from "~/state/jotai";
+import chatStyles from "~/styles/chat.css?url";
+import menuStyles from "~/styles/menu.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Chat");
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: menuStyles },
+  { rel: "stylesheet", href: chatStyles },
+];
 
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
@@ -92,16 +99,19 @@ export default function ChatPage() {
 }
 
 /**
- * The chat fills the window below the site header, whatever height the header takes (it wraps on
- * a phone), so that the list and the conversation scroll inside and the composer stays in view.
+ * The chat fills the window below the site header, whatever height the header takes, and above
+ * the phone's tab bar when it shows (the body's bottom padding keeps its room), so that the list
+ * and the conversation scroll inside, the composer stays in view and the page itself never
+ * scrolls. `view` (list or thread) changes whether the tab bar shows.
  */
-function useFillWindow(ref: RefObject<HTMLElement | null>) {
+function useFillWindow(ref: RefObject<HTMLElement | null>, view: string) {
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
     const fit = () => {
       const top = el.getBoundingClientRect().top + window.scrollY;
-      el.style.height = `${Math.max(360, window.innerHeight - top)}px`;
+      const below = parseFloat(getComputedStyle(document.body).paddingBottom) || 0;
+      el.style.height = `${Math.max(320, window.innerHeight - top - below)}px`;
     };
     fit();
     window.addEventListener("resize", fit);
@@ -112,13 +122,12 @@ function useFillWindow(ref: RefObject<HTMLElement | null>) {
       window.removeEventListener("resize", fit);
       observer?.disconnect();
     };
-  }, [ref]);
+  }, [ref, view]);
 }
 
 function Chat() {
   const data = useLoaderData<typeof loader>();
   const frame = useRef<HTMLDivElement>(null);
-  useFillWindow(frame);
   const actionData = useActionData<ActionErrors>();
   const state = useAtomValue(chatStateAtom);
   const setState = useSetAtom(chatStateAtom);
@@ -130,6 +139,7 @@ function Chat() {
   const [params, setParams] = useSearchParams();
   const [tab, setTab] = useState<ListTab>("active");
   const requested = params.get("conversation");
+  useFillWindow(frame, state.activeConversationId ? "thread" : "list");
 
   // Coming back to the page: the store may hold an older list than the one just rendered.
   useEffect(() => {

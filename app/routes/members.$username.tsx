@@ -1,4 +1,9 @@
-import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import type {
+  HeadersFunction,
+  LinksFunction,
+  LoaderFunctionArgs,
+  MetaFunction,
+} from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { MessageButton } from "~/components/chat/message-button";
@@ -14,9 +19,12 @@ import { HttpError } from "~/server/errors.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { likeStatus } from "~/server/likes.server";
 import { isInAppVisit, viewMember } from "~/server/members.server";
+import menuStyles from "~/styles/menu.css?url";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
   titleMeta(data ? displayName(data.member) : "Member");
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: menuStyles }];
 
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
@@ -70,6 +78,7 @@ export default function MemberPage() {
                   online={member.online}
                   lastSeenAt={member.last_seen_at}
                 />
+                {isSelf ? null : <MemberSafetyActions member={{ id: member.id, name }} />}
               </div>
               <p className="muted">@{member.username}</p>
               {likes || !isSelf ? (
@@ -86,7 +95,6 @@ export default function MemberPage() {
                   {isSelf ? null : <MessageButton userId={member.id} name={name} />}
                 </div>
               ) : null}
-              {isSelf ? null : <MemberSafetyActions member={{ id: member.id, name }} />}
               <ProfileFacts place={place} gender={member.gender} ageRange={member.ageRange} />
             </section>
             <section className="card">

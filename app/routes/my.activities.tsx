@@ -41,11 +41,16 @@ export default function ActivitiesPage() {
           </div>
         </div>
         {activities.length === 0 ? (
-          <div className="card empty-state">
+          <div className="card empty-state empty-help">
             <p>Nothing here yet.</p>
             <p className="muted">
-              Like someone from the <AppLink to="/dashboard">dashboard</AppLink> to get started.
+              Your likes, matches and gifts will be listed here. Like someone to get started.
             </p>
+            <div className="empty-help-actions">
+              <AppLink to="/my/matches" className="btn btn-primary btn-sm">
+                Discover members
+              </AppLink>
+            </div>
           </div>
         ) : (
           <ol className="activity-list" aria-label="Your activities">

@@ -70,10 +70,17 @@ export default function GiftsPage() {
           ))}
         </nav>
         {gifts.length === 0 ? (
-          <div className="card empty-state">
+          <div className="card empty-state empty-help">
             <p>
-              {list === "received" ? "No gifts received yet." : "You have not sent a gift yet."}
+              {list === "received"
+                ? "No gifts received yet. Gifts arrive in your conversations."
+                : "You have not sent a gift yet. Send one from a conversation with the 🎁 button."}
             </p>
+            <div className="empty-help-actions">
+              <AppLink to="/chat" className="btn btn-secondary btn-sm">
+                Open chat
+              </AppLink>
+            </div>
           </div>
         ) : (
           <ol

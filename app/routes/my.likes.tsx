@@ -46,21 +46,31 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   return json({ likes }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
-const SECTIONS: { list: LikeListName; title: string; empty: string }[] = [
+/** Each list, and what its empty state suggests doing. */
+const SECTIONS: {
+  list: LikeListName;
+  title: string;
+  empty: string;
+  action: { to: string; label: string };
+}[] = [
   {
     list: "matches",
     title: "Matches",
     empty: "No matches yet. When you and someone like each other, they show here.",
+    action: { to: "/my/matches", label: "Find someone to like" },
   },
   {
     list: "received",
     title: "Liked you",
-    empty: "No one is waiting for an answer. New likes show here.",
+    empty:
+      "No one is waiting for an answer. A clear main photo and a few interests bring more likes.",
+    action: { to: "/settings/profile", label: "Improve your profile" },
   },
   {
     list: "sent",
     title: "You liked",
-    empty: "You have not liked anyone who has not liked you back.",
+    empty: "No likes waiting for an answer. Like members you would like to meet.",
+    action: { to: "/my/matches", label: "Discover members" },
   },
 ];
 
@@ -120,7 +130,7 @@ function Likes({ initial }: { initial: LikesState }) {
           </div>
         ) : null}
         <div className="likes-sections">
-          {SECTIONS.map(({ list, title, empty }) => (
+          {SECTIONS.map(({ list, title, empty, action }) => (
             <section key={list} className="card" aria-labelledby={`likes-${list}`} id={list}>
               <div className="card-head">
                 <h2 id={`likes-${list}`} className="h3">
@@ -128,7 +138,14 @@ function Likes({ initial }: { initial: LikesState }) {
                 </h2>
               </div>
               {state[list].length === 0 ? (
-                <p className="empty-state">{empty}</p>
+                <div className="empty-state empty-help">
+                  <p>{empty}</p>
+                  <div className="empty-help-actions">
+                    <AppLink to={action.to} className="btn btn-secondary btn-sm">
+                      {action.label}
+                    </AppLink>
+                  </div>
+                </div>
               ) : (
                 <ul className="liked-list" aria-label={title}>
                   {state[list].map((member) => (

@@ -10,21 +10,23 @@ import { MatchesPage } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
 import { searchPageData } from "~/server/discovery-pages.server";
 import { requireVerifiedUser } from "~/server/guards.server";
-import { matchesPreview } from "~/server/likes.server";
+import cardStyles from "~/styles/cards.css?url";
 import discoveryStyles from "~/styles/discovery.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Discover");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: discoveryStyles }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: discoveryStyles },
+  { rel: "stylesheet", href: cardStyles },
+];
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 /** GET /my/matches/search in a browser: the matches page showing the search in the query string. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
-  const [search, matches] = await Promise.all([
-    searchPageData(context.env, user.id, new URL(request.url), { searched: true }),
-    matchesPreview(context.env, user.id),
-  ]);
-  return json({ search, matches }, { headers: { "Cache-Control": "private, no-store" } });
+  const search = await searchPageData(context.env, user.id, new URL(request.url), {
+    searched: true,
+  });
+  return json({ search }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export default function MatchesSearch() {

@@ -180,9 +180,14 @@ export default function MyProfilePage() {
               message="Verify your email address to see who viewed your profile."
             />
           ) : viewers.viewers.length === 0 && !viewers.isLoading ? (
-            <p className="empty-state">
-              No views yet. A great main photo and a few interests help members find you.
-            </p>
+            <div className="empty-state empty-help">
+              <p>No views yet. A great main photo and a few interests help members find you.</p>
+              <div className="empty-help-actions">
+                <AppLink to="/settings/profile" className="btn btn-secondary btn-sm">
+                  Improve your profile
+                </AppLink>
+              </div>
+            </div>
           ) : (
             <ul className="member-list">
               {viewers.viewers.map((viewer) => (

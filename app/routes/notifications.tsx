@@ -141,11 +141,19 @@ export default function NotificationsPage() {
           </readAll.Form>
         </div>
         {items.length === 0 ? (
-          <div className="card empty-state">
+          <div className="card empty-state empty-help">
             <p>No notifications yet.</p>
             <p className="muted">
               When someone likes you, writes to you or visits your profile, you will see it here.
             </p>
+            <div className="empty-help-actions">
+              <AppLink to="/my/matches" className="btn btn-primary btn-sm">
+                Discover members
+              </AppLink>
+              <AppLink to="/settings/notifications" className="btn btn-secondary btn-sm">
+                Choose what you hear about
+              </AppLink>
+            </div>
           </div>
         ) : (
           <ul className="notification-list" aria-label="Notifications">

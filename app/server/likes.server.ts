@@ -235,12 +235,3 @@ export async function likesOverview(
   );
   return { ...out, meta };
 }
-
-/** The newest matches and how many there are (the top of the matches page). */
-export async function matchesPreview(env: Env, me: string, perPage = 12) {
-  const { cards, meta } = await listLikes(env, me, "matches", { perPage });
-  return {
-    members: cards.map(({ at, ...card }) => ({ ...card, matched_at: at })),
-    total: meta.total,
-  };
-}

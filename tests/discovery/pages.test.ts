@@ -22,7 +22,7 @@ describe("discovery pages", () => {
     const page = await html(me.client, "/dashboard");
     expect(page.status).toBe(200);
     expect(titleOf(page.text)).toBe("Dashboard - Heartline");
-    expect(page.text).toContain("Members for you");
+    expect(page.text).toContain("Suggested for you");
     expect(page.text).toContain("Suggestedperson");
     expect(page.text).toContain("Liked you");
     expect(page.text).toContain(fan.details.username);

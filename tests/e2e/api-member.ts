@@ -86,3 +86,19 @@ export async function idOf(page: Page, username: string): Promise<string> {
     return body.member.id;
   }, username);
 }
+
+/** The signed-in page likes a member (POST /my/likes, as its own client would); the status. */
+export async function likeFromPage(page: Page, userId: string): Promise<number> {
+  const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute("content")) ?? "";
+  return page.evaluate(
+    async ({ id, token }: { id: string; token: string }) =>
+      (
+        await fetch("/my/likes", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+          body: JSON.stringify({ user_id: id }),
+        })
+      ).status,
+    { id: userId, token: csrf },
+  );
+}

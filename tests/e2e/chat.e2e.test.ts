@@ -120,7 +120,8 @@ describe("chat in Chromium", () => {
     const item = d.getByTestId("conversation-item").filter({ hasText: carol.username });
     await item.click();
     await bubble(d, "Coffee sometime?").waitFor();
-    await d.getByRole("button", { name: "Archive" }).click();
+    await d.getByRole("button", { name: "More actions" }).click();
+    await d.getByRole("menuitem", { name: "Archive" }).click();
     await expect.poll(() => item.count()).toBe(0);
     await d.getByRole("tab", { name: "Archived" }).click();
     await item.waitFor();

@@ -84,7 +84,9 @@ describe("discovery in Chromium", () => {
     await form.getByLabel("Keywords").fill(admirer.details.username);
     await form.getByRole("button", { name: "Search" }).click();
     await summary(page).filter({ hasText: "1 member found" }).waitFor();
-    await page.getByRole("button", { name: `Like ${admirerName}` }).click();
+    // The Like button's name is its label; the card it sits in names the member.
+    const card = page.getByRole("article", { name: new RegExp(`^${admirerName}, \\d+$`) });
+    await card.getByRole("button", { name: "Like", exact: true }).click();
     await page
       .getByText(`It's a match! You and ${admirerName} like each other.`, { exact: true })
       .waitFor();
@@ -94,7 +96,7 @@ describe("discovery in Chromium", () => {
     await match.getByRole("button", { name: "Keep browsing" }).click();
     await match.waitFor({ state: "hidden" });
     await expect
-      .poll(() => page.getByRole("button", { name: `Liked ${admirerName}`, pressed: true }).count())
+      .poll(() => card.getByRole("button", { name: "Liked", exact: true, pressed: true }).count())
       .toBe(1);
 
     // The likes page shows the match.

@@ -99,7 +99,8 @@ describe("blocking in Chromium", () => {
     expect(await aliceComposer.isEnabled()).toBe(true);
 
     // Alice blocks Bob from the conversation.
-    await alice.page.getByRole("button", { name: "Block", exact: true }).click();
+    await alice.page.getByRole("button", { name: "More actions" }).click();
+    await alice.page.getByRole("menuitem", { name: /^Block / }).click();
     const dialog = alice.page.getByRole("dialog");
     await dialog.getByLabel("Reason").selectOption("harassment");
     await dialog.getByLabel("Note (optional)").fill("Would not take no for an answer.");
@@ -148,7 +149,8 @@ describe("blocking in Chromium", () => {
     expect(again?.status()).toBe(200);
 
     // From the profile, Alice reports Bob to the moderators: a reason is required.
-    await alice.page.getByRole("button", { name: "Report", exact: true }).click();
+    await alice.page.getByRole("button", { name: "More actions" }).click();
+    await alice.page.getByRole("menuitem", { name: /^Report / }).click();
     const report = alice.page.getByRole("dialog");
     await report.getByRole("button", { name: "Send report" }).click();
     await report.getByText("Please choose a reason.").waitFor();

@@ -4,13 +4,13 @@
  * violation, and its screenshot is kept in test-results/screenshots/. A keyboard-only journey
  * reaches every control with a visible focus, and the match dialog traps and returns focus.
  */
-import { readFile, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ApiMember, idOf } from "./api-member";
+import { ApiMember, idOf, likeFromPage } from "./api-member";
+import { seriousViolations } from "./axe";
 import {
   baseUrl,
   launchBrowser,
@@ -23,7 +23,6 @@ import {
 } from "./helpers";
 
 const SCREENSHOTS_DIR = fileURLToPath(new URL("../../test-results/screenshots/", import.meta.url));
-const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const VIEWPORTS = {
   phone: { width: 390, height: 844 },
@@ -53,38 +52,6 @@ async function firstVisitJsKb(context: BrowserContext, path: string): Promise<nu
   return total / 1024;
 }
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core's serious and critical findings on the page as it is now (WCAG 2.2 A and AA rules). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) {
-    // Evaluated through the browser's protocol: an inline <script> would be refused by the page's
-    // Content-Security-Policy, as it should be.
-    await page.evaluate(await AXE_SOURCE);
-  }
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (...a: unknown[]) => Promise<unknown> } }).axe;
-    const result = (await axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] },
-    })) as { violations: AxeViolation[] };
-    return result.violations;
-  });
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} at ${v.nodes
-          .map((n) => n.target.join(" "))
-          .slice(0, 3)
-          .join(", ")}`,
-    );
-}
-
 describe("look, accessibility and keyboard in Chromium", () => {
   let browser: Browser;
   let member: TestMember;
@@ -111,20 +78,7 @@ describe("look, accessibility and keyboard in Chromium", () => {
     });
     // A match with a conversation, and a like waiting to be answered.
     await partner.expect("POST", "/my/likes", 201, { user_id: memberId });
-    const token =
-      (await joined.page.locator('meta[name="csrf-token"]').getAttribute("content")) ?? "";
-    const liked = await joined.page.evaluate(
-      async ({ id, csrf }: { id: string; csrf: string }) =>
-        (
-          await fetch("/my/likes", {
-            method: "POST",
-            headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-            body: JSON.stringify({ user_id: id }),
-          })
-        ).status,
-      { id: partner.id, csrf: token },
-    );
-    expect(liked).toBe(201);
+    expect(await likeFromPage(joined.page, partner.id)).toBe(201);
     const started = await partner.expect("POST", "/chat/conversations", 201, {
       user_id: memberId,
       message: "Hi! Fancy a walk up the hill on Sunday?",
@@ -257,7 +211,8 @@ describe("look, accessibility and keyboard in Chromium", () => {
 
       // The member who liked me: like back from the keyboard, and the match dialog opens.
       await visit(page, `/members/${admirer.details.username}`);
-      const likeBack = page.getByRole("button", { name: "Like back Noor" });
+      const likeBack = page.getByRole("button", { name: "Like back", exact: true });
+      expect(await likeBack.getAttribute("aria-describedby")).toBeTruthy();
       await likeBack.focus();
       await page.keyboard.press("Enter");
       const dialog = page.getByRole("dialog", { name: "It's a match!" });

@@ -752,6 +752,17 @@ const ROWS: Record<string, Row> = {
     outcome: "the conversation list never shows the other member",
     check: (w) => expectPageWithout(w, "/chat"),
   },
+  "PAGE /chat/starters/:username": {
+    outcome: "404 both ways (no first lines for a member on the other side of a block)",
+    async check(w) {
+      const mine = await page(w.me.client, `/chat/starters/${w.other.details.username}`);
+      expect(mine.status).toBe(404);
+      const theirs = await page(w.other.client, `/chat/starters/${w.me.details.username}`);
+      expect(theirs.status).toBe(404);
+      const control = await page(w.me.client, `/chat/starters/${w.carol.details.username}`);
+      expect(control.status).toBe(200);
+    },
+  },
   "PAGE /settings/blocked": {
     outcome: "shows the other member only when I blocked them",
     async check(w) {

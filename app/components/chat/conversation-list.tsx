@@ -1,6 +1,7 @@
 import { Avatar } from "~/components/profile/member";
 import { displayName } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
+import { AppLink } from "~/components/link";
 import { OnlineDot } from "~/components/online-dot";
 import { ChatTime } from "./time";
 
@@ -108,13 +109,29 @@ export function ConversationList({
         </div>
       </div>
       {list.length === 0 ? (
-        <p className="chat-list-empty muted">
-          {isLoading
-            ? "Loading conversations…"
-            : tab === "active"
-              ? "No conversations yet. Open a member's profile and say hello."
-              : "No archived conversations."}
-        </p>
+        isLoading ? (
+          <p className="chat-list-empty muted">Loading conversations…</p>
+        ) : tab === "active" ? (
+          <div className="chat-list-empty empty-help">
+            <p>
+              <strong>No conversations yet.</strong> Your matches are waiting for a first message,
+              and anyone whose profile you like can get one.
+            </p>
+            <div className="empty-help-actions">
+              <AppLink to="/my/likes?list=matches" className="btn btn-primary btn-sm">
+                Your matches
+              </AppLink>
+              <AppLink to="/my/matches" className="btn btn-secondary btn-sm">
+                Discover members
+              </AppLink>
+            </div>
+          </div>
+        ) : (
+          <p className="chat-list-empty muted">
+            No archived conversations. Archive one from its ⋯ menu to tidy your list; a new message
+            brings it back.
+          </p>
+        )
       ) : (
         <ul className="conversation-items">
           {list.map((c) => (

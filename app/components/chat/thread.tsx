@@ -6,11 +6,13 @@ import {
   useState,
   type FormEvent,
   type KeyboardEvent,
+  type ReactNode,
+  type RefObject,
 } from "react";
 import { useLocation } from "@remix-run/react";
 import { AppLink } from "~/components/link";
 import { Avatar, OnlineBadge } from "~/components/profile/member";
-import { ConversationSafetyActions, ReportMessageButton } from "~/components/safety";
+import { ConversationMenu, ReportMessageButton } from "~/components/safety";
 import { displayName } from "~/lib/members";
 import { connectConversation, type ConversationSocket } from "~/realtime/chat-socket";
 import { TYPING_DISPLAY_MS } from "~/realtime/chat";
@@ -32,7 +34,10 @@ import {
   unarchiveAtom,
   type ChatMessage,
 } from "~/state/chat";
+import { chatTimeline } from "~/state/chat-timeline";
+import { useNow } from "~/state/clock";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
+import { api } from "~/lib/http";
 import { ChatTime } from "./time";
 
 /**
@@ -147,51 +152,147 @@ function Ticks({ message }: { message: ChatMessage }) {
   );
 }
 
+/** How long a finger rests on a bubble before its actions show (a long press). */
+const LONG_PRESS_MS = 450;
+
+/**
+ * One message. Its actions (Delete for my own, Report for theirs) show on hover, on keyboard focus
+ * and after a long press, beside the bubble rather than under it. Only the last
+ * bubble of a group shows the time (and, for mine, the ticks).
+ */
 function MessageBubble({
   message,
   mine,
+  groupStart,
+  groupEnd,
   onRetry,
   onDiscard,
   onDelete,
 }: {
   message: ChatMessage;
   mine: boolean;
+  groupStart: boolean;
+  groupEnd: boolean;
   onRetry: (m: ChatMessage) => void;
   onDiscard: (m: ChatMessage) => void;
   onDelete: (m: ChatMessage) => void;
 }) {
   const [confirming, setConfirming] = useState(false);
+  const [pressed, setPressed] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const pointer = useRef("");
   const stored = !message.status;
+  const showMeta = groupEnd || Boolean(message.status);
+  const cancelPress = () => clearTimeout(timer.current);
+  useEffect(() => cancelPress, []);
+  const giftOnly = message.gift && message.message === `${message.gift.icon} ${message.gift.name}`;
   return (
     <li
       className="bubble-row"
       data-mine={mine ? "true" : undefined}
       data-status={message.status}
       data-deleting={message.deleting ? "true" : undefined}
+      data-group-start={groupStart ? "true" : undefined}
+      data-group-end={groupEnd ? "true" : undefined}
+      data-actions={pressed || confirming ? "open" : undefined}
       data-testid="message"
       data-seq={stored ? message.seq : undefined}
-      // Focusable, so that a tap (or the keyboard) shows the message's actions.
+      // Focusable, so that the keyboard (or a tap) reaches the message's actions.
       tabIndex={0}
+      onPointerDown={(event) => {
+        pointer.current = event.pointerType;
+        if (event.pointerType !== "touch" || !stored) return;
+        cancelPress();
+        timer.current = setTimeout(() => setPressed(true), LONG_PRESS_MS);
+      }}
+      onPointerUp={cancelPress}
+      onPointerCancel={cancelPress}
+      onPointerMove={(event) => {
+        if (event.pointerType === "touch" && (event.movementX || event.movementY)) cancelPress();
+      }}
+      onContextMenu={(event) => {
+        // A finger's long press shows the actions instead of the browser's menu; a mouse's
+        // right click keeps the browser's menu (copy, select).
+        if (!stored || pointer.current !== "touch") return;
+        event.preventDefault();
+        setPressed(true);
+      }}
+      onBlur={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) {
+          setPressed(false);
+          setConfirming(false);
+        }
+      }}
     >
-      <div className="bubble">
-        {message.gift ? (
-          <div className="bubble-gift">
-            <span className="bubble-gift-icon" aria-hidden="true">
-              {message.gift.icon}
+      <div className="bubble-line">
+        <div className="bubble">
+          {message.gift ? (
+            <div className="bubble-gift">
+              <span className="bubble-gift-icon" aria-hidden="true">
+                {message.gift.icon}
+              </span>
+              <span>
+                {mine ? "You sent" : "Sent you"} a gift: <strong>{message.gift.name}</strong>
+              </span>
+            </div>
+          ) : null}
+          {giftOnly ? null : <p className="bubble-text">{message.message}</p>}
+          {showMeta ? (
+            <span className="bubble-meta">
+              <ChatTime iso={message.sent_at} />
+              {mine ? <Ticks message={message} /> : null}
             </span>
-            <span>
-              {mine ? "You sent" : "Sent you"} a gift: <strong>{message.gift.name}</strong>
+          ) : (
+            // The time stays readable to screen readers inside a group.
+            <span className="sr-only">
+              <ChatTime iso={message.sent_at} />
             </span>
+          )}
+        </div>
+        {stored ? (
+          <div className="bubble-tools">
+            {mine ? (
+              confirming ? null : (
+                <button
+                  type="button"
+                  className="bubble-action"
+                  aria-label="Delete message"
+                  title="Delete message"
+                  disabled={message.deleting}
+                  onClick={() => setConfirming(true)}
+                >
+                  <span aria-hidden="true">🗑</span>
+                </button>
+              )
+            ) : (
+              <ReportMessageButton senderId={message.sender_id} messageId={message.id} />
+            )}
           </div>
         ) : null}
-        {message.gift && message.message === `${message.gift.icon} ${message.gift.name}` ? null : (
-          <p className="bubble-text">{message.message}</p>
-        )}
-        <span className="bubble-meta">
-          <ChatTime iso={message.sent_at} />
-          {mine ? <Ticks message={message} /> : null}
-        </span>
       </div>
+      {confirming ? (
+        <div className="bubble-confirm" role="group" aria-label="Delete this message?">
+          <button
+            type="button"
+            className="btn btn-danger btn-sm"
+            disabled={message.deleting}
+            onClick={() => {
+              setConfirming(false);
+              onDelete(message);
+            }}
+          >
+            Delete for everyone
+          </button>
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            onClick={() => setConfirming(false)}
+          >
+            Cancel
+          </button>
+        </div>
+      ) : null}
+      {message.deleting ? <span className="bubble-note small">Deleting…</span> : null}
       {message.status === "failed" ? (
         <div className="bubble-failed" role="alert">
           <span>Not sent{message.failureReason ? `: ${message.failureReason}` : ""}.</span>
@@ -203,43 +304,6 @@ function MessageBubble({
           </button>
         </div>
       ) : null}
-      {mine && stored ? (
-        <div className="bubble-actions">
-          {confirming ? (
-            <>
-              <button
-                type="button"
-                className="link-btn link-danger"
-                disabled={message.deleting}
-                onClick={() => {
-                  setConfirming(false);
-                  onDelete(message);
-                }}
-              >
-                Delete for everyone
-              </button>
-              <button type="button" className="link-btn" onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </>
-          ) : (
-            <button
-              type="button"
-              className="link-btn bubble-delete"
-              aria-label="Delete message"
-              disabled={message.deleting}
-              onClick={() => setConfirming(true)}
-            >
-              {message.deleting ? "Deleting…" : "Delete"}
-            </button>
-          )}
-        </div>
-      ) : null}
-      {!mine && stored ? (
-        <div className="bubble-actions">
-          <ReportMessageButton senderId={message.sender_id} messageId={message.id} />
-        </div>
-      ) : null}
     </li>
   );
 }
@@ -249,8 +313,16 @@ function MessageBubble({
  * the bottom when it was there (or when they are mine); scrolling to the top loads the page
  * before (infinite scroll upward) without moving what is on screen.
  */
-function MessageList({ conversationId }: { conversationId: string }) {
+function MessageList({
+  conversationId,
+  empty,
+}: {
+  conversationId: string;
+  /** What an empty conversation shows (help to start it). */
+  empty: ReactNode;
+}) {
   const state = useAtomValue(chatStateAtom);
+  const now = useNow();
   const me = useAtomValue(chatMeAtom);
   const loadOlder = useSetAtom(loadOlderAtom);
   const send = useSetAtom(sendMessageAtom);
@@ -326,28 +398,36 @@ function MessageList({ conversationId }: { conversationId: string }) {
       {isLoadingMessages && messages.length === 0 ? (
         <p className="muted thread-empty">Loading messages…</p>
       ) : messages.length === 0 ? (
-        <p className="muted thread-empty">No messages yet. Say hello!</p>
+        empty
       ) : null}
       <ol className="bubbles" aria-label="Messages" aria-live="polite" aria-relevant="additions">
-        {messages.map((m) => (
-          <MessageBubble
-            key={m.client_id ?? m.id}
-            message={m}
-            mine={m.sender_id === me}
-            onRetry={(msg) =>
-              void send({
-                text:
-                  msg.gift && msg.message === `${msg.gift.icon} ${msg.gift.name}`
-                    ? ""
-                    : msg.message,
-                gift: msg.gift ?? undefined,
-                clientId: msg.client_id ?? undefined,
-              })
-            }
-            onDiscard={(msg) => setState((s) => discardLocal(s, msg.client_id ?? ""))}
-            onDelete={(msg) => void remove(msg.id)}
-          />
-        ))}
+        {chatTimeline(messages, now).map((item) =>
+          item.kind === "day" ? (
+            <li key={`day-${item.key}`} className="day-separator" data-testid="day-separator">
+              <span>{item.label}</span>
+            </li>
+          ) : (
+            <MessageBubble
+              key={item.message.client_id ?? item.message.id}
+              message={item.message}
+              mine={item.message.sender_id === me}
+              groupStart={item.groupStart}
+              groupEnd={item.groupEnd}
+              onRetry={(msg) =>
+                void send({
+                  text:
+                    msg.gift && msg.message === `${msg.gift.icon} ${msg.gift.name}`
+                      ? ""
+                      : msg.message,
+                  gift: msg.gift ?? undefined,
+                  clientId: msg.client_id ?? undefined,
+                })
+              }
+              onDiscard={(msg) => setState((s) => discardLocal(s, msg.client_id ?? ""))}
+              onDelete={(msg) => void remove(msg.id)}
+            />
+          ),
+        )}
       </ol>
     </div>
   );
@@ -409,9 +489,21 @@ function GiftPicker({ onPick, onClose }: { onPick: (gift: Gift) => void; onClose
   );
 }
 
-function Composer({ disabled, onTyping }: { disabled: boolean; onTyping: () => void }) {
+function Composer({
+  disabled,
+  onTyping,
+  text,
+  setText,
+  inputRef,
+}: {
+  disabled: boolean;
+  onTyping: () => void;
+  /** The draft, kept by the thread so that a suggested first line can fill it. */
+  text: string;
+  setText: (text: string) => void;
+  inputRef: RefObject<HTMLTextAreaElement>;
+}) {
   const send = useSetAtom(sendMessageAtom);
-  const [text, setText] = useState("");
   const [gifts, setGifts] = useState(false);
   const remaining = MESSAGE_MAX_LENGTH - text.length;
 
@@ -452,6 +544,7 @@ function Composer({ disabled, onTyping }: { disabled: boolean; onTyping: () => v
         Message
       </label>
       <textarea
+        ref={inputRef}
         id="composer-text"
         className="input composer-input"
         rows={1}
@@ -482,6 +575,50 @@ function Composer({ disabled, onTyping }: { disabled: boolean; onTyping: () => v
   );
 }
 
+/**
+ * A conversation without messages: who it is with, and first lines drawn from both profiles
+ * (GET /chat/starters/{username}); choosing one puts it in the composer to send or change.
+ */
+function EmptyThread({
+  conversation,
+  name,
+  onPick,
+}: {
+  conversation: ConversationView;
+  name: string;
+  onPick: (text: string) => void;
+}) {
+  const [starters, setStarters] = useState<string[]>([]);
+  const username = conversation.user.username;
+  useEffect(() => {
+    const controller = new AbortController();
+    api<{ starters: string[] }>(`/chat/starters/${encodeURIComponent(username)}`, {
+      signal: controller.signal,
+    })
+      .then((res) => setStarters(res.starters))
+      .catch(() => setStarters([]));
+    return () => controller.abort();
+  }, [username]);
+  return (
+    <div className="thread-empty" data-testid="thread-empty">
+      <Avatar name={name} url={conversation.user.photo_url} size={88} />
+      <h2 className="h3">No messages yet. Say hello!</h2>
+      <p className="muted">A question about something {name} loves goes further than “hey”.</p>
+      {starters.length ? (
+        <ul className="starters" aria-label="Ideas to start with">
+          {starters.map((text) => (
+            <li key={text}>
+              <button type="button" className="starter" onClick={() => onPick(text)}>
+                {text}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
 export function ChatThread({
   conversation,
   archived,
@@ -501,6 +638,8 @@ export function ChatThread({
   );
   useReadReceipts(conversation.id, state.messages, me);
   const name = displayName(conversation.user);
+  const [draft, setDraft] = useState("");
+  const input = useRef<HTMLTextAreaElement>(null);
 
   return (
     <section
@@ -541,25 +680,19 @@ export function ChatThread({
           </span>
         </AppLink>
         <div className="thread-actions">
-          <ConversationSafetyActions member={{ id: conversation.user_id, name }} onLeave={onBack} />
-          {archived ? (
-            <button
-              type="button"
-              className="btn btn-ghost btn-sm"
-              onClick={() => void unarchive(conversation.id)}
-            >
-              Unarchive
-            </button>
-          ) : (
-            <button
-              type="button"
-              className="btn btn-ghost btn-sm"
-              // Archiving closes the conversation (SPEC.md §4): back to the list.
-              onClick={() => void archive(conversation.id).then((ok) => ok && onBack())}
-            >
-              Archive
-            </button>
-          )}
+          <ConversationMenu
+            member={{ id: conversation.user_id, name }}
+            onLeave={onBack}
+            items={[
+              archived
+                ? { label: "Unarchive", onSelect: () => void unarchive(conversation.id) }
+                : {
+                    label: "Archive",
+                    // Archiving closes the conversation (SPEC.md §4): back to the list.
+                    onSelect: () => void archive(conversation.id).then((ok) => ok && onBack()),
+                  },
+            ]}
+          />
         </div>
       </header>
       {closed ? (
@@ -567,8 +700,26 @@ export function ChatThread({
           This conversation is no longer available.
         </div>
       ) : null}
-      <MessageList conversationId={conversation.id} />
-      <Composer disabled={closed} onTyping={sendTyping} />
+      <MessageList
+        conversationId={conversation.id}
+        empty={
+          <EmptyThread
+            conversation={conversation}
+            name={name}
+            onPick={(text) => {
+              setDraft(text);
+              input.current?.focus();
+            }}
+          />
+        }
+      />
+      <Composer
+        disabled={closed}
+        onTyping={sendTyping}
+        text={draft}
+        setText={setDraft}
+        inputRef={input}
+      />
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { useRouteLoaderData } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import { MessageButton } from "~/components/chat/message-button";
 import { Avatar } from "~/components/profile/member";
 import { Modal } from "~/components/safety";
@@ -29,6 +29,7 @@ interface LikeButtonProps {
 export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: LikeButtonProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const describedBy = useId();
 
   const toggle = async () => {
     if (busy) return;
@@ -54,19 +55,23 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
   };
 
   const label = liked ? "Liked" : likesMe ? "Like back" : "Like";
+  // The name is the visible label, nothing more (WCAG 2.5.3); whom it likes is its description.
   return (
     <div className="like-control">
       <button
         type="button"
         className={`btn ${liked ? "btn-secondary" : "btn-primary"}${size === "sm" ? " btn-sm" : ""}`}
         aria-pressed={liked}
+        aria-describedby={describedBy}
         title={liked ? `You like ${name}. Press to take it back.` : undefined}
         aria-disabled={busy || undefined}
         onClick={toggle}
       >
         <span aria-hidden="true">{liked ? "♥" : "♡"}</span> {label}
-        <span className="sr-only"> {name}</span>
       </button>
+      <span id={describedBy} hidden>
+        {liked ? `You like ${name}. Press to take it back.` : `${label} ${name}`}
+      </span>
       {error ? (
         <p className="field-error" role="alert">
           {error}

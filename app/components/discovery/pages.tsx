@@ -1,6 +1,6 @@
-import { Link, useSearchParams } from "@remix-run/react";
+import { Form, Link, useSearchParams } from "@remix-run/react";
 import { TimeAgo } from "~/components/time-ago";
-import { useMemo, useState } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { OnlineCount } from "~/components/online-count";
@@ -10,18 +10,10 @@ import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { AppShell } from "~/components/shell";
 import { displayName, type MemberCardView } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
-import type { SearchResponse } from "~/schemas/search";
-import {
-  initialLikesState,
-  likesLoaded,
-  memberLiked,
-  memberUnliked,
-  type LikedMember,
-  type LikeListMeta,
-} from "~/state/likes";
+import type { SearchResponse, SearchScope } from "~/schemas/search";
+import type { LikedMember } from "~/state/likes";
 import { pageSearchState, type SearchFilterState, type SearchRequestBody } from "~/state/search";
-import { MatchNote } from "./like-button";
-import { LikedMemberItem } from "./likes";
+import { MemberCard } from "./member-card";
 import { DiscoverySearch } from "./search";
 
 /** The search part of a page's loader data (app/server/discovery-pages.server.ts). */
@@ -43,40 +35,41 @@ interface DashboardProps {
     unread_conversations: ConversationView[];
     profile_views: number;
   };
+  /** The newest members who viewed mine (GET /my/profile-viewers' first page). */
+  viewers: (MemberCardView & { viewed_at: string })[];
 }
 
-const listMeta = (total: number, shown: number): LikeListMeta => ({
-  page: 1,
-  per_page: shown,
-  total,
-  has_more: total > shown,
-});
-
-/** The signed-in home: what matters now, and the search. */
-export function DashboardPage({ username, search, summary }: DashboardProps) {
-  const [params] = useSearchParams();
-  const initialSearch = useMemo(() => pageSearchState(search), [search]);
-  const [likes, setLikes] = useState(() =>
-    likesLoaded(initialLikesState, {
-      received: summary.new_likes.members,
-      matches: summary.new_matches.members,
-      meta: {
-        received: listMeta(summary.new_likes.total, summary.new_likes.members.length),
-        matches: listMeta(summary.new_matches.total, summary.new_matches.members.length),
-      },
-    }),
+/** GET /dashboard/search as a page: the dashboard's search, with its filters and results. */
+export function DashboardSearchPage({ search }: { search: SearchPageProps }) {
+  return (
+    <SearchPage
+      scope="dashboard"
+      search={search}
+      head={<h1>Search</h1>}
+      action={{ to: "/dashboard", label: "Back to today" }}
+    />
   );
-  const [lastMatch, setLastMatch] = useState<LikedMember | null>(null);
+}
+
+/**
+ * The dashboard is "today": who liked me, new matches, conversations waiting for me, who viewed
+ * me and a few suggestions, faces first. Its search bar opens /dashboard/search; Discover is where
+ * browsing with filters happens.
+ */
+export function DashboardPage({ username, search, summary, viewers }: DashboardProps) {
+  const [params] = useSearchParams();
+  const [suggested, setSuggested] = useState(() => search.response?.results ?? []);
   const unread = summary.unread_conversations.reduce((n, c) => n + c.unread_count, 0);
   usePresenceWatch([
-    ...likes.received.map((m) => m.id),
-    ...likes.matches.map((m) => m.id),
+    ...summary.new_likes.members.map((m) => m.id),
+    ...summary.new_matches.members.map((m) => m.id),
     ...summary.unread_conversations.map((c) => c.user_id),
+    ...viewers.map((m) => m.id),
   ]);
 
   return (
     <AppShell>
-      <div className="container">
+      <div className="container today">
         {params.has("verified") ? (
           <div className="banner">
             <FormAlert
@@ -85,103 +78,131 @@ export function DashboardPage({ username, search, summary }: DashboardProps) {
             />
           </div>
         ) : null}
-        <div className="page-head">
+        <div className="today-head">
           <div>
             <h1 className="dashboard-title">Hi {username}</h1>
-            <p className="muted">Here is what is happening on Heartline today.</p>
             <OnlineCount />
           </div>
-        </div>
-        <ul className="stat-grid" aria-label="At a glance">
-          <Stat to="/my/likes" value={likes.meta.received.total} label="likes waiting for you" />
-          <Stat to="/my/likes" value={likes.meta.matches.total} label="matches" />
-          <Stat to="/chat" value={unread} label="unread messages" />
-          <Stat to="/my/profile" value={summary.profile_views} label="profile views" />
-        </ul>
-        <div className="dashboard-grid">
-          <div className="dashboard-main">
-            <DiscoverySearch
-              scope="dashboard"
-              initial={initialSearch}
-              ageRange={search.ageRange}
-              heading="Members for you"
+          <Form
+            method="get"
+            action="/dashboard/search"
+            role="search"
+            aria-label="Search members"
+            className="today-search"
+          >
+            <label htmlFor="dashboard-keywords" className="sr-only">
+              Keywords
+            </label>
+            <input
+              id="dashboard-keywords"
+              className="input"
+              type="search"
+              name="keywords"
+              maxLength={100}
+              placeholder="Search by name or interest"
             />
-          </div>
-          <aside className="dashboard-side">
-            {lastMatch ? (
-              <MatchNote
-                key={lastMatch.id}
-                name={displayName(lastMatch)}
-                memberId={lastMatch.id}
-                photoUrl={lastMatch.photo_url}
-              />
-            ) : null}
-            <section className="card" aria-labelledby="new-likes-heading">
+            <button type="submit" className="btn btn-primary">
+              Search
+            </button>
+          </Form>
+        </div>
+        <div className="today-grid">
+          <div className="today-main">
+            <FaceStrip
+              id="new-likes-heading"
+              title="Liked you"
+              total={summary.new_likes.total}
+              more={{ to: "/my/likes", label: "All likes" }}
+              members={summary.new_likes.members.map((m) => ({ member: m, at: m.liked_at }))}
+              empty={
+                <>
+                  <p className="muted small">
+                    No new likes yet. Members like profiles with a clear main photo and a few
+                    interests to talk about.
+                  </p>
+                  <AppLink to="/settings/profile" className="btn btn-secondary btn-sm">
+                    Improve your profile
+                  </AppLink>
+                </>
+              }
+            />
+            <FaceStrip
+              id="new-matches-heading"
+              title="New matches"
+              total={summary.new_matches.total}
+              more={{ to: "/my/likes?list=matches", label: "All matches" }}
+              members={summary.new_matches.members.map((m) => ({ member: m, at: m.matched_at }))}
+              empty={
+                <>
+                  <p className="muted small">
+                    When you and someone like each other, you match and they show here. Like a few
+                    members below to get started.
+                  </p>
+                </>
+              }
+            />
+            <section className="today-section" aria-labelledby="suggested-heading">
               <div className="card-head">
-                <h2 id="new-likes-heading" className="h3">
-                  Liked you
-                </h2>
-                <AppLink to="/my/likes" className="small">
-                  All likes
-                </AppLink>
-              </div>
-              {likes.received.length === 0 ? (
-                <p className="muted small">
-                  No new likes yet. A great main photo and a few interests help.
-                </p>
-              ) : (
-                <ul className="liked-list">
-                  {likes.received.map((m) => (
-                    <LikedMemberItem
-                      key={m.id}
-                      member={m}
-                      list="received"
-                      onLiked={(member, isMatch) => {
-                        setLikes((s) => memberLiked(s, member, isMatch));
-                        if (isMatch) setLastMatch(member);
-                      }}
-                      onUnliked={(member) => setLikes((s) => memberUnliked(s, member))}
-                    />
-                  ))}
-                </ul>
-              )}
-            </section>
-            <section className="card" aria-labelledby="new-matches-heading">
-              <div className="card-head">
-                <h2 id="new-matches-heading" className="h3">
-                  New matches
+                <h2 id="suggested-heading" className="h3">
+                  Suggested for you
                 </h2>
                 <AppLink to="/my/matches" className="small">
-                  Discover
+                  Discover more
                 </AppLink>
               </div>
-              {likes.matches.length === 0 ? (
-                <p className="muted small">When you and someone like each other, they show here.</p>
+              {suggested.length === 0 ? (
+                <div className="empty-help">
+                  <p className="muted">
+                    No suggestions right now: nobody fits the ages you are looking for yet.
+                  </p>
+                  <div className="empty-help-actions">
+                    <AppLink to="/settings/profile" className="btn btn-secondary btn-sm">
+                      Change your age range
+                    </AppLink>
+                    <AppLink to="/my/matches" className="btn btn-primary btn-sm">
+                      Search everyone
+                    </AppLink>
+                  </div>
+                </div>
               ) : (
-                <ul className="liked-list">
-                  {likes.matches.map((m) => (
-                    <LikedMemberItem
-                      key={m.id}
-                      member={m}
-                      list="matches"
-                      onLiked={() => {}}
-                      onUnliked={(member) => setLikes((s) => memberUnliked(s, member))}
-                    />
+                <ul className="member-grid" aria-label="Suggested members">
+                  {suggested.map((member) => (
+                    <li key={member.id}>
+                      <MemberCard
+                        member={member}
+                        onLikedChange={(liked) =>
+                          setSuggested((list) =>
+                            list.map((m) => (m.id === member.id ? { ...m, liked } : m)),
+                          )
+                        }
+                      />
+                    </li>
                   ))}
                 </ul>
               )}
             </section>
+          </div>
+          <aside className="today-side" aria-label="Waiting for you">
             <section className="card" aria-labelledby="unread-heading">
               <div className="card-head">
                 <h2 id="unread-heading" className="h3">
-                  Unread messages
+                  Conversations waiting {unread > 0 ? <span className="pill">{unread}</span> : null}
                 </h2>
                 <AppLink to="/chat" className="small">
                   Chat
                 </AppLink>
               </div>
               {summary.unread_conversations.length === 0 ? (
-                <p className="muted small">You are all caught up.</p>
+                <div className="empty-help">
+                  <p className="muted small">
+                    You are all caught up. A first message to a new match is the best way to start.
+                  </p>
+                  <div className="empty-help-actions">
+                    <AppLink to="/chat" className="btn btn-secondary btn-sm">
+                      Open chat
+                    </AppLink>
+                  </div>
+                </div>
               ) : (
                 <ul className="unread-list">
                   {summary.unread_conversations.map((c) => (
@@ -192,6 +213,20 @@ export function DashboardPage({ username, search, summary }: DashboardProps) {
                 </ul>
               )}
             </section>
+            <FaceStrip
+              id="viewers-heading"
+              title="Viewed you"
+              total={summary.profile_views}
+              more={{ to: "/my/profile", label: "All views" }}
+              members={viewers.map((m) => ({ member: m, at: m.viewed_at }))}
+              card
+              empty={
+                <p className="muted small">
+                  Nobody has viewed your profile yet. Liking members and chatting makes you show up
+                  in more searches.
+                </p>
+              }
+            />
           </aside>
         </div>
       </div>
@@ -199,14 +234,67 @@ export function DashboardPage({ username, search, summary }: DashboardProps) {
   );
 }
 
-function Stat({ to, value, label }: { to: string; value: number; label: string }) {
+/** A row of faces (likes, matches, viewers): photo, name, when; each opens the profile. */
+function FaceStrip({
+  id,
+  title,
+  total,
+  more,
+  members,
+  empty,
+  card = false,
+}: {
+  id: string;
+  title: string;
+  total: number;
+  more: { to: string; label: string };
+  members: { member: MemberCardView; at?: string | null }[];
+  empty: ReactNode;
+  card?: boolean;
+}) {
   return (
-    <li>
-      <AppLink to={to} className="stat">
-        <strong>{value.toLocaleString("en")}</strong>
-        <span className="muted small">{label}</span>
-      </AppLink>
-    </li>
+    <section
+      className={card ? "card face-section" : "today-section face-section"}
+      aria-labelledby={id}
+    >
+      <div className="card-head">
+        <h2 id={id} className="h3">
+          {title} {total > 0 ? <span className="pill">{total.toLocaleString("en")}</span> : null}
+        </h2>
+        {total > 0 ? (
+          <AppLink to={more.to} className="small">
+            {more.label}
+          </AppLink>
+        ) : null}
+      </div>
+      {members.length === 0 ? (
+        <div className="empty-help">{empty}</div>
+      ) : (
+        <ul className="face-strip" aria-labelledby={id}>
+          {members.map(({ member, at }) => {
+            const name = displayName(member);
+            return (
+              <li key={member.id}>
+                <Link to={`/members/${encodeURIComponent(member.username)}`} className="face">
+                  <span className="face-photo">
+                    <Avatar name={name} url={member.photo_url} size={68} />
+                    <OnlineDot memberId={member.id} online={member.online} />
+                  </span>
+                  <span className="face-name">
+                    {name}, {member.age}
+                  </span>
+                  {at ? (
+                    <span className="face-when muted">
+                      <TimeAgo iso={at} />
+                    </span>
+                  ) : null}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
   );
 }
 
@@ -235,62 +323,52 @@ function ConversationLink({ conversation }: { conversation: ConversationView }) 
   );
 }
 
-interface MatchesProps {
-  search: SearchPageProps;
-  matches: { members: LikedMember[]; total: number };
+/** Discover: the search, with its filters and results, across the page's width. */
+export function MatchesPage({ search }: { search: SearchPageProps }) {
+  return (
+    <SearchPage
+      scope="matches"
+      search={search}
+      head={
+        <div>
+          <h1>Discover</h1>
+          <p className="muted">Search members, like the ones you like, and match.</p>
+        </div>
+      }
+      action={{ to: "/my/likes", label: "Your likes" }}
+    />
+  );
 }
 
-/** The matches page: where members discover each other, with my matches on top. */
-export function MatchesPage({ search, matches }: MatchesProps) {
+/** A page that is a search: its heading and one way elsewhere, then the search itself. */
+function SearchPage({
+  scope,
+  search,
+  head,
+  action,
+}: {
+  scope: SearchScope;
+  search: SearchPageProps;
+  head: ReactNode;
+  action: { to: string; label: string };
+}) {
   const initialSearch = useMemo(() => pageSearchState(search), [search]);
   return (
     <AppShell>
       <div className="container">
         <div className="page-head">
-          <div>
-            <h1>Discover</h1>
-            <p className="muted">Search members, like the ones you like, and match.</p>
-          </div>
-          <AppLink to="/my/likes" className="btn btn-secondary">
-            Your likes
+          {head}
+          <AppLink to={action.to} className="btn btn-secondary btn-sm">
+            {action.label}
           </AppLink>
         </div>
-        {matches.members.length > 0 ? (
-          <section className="card matches-strip" aria-labelledby="matches-heading">
-            <div className="card-head">
-              <h2 id="matches-heading" className="h3">
-                Your matches <span className="pill">{matches.total}</span>
-              </h2>
-              <AppLink to="/my/likes" className="small">
-                See all
-              </AppLink>
-            </div>
-            <ul className="match-avatars">
-              {matches.members.map((m) => (
-                <li key={m.id}>
-                  <MatchAvatar member={m} />
-                </li>
-              ))}
-            </ul>
-          </section>
-        ) : null}
         <DiscoverySearch
-          scope="matches"
+          scope={scope}
           initial={initialSearch}
           ageRange={search.ageRange}
           heading="Members for you"
         />
       </div>
     </AppShell>
-  );
-}
-
-function MatchAvatar({ member }: { member: MemberCardView }) {
-  const name = displayName(member);
-  return (
-    <Link to={`/members/${encodeURIComponent(member.username)}`} className="match-avatar">
-      <Avatar name={name} url={member.photo_url} size={64} />
-      <span className="small">{name}</span>
-    </Link>
   );
 }

@@ -1,8 +1,6 @@
 import { Link, useLocation } from "@remix-run/react";
-import { useState, type FormEvent } from "react";
-import { Chips, OnlineBadge } from "~/components/profile/member";
+import { type FormEvent } from "react";
 import { TagInput } from "~/components/profile/tag-input";
-import { displayName, locationLabel } from "~/lib/members";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import {
   GENDER_OPTIONS,
@@ -10,7 +8,6 @@ import {
   SEARCH_AGE,
   searchQueryString,
   SEARCH_SCOPES,
-  type SearchCard,
   type SearchScope,
 } from "~/schemas/search";
 import { Provider, useAtom, useHydrateAtoms, useSetAtom } from "~/state/jotai";
@@ -29,8 +26,8 @@ import {
   type SearchState,
 } from "~/state/search";
 import { KeepPresenceStore } from "~/state/presence";
-import { LikeButton, MatchNote } from "./like-button";
 import { LocationFilter } from "./location-filter";
+import { MemberCard } from "./member-card";
 
 interface DiscoverySearchProps {
   scope: SearchScope;
@@ -299,16 +296,31 @@ function SearchResults({
         ) : null}
       </div>
       {results.length === 0 ? (
-        <p className="empty-state">
-          {state.hasSearched
-            ? "No members match. Try fewer filters or other words."
-            : "No one fits your age range yet. Widen it in your profile, or search with other filters."}
-        </p>
+        state.hasSearched ? (
+          <div className="empty-state empty-help">
+            <p>
+              <strong>No members match.</strong> Try fewer filters or other words: a single interest
+              or a city finds more people than a whole sentence.
+            </p>
+          </div>
+        ) : (
+          <div className="empty-state empty-help">
+            <p>
+              <strong>No one fits your age range yet.</strong> Widen the ages you are looking for,
+              or search with other filters.
+            </p>
+            <div className="empty-help-actions">
+              <Link to="/settings/profile" className="btn btn-secondary btn-sm">
+                Change your age range
+              </Link>
+            </div>
+          </div>
+        )
       ) : (
-        <ul className="result-grid" aria-label="Members">
+        <ul className="member-grid" aria-label="Members">
           {results.map((member) => (
             <li key={member.id}>
-              <ResultCard
+              <MemberCard
                 member={member}
                 onLikedChange={(liked) => setState((s) => setMemberLiked(s, member.id, liked))}
               />
@@ -337,55 +349,5 @@ function SearchResults({
         </div>
       ) : null}
     </div>
-  );
-}
-
-export function ResultCard({
-  member,
-  onLikedChange,
-}: {
-  member: SearchCard;
-  onLikedChange(liked: boolean): void;
-}) {
-  const [matched, setMatched] = useState(false);
-  const name = displayName(member);
-  const place = locationLabel(member.location);
-  const href = `/members/${encodeURIComponent(member.username)}`;
-  return (
-    <article className="result-card" aria-label={`${name}, ${member.age}`}>
-      <Link to={href} className="result-photo" tabIndex={-1} aria-hidden="true">
-        {member.photo_url ? (
-          <img src={member.photo_url} alt="" loading="lazy" />
-        ) : (
-          <span className="result-initial">{name.slice(0, 1).toUpperCase()}</span>
-        )}
-      </Link>
-      <div className="result-body">
-        <h3 className="result-name">
-          <Link to={href}>
-            {name}, {member.age}
-          </Link>
-        </h3>
-        <OnlineBadge memberId={member.id} online={member.online} lastSeenAt={member.last_seen_at} />
-        {place ? <p className="muted small result-place">📍 {place}</p> : null}
-        {member.bio ? <p className="result-bio">{member.bio}</p> : null}
-        {member.interests.length ? (
-          <Chips items={member.interests.slice(0, 4)} tone="brand" />
-        ) : null}
-      </div>
-      <div className="result-actions">
-        <LikeButton
-          memberId={member.id}
-          name={name}
-          liked={member.liked}
-          size="sm"
-          onChange={(liked, isMatch) => {
-            setMatched(liked && isMatch);
-            onLikedChange(liked);
-          }}
-        />
-      </div>
-      {matched ? <MatchNote name={name} memberId={member.id} photoUrl={member.photo_url} /> : null}
-    </article>
   );
 }

@@ -1,0 +1,63 @@
+import { Link } from "@remix-run/react";
+import { useState } from "react";
+import { MessageButton } from "~/components/chat/message-button";
+import { Chips, OnlineBadge } from "~/components/profile/member";
+import { displayName, locationLabel } from "~/lib/members";
+import type { SearchCard } from "~/schemas/search";
+import { LikeButton, MatchNote } from "./like-button";
+
+/**
+ * A member in a grid (search results, suggestions): a square photo, name and age, presence and
+ * place on one line each, a few interests, and Like and Message at the bottom, in reach of a
+ * thumb. Two fit side by side on a phone.
+ */
+export function MemberCard({
+  member,
+  onLikedChange,
+}: {
+  member: SearchCard;
+  onLikedChange(liked: boolean): void;
+}) {
+  const [matched, setMatched] = useState(false);
+  const name = displayName(member);
+  const place = locationLabel(member.location);
+  const href = `/members/${encodeURIComponent(member.username)}`;
+  return (
+    <article className="member-card" aria-label={`${name}, ${member.age}`}>
+      <Link to={href} className="member-card-photo" tabIndex={-1} aria-hidden="true">
+        {member.photo_url ? (
+          <img src={member.photo_url} alt="" loading="lazy" />
+        ) : (
+          <span className="member-card-initial">{name.slice(0, 1).toUpperCase()}</span>
+        )}
+      </Link>
+      <div className="member-card-body">
+        <h3 className="member-card-name">
+          <Link to={href}>
+            {name}, {member.age}
+          </Link>
+        </h3>
+        <OnlineBadge memberId={member.id} online={member.online} lastSeenAt={member.last_seen_at} />
+        {place ? <p className="member-card-place muted small">{place}</p> : null}
+        {member.bio ? <p className="member-card-bio">{member.bio}</p> : null}
+        {member.interests.length ? (
+          <Chips items={member.interests.slice(0, 3)} tone="brand" />
+        ) : null}
+      </div>
+      <div className="member-card-actions">
+        <LikeButton
+          memberId={member.id}
+          name={name}
+          liked={member.liked}
+          size="sm"
+          onChange={(liked, isMatch) => {
+            setMatched(liked && isMatch);
+            onLikedChange(liked);
+          }}
+        />
+        <MessageButton userId={member.id} name={name} iconOnly />
+      </div>
+      {matched ? <MatchNote name={name} memberId={member.id} photoUrl={member.photo_url} /> : null}
+    </article>
+  );
+}

@@ -1,0 +1,186 @@
+/**
+ * Dashboard and Discover in Chromium, each with its own job: the dashboard is "today" (who liked
+ * me, matches, conversations waiting, who viewed me, suggestions), Discover the search with its
+ * filters and results. On a phone (390×844) both fit the width and show faces on the first screen;
+ * on a desktop the dashboard uses its width. Like buttons are named by their label; empty states
+ * offer a way forward. axe-clean.
+ */
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ApiMember, idOf, likeFromPage } from "./api-member";
+import { seriousViolations } from "./axe";
+import {
+  baseUrl,
+  launchBrowser,
+  newContext,
+  registerThroughUi,
+  uniqueMember,
+  verifyEmailThroughMailbox,
+  visit,
+  type TestMember,
+} from "./helpers";
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+/**
+ * Whether the page's own content (the site header aside) is wider than the window: what is
+ * clipped (an ellipsis) or scrolls inside its own box (a row of faces) does not count.
+ */
+const scrollsSideways = (page: Page) =>
+  page.evaluate(() => {
+    const main = document.getElementById("main")!;
+    return main.scrollWidth > document.documentElement.clientWidth;
+  });
+
+describe("dashboard and Discover", () => {
+  let browser: Browser;
+  let member: TestMember;
+  let session: Awaited<ReturnType<BrowserContext["storageState"]>>;
+  const others: ApiMember[] = [];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    member = uniqueMember("today");
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await registerThroughUi(page, member);
+    await verifyEmailThroughMailbox(page, member);
+    const memberId = await idOf(page, member.username);
+    const names = ["Maya", "Noor", "Theo", "Lena", "Omar", "Iris"];
+    for (const firstName of names) {
+      others.push(
+        await new ApiMember(uniqueMember(firstName.toLowerCase())).join({
+          firstName,
+          interests: ["Hiking", "Jazz"],
+        }),
+      );
+    }
+    const [maya, noor, theo, lena] = others as [ApiMember, ApiMember, ApiMember, ApiMember];
+    // Noor likes me (waiting for an answer); Maya and I match; Theo writes; Lena views my profile.
+    await noor.expect("POST", "/my/likes", 201, { user_id: memberId });
+    await maya.expect("POST", "/my/likes", 201, { user_id: memberId });
+    expect(await likeFromPage(page, maya.id)).toBe(201);
+    await theo.expect("POST", "/chat/conversations", 201, {
+      user_id: memberId,
+      message: "Hi! Jazz on Friday?",
+    });
+    await lena.expect("GET", `/members/${member.username}`, 200);
+    session = await context.storageState();
+    await context.close();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function signedIn(viewport: { width: number; height: number }, theme = "dark") {
+    const context = await newContext(browser, { viewport, storageState: session });
+    await context.addCookies([{ name: "appearance", value: theme, url: baseUrl() }]);
+    return context.newPage();
+  }
+
+  test("the dashboard is today: likes, matches, conversations waiting, viewers, suggestions", async () => {
+    const page = await signedIn(DESKTOP);
+    try {
+      await visit(page, "/dashboard");
+      const section = (name: string) => page.getByRole("region", { name: new RegExp(`^${name}`) });
+      await section("Liked you")
+        .getByRole("link", { name: /^Noor, \d+/ })
+        .waitFor();
+      await section("New matches")
+        .getByRole("link", { name: /^Maya, \d+/ })
+        .waitFor();
+      await section("Conversations waiting").getByText("Hi! Jazz on Friday?").waitFor();
+      await section("Viewed you")
+        .getByRole("link", { name: /^Lena, \d+/ })
+        .waitFor();
+      const suggested = page.getByRole("list", { name: "Suggested members" }).getByRole("article");
+      expect(await suggested.count()).toBeGreaterThan(0);
+
+      // The dashboard has a search bar, not Discover's filters and grid of results.
+      await page.getByRole("search", { name: "Search members" }).waitFor();
+      expect(await page.getByText("Filters", { exact: true }).count()).toBe(0);
+
+      // The width is used: the side column sits beside the main one, level with its top.
+      const main = await page.locator(".today-main").boundingBox();
+      const side = await page.locator(".today-side").boundingBox();
+      expect(side!.x).toBeGreaterThan(main!.x + main!.width - 1);
+      expect(Math.abs(side!.y - main!.y)).toBeLessThan(2);
+      expect(side!.x + side!.width).toBeGreaterThan(DESKTOP.width * 0.8);
+      expect(await scrollsSideways(page)).toBe(false);
+
+      // Every Like button is named by what it says.
+      const likes = page.locator(".like-control > button");
+      const labels = await likes.evaluateAll((buttons) =>
+        buttons.map((b) => (b.textContent ?? "").replace(/[♡♥]/g, "").trim()),
+      );
+      expect(labels.length).toBeGreaterThan(0);
+      for (const label of new Set(labels)) {
+        expect(
+          await page.getByRole("button", { name: label, exact: true }).count(),
+          `buttons named "${label}"`,
+        ).toBe(labels.filter((l) => l === label).length);
+      }
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // The search bar leads to the search with its results.
+      const search = page.getByRole("search", { name: "Search members" });
+      await search.getByLabel("Keywords").fill("Noor");
+      await search.getByRole("button", { name: "Search" }).click();
+      await page.waitForURL((url) => url.pathname === "/dashboard/search");
+      await page.getByTestId("search-summary").filter({ hasText: "found for “Noor”" }).waitFor();
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  for (const theme of ["dark", "light"]) {
+    test(`${theme}, phone: faces on the first screen, nothing sideways, Like and Message on each card`, async () => {
+      const page = await signedIn(PHONE, theme);
+      try {
+        for (const path of ["/dashboard", "/my/matches"]) {
+          await visit(page, path);
+          expect(await scrollsSideways(page), path).toBe(false);
+          const card = page.getByRole("article").first();
+          await card.waitFor();
+          const box = await card.boundingBox();
+          expect(box!.y, `${path}: first card's top`).toBeLessThan(PHONE.height * 0.85);
+          // Compact: two cards side by side, far shorter than a screen.
+          expect(box!.width).toBeLessThan(PHONE.width / 2);
+          expect(box!.height).toBeLessThan(340);
+          await card.getByRole("button", { name: "Like", exact: true }).waitFor();
+          await card.getByRole("button", { name: /^Message / }).waitFor();
+          expect(await seriousViolations(page), path).toEqual([]);
+        }
+        // Discover's job is the search: its filters are there.
+        await page
+          .getByRole("search", { name: "Search members" })
+          .getByText("Filters", { exact: true })
+          .waitFor();
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
+
+  test("a new member's dashboard offers a way forward instead of bare sentences", async () => {
+    const context = await newContext(browser, { viewport: PHONE });
+    const page = await context.newPage();
+    try {
+      const newcomer = uniqueMember("fresh");
+      await registerThroughUi(page, newcomer);
+      await verifyEmailThroughMailbox(page, newcomer);
+      await visit(page, "/dashboard");
+      await page.getByRole("link", { name: "Improve your profile" }).waitFor();
+      await page.getByRole("link", { name: "Open chat" }).waitFor();
+      await visit(page, "/chat");
+      const empty = page.getByRole("region", { name: "Conversations" });
+      await empty.getByRole("link", { name: "Your matches" }).waitFor();
+      await empty.getByRole("link", { name: "Discover members" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
