@@ -76,6 +76,11 @@ export class BenchState {
     }
     await rm(this.dir, { recursive: true, force: true });
     await mkdir(this.persistDir, { recursive: true });
+    await this.migrate();
+  }
+
+  /** Applies the D1 migrations not yet applied to the state's local D1 (keeping its data). */
+  async migrate() {
     await wrangler([
       "d1",
       "migrations",
