@@ -42,7 +42,7 @@ import { explainSearch } from "~/server/discovery.server";
 import type { Env } from "~/server/env.server";
 import { hashPassword } from "~/server/password.server";
 import { buildMembers, type SeedMember } from "../../scripts/lib/members";
-import { BenchState, cpuSecondsOf, percentile, startWorker } from "../lib/worker";
+import { BenchState, cpuClockOf, cpuSecondsOf, percentile, startWorker } from "../lib/worker";
 import {
   INSERT_PHOTOS,
   INSERT_PROFILES,
@@ -203,6 +203,8 @@ interface Sample {
   /** The database's time for the search's statements (Server-Timing `db`), and rows read. */
   dbMs: number;
   rows: number;
+  /** workerd's CPU time for the request (the Worker and local D1), from cpuClockOf. */
+  cpuMs: number;
 }
 
 /** `db;dur=…` and `db-rows;desc="…"` of the Worker's Server-Timing header (SERVER_TIMING=1). */
@@ -255,7 +257,8 @@ class Session {
 }
 
 /** One search and its "load more" pages; every request is a sample. */
-async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) {
+async function runQuery(session: Session, query: BenchQuery, samples: Sample[], cpu: () => number) {
+  const cpuFirst = cpu();
   const first = performance.now();
   const res = await session.request("POST", "/my/matches/search", { ...query.body, per_page: 20 });
   samples.push({
@@ -264,6 +267,7 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
     status: res.status,
     dbMs: res.dbMs,
     rows: res.rows,
+    cpuMs: cpu() - cpuFirst,
   });
   let meta = res.json?.meta as { cursor?: string | null } | undefined;
   for (let page = 0; page < query.more && meta?.cursor; page++) {
@@ -275,6 +279,7 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
     }
     params.set("per_page", "20");
     params.set("cursor", meta.cursor);
+    const cpuStarted = cpu();
     const started = performance.now();
     const more = await session.request("GET", `/my/matches/search?${params.toString()}`);
     samples.push({
@@ -283,6 +288,7 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
       status: more.status,
       dbMs: more.dbMs,
       rows: more.rows,
+      cpuMs: cpu() - cpuStarted,
     });
     meta = more.json?.meta as typeof meta;
   }
@@ -290,13 +296,15 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
 
 async function drive(session: Session, queries: BenchQuery[], concurrency: number) {
   const samples: Sample[] = [];
+  // With more than one request in flight, a request's CPU clock also counts the others'.
+  const cpu = cpuClockOf("workerd");
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < queries.length) {
         const query = queries[next++]!;
-        await runQuery(session, query, samples);
+        await runQuery(session, query, samples, cpu);
       }
     }),
   );
@@ -355,6 +363,7 @@ function summarize(samples: Sample[], wallMs: number) {
         dbP95: percentile(dbSorted, 95),
         dbMax: dbSorted[dbSorted.length - 1] ?? NaN,
         rowsRead: mean(list.map((s) => s.rows)),
+        cpuMs: mean(list.map((s) => s.cpuMs)),
       };
     }),
   };
@@ -495,13 +504,13 @@ async function main() {
             `${Math.round(summary.db.rowsRead)} rows read`,
         );
         console.info(
-          "by kind of search: latency p50 / p95, database p50 / p95 / max (ms), rows read (mean):",
+          "by kind of search: latency p50 / p95, database p50 / p95 / max (ms), rows read and workerd CPU (mean):",
         );
         for (const k of summary.byKind.sort((a, b) => b.p95 - a.p95)) {
           console.info(
             `  ${k.kind.padEnd(28)} n=${String(k.n).padStart(4)}  ${f1(k.p50).padStart(6)}  ${f1(k.p95).padStart(6)}` +
               `   db ${f2(k.dbP50).padStart(6)}  ${f2(k.dbP95).padStart(6)}  ${f2(k.dbMax).padStart(6)}` +
-              `  rows ${String(Math.round(k.rowsRead)).padStart(7)}`,
+              `  rows ${String(Math.round(k.rowsRead)).padStart(7)}  CPU ${f1(k.cpuMs).padStart(5)} ms`,
           );
         }
         if (summary.errors > 0) {

@@ -419,7 +419,7 @@ describe("totals and query plans", () => {
                   // Keywords and interests with a place walk the full-text matches of that place
                   // (its tokens are part of the query); "online now" and age ranges under ten
                   // years do not walk.
-                  const narrow = "age_min" in ages && ages.age_max - ages.age_min < 10;
+                  const narrow = (ages.age_max ?? 100) - (ages.age_min ?? 18) < 10;
                   const walks = !online && !narrow;
                   expect(plans.walk ?? null, label).toEqual(
                     !walks
