@@ -669,10 +669,10 @@ function cardsStatement(c: SearchContext, page: Fragment): Fragment {
     WHERE users.id = pg.userId`;
 }
 
-/** A row of a first page: a card, the row's sort key, and what the cursor and the meta need. */
-interface FirstPageRow extends CardRow {
+/** What a first page tells besides its cards: the searcher's values, the total and the plan. */
+interface FirstPageHead {
   total: number;
-  plan: SearchPlan;
+  plan: SearchPlan | typeof NO_MATCH;
   myAge: number;
   ageFrom: number;
   ageTo: number;
@@ -681,8 +681,10 @@ interface FirstPageRow extends CardRow {
 /**
  * A first page in one statement: `me` (the searcher's values), `counts` and `choice` (counts and
  * plan) and `page` (its rows), each computed once, then the cards of the page's members, found
- * by id (CROSS JOIN keeps that order), each row carrying what the cursor and the meta need.
- * Written without drizzle so that every value is bound once (see `prepare`).
+ * by id (CROSS JOIN keeps that order), each row carrying what the cursor and the meta need; a page
+ * without a card is one row without a card (LEFT JOIN), so that it needs no second statement.
+ * Written without drizzle so that every value is bound once (see `prepare`). No head: the
+ * searcher has no profile.
  */
 async function firstPage(
   env: Env,
@@ -691,35 +693,43 @@ async function firstPage(
   limit: number,
   offset: number,
   time?: DbTime | null,
-): Promise<FirstPageRow[]> {
+): Promise<{ head: FirstPageHead | null; rows: CardRow[] }> {
   const results = await allRows<Record<string, unknown>>(
     prepare(env.DB, firstPageStatement(c, asOf, limit, offset)),
     time,
   );
-  return results.map((row) => ({
-    ...readCard(row),
-    total: row.total as number,
-    plan: row.plan as SearchPlan,
-    myAge: row.myAge as number,
-    ageFrom: row.ageFrom as number,
-    ageTo: row.ageTo as number,
-  }));
+  const first = results[0];
+  return {
+    head: first
+      ? {
+          total: first.total as number,
+          plan: first.plan as FirstPageHead["plan"],
+          myAge: first.myAge as number,
+          ageFrom: first.ageFrom as number,
+          ageTo: first.ageTo as number,
+        }
+      : null,
+    rows: results.filter((row) => row.sortKey !== null).map(readCard),
+  };
 }
 
 function firstPageStatement(c: SearchContext, asOf: number, limit: number, offset: number) {
   return q`${firstPageCtes(c, asOf, offset + limit)}
-    SELECT ${raw(cardSelection.text)}, ${raw(textSelection.text)}, ${likedBy(c.me)} AS liked,
-      page.sortKey AS sortKey, total.total AS total, choice.plan AS plan, me.my_age AS myAge,
+    SELECT card.*, total.total AS total, choice.plan AS plan, me.my_age AS myAge,
       me.age_from AS ageFrom, me.age_to AS ageTo
-    FROM me, choice, total, page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
-    WHERE page.rn > ${offset} AND users.id = page.userId`;
+    FROM me, choice, total LEFT JOIN (
+      SELECT ${raw(cardSelection.text)}, ${raw(textSelection.text)}, ${likedBy(c.me)} AS liked,
+        page.sortKey AS sortKey
+      FROM page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
+      WHERE page.rn > ${offset} AND users.id = page.userId
+    ) card ON 1`;
 }
 
 /**
- * What a first page without a row still needs (its snapshot, and the total when it lies past the
- * last match); none when the searcher has no profile.
+ * The searcher's values and the total of a first page without its cards (what explainSearch needs
+ * to build the statements of later pages); none when the searcher has no profile.
  */
-const emptyFirstPageStatement = (c: SearchContext, asOf: number, end: number) =>
+const headStatement = (c: SearchContext, asOf: number, end: number) =>
   q`${firstPageCtes(c, asOf, end)} SELECT me.my_age AS myAge, me.age_from AS ageFrom, me.age_to AS ageTo, total.total AS total FROM me, total`;
 
 function toSearchCards(rows: CardRow[], now: number) {
@@ -741,8 +751,8 @@ function toSearchCards(rows: CardRow[], now: number) {
  * meta of API.md, plus `cursor` (pass it back for the next page) and `as_of`.
  *
  * A first page is one statement (firstPage): the searcher's values, the bounded counts that
- * choose the plan, and the page's cards; one more only when it has no row. Loading
- * more is one statement too.
+ * choose the plan, and the page's cards, even when it has none. Loading more is one statement
+ * too.
  */
 export async function searchMembers(
   env: Env,
@@ -779,21 +789,14 @@ export async function searchMembers(
   } else {
     offset = (page - 1) * perPage;
     const found = await firstPage(env, base, now, perPage + 1, offset, time);
-    const head =
-      found[0] ??
-      (
-        await allRows<Omit<Resolved, "asOf"> & { total: number }>(
-          prepare(env.DB, emptyFirstPageStatement(base, now, offset + perPage + 1)),
-          time,
-        )
-      )[0];
+    const head = found.head;
     if (!head) throw notFound("Profile not found.");
     resolved = { asOf: now, myAge: head.myAge, ageFrom: head.ageFrom, ageTo: head.ageTo };
     // Rows exist only when some plan read them, so `plan` is then one of the four.
-    plan = found[0]?.plan ?? "cover";
+    plan = found.rows.length && head.plan !== NO_MATCH ? head.plan : "cover";
     total = Math.min(head.total, SEARCH_TOTAL_CAP);
     capped = head.total > SEARCH_TOTAL_CAP;
-    rows = found;
+    rows = found.rows;
   }
 
   const cards = toSearchCards(rows, now);
@@ -835,9 +838,7 @@ export async function searchMembers(
 export async function explainSearch(env: Env, me: string, request: SearchRequest) {
   const asOf = Date.now();
   const base = queryOf(me, request.filters, request.keywords, snapshotTerms(asOf));
-  const probe = await prepare(env.DB, emptyFirstPageStatement(base, asOf, 1)).first<
-    Omit<Resolved, "asOf">
-  >();
+  const probe = await prepare(env.DB, headStatement(base, asOf, 1)).first<Omit<Resolved, "asOf">>();
   if (!probe) throw notFound("Profile not found.");
   const context = { ...base, terms: valueTerms({ ...probe, asOf }) };
   const statements: Record<string, Fragment> = {
