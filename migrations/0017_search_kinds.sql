@@ -39,7 +39,7 @@ SELECT
     || coalesce(' y' || hex(nullif(lower(trim(p.city_name)), '')), '') AS tags
 FROM users u
 JOIN profiles p ON p.user_id = u.id
-WHERE u.status = 'active' AND u.email_verified_at IS NOT NULL;
+WHERE u.status = 'active' AND u.email_verified_at IS NOT NULL AND u.hidden_by_reports = 0;
 --> statement-breakpoint
 -- A new place is new text for the full-text rows.
 DROP TRIGGER `profiles_search_update`;--> statement-breakpoint
