@@ -89,23 +89,53 @@ export function keywordTokens(keywords: string): string[] {
   return [...new Set(tokens)].slice(0, 8);
 }
 
+const hexOf = (text: string) =>
+  Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
+
 /**
  * An interest as the one token the index stores for it: the hex of its UTF-8 text after the same
  * trimming and lower-casing (ASCII letters only) as SQLite's trim() and lower().
  */
 export function interestToken(interest: string): string {
-  const text = interest.replace(/^ +| +$/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase());
-  return Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join(
-    "",
-  );
+  return hexOf(interest.replace(/^ +| +$/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase()));
+}
+
+/** The place filters, as the index also stores them in `tags` (see placeTokens). */
+export interface Place {
+  country?: string;
+  state?: string;
+  city?: string;
+}
+
+/**
+ * The tokens of the place filters given, as `member_search_source` writes them into `tags`
+ * (migrations/0017): a letter that is not a hex digit (n country, p state, y city), then the hex of
+ * the value exactly as `member_search` stores it, so that a token matches exactly when the column
+ * equals the filter. Interest tokens are hex alone, so the two never collide. (Gender has no token:
+ * it passes about half of the members, so checking it on each row costs less than intersecting
+ * its list of half the site in the full-text index.)
+ */
+export function placeTokens(p: Place): string[] {
+  const pairs: [string, string | undefined][] = [
+    ["n", p.country],
+    ["p", p.state],
+    ["y", p.city],
+  ];
+  return pairs.filter((e): e is [string, string] => Boolean(e[1])).map(([l, v]) => l + hexOf(v));
 }
 
 /**
  * The full-text query for keywords and interests, or null when there are neither. Every word must
  * match the start of a word of the username, first name, bio or interests; any one of the
- * interests must be among the member's. Built from tokens only, so no input is read as FTS syntax.
+ * interests must be among the member's. With either, the place filters given are tokens of the
+ * same query (placeTokens), so that the full-text index yields only the members of that place,
+ * already in result order. Built from tokens only, so no input is read as FTS syntax.
  */
-export function matchExpression(keywords: string, interests: string[]): string | null {
+export function matchExpression(
+  keywords: string,
+  interests: string[],
+  place: Place = {},
+): string | null {
   const parts: string[] = [];
   const words = keywordTokens(keywords);
   if (words.length) {
@@ -116,7 +146,10 @@ export function matchExpression(keywords: string, interests: string[]): string |
   if (interests.length) {
     parts.push(`tags : (${interests.map((i) => `"${interestToken(i)}"`).join(" OR ")})`);
   }
-  return parts.length ? parts.join(" AND ") : null;
+  if (!parts.length) return null;
+  const places = placeTokens(place).map((t) => `"${t}"`);
+  if (places.length) parts.push(`tags : (${places.join(" AND ")})`);
+  return parts.join(" AND ");
 }
 
 /** The searcher-dependent values of a search, as SQL: bound values, or reads of the `me` CTE. */
@@ -193,15 +226,18 @@ function queryOf(
   terms: Terms,
 ): SearchContext {
   const custom = filters.age_min !== undefined || filters.age_max !== undefined;
-  return {
-    me,
-    gender: filters.gender,
+  const place: Place = {
     country: filters.country,
     state: filters.state,
     city: filters.city?.toLowerCase(),
+  };
+  return {
+    me,
+    gender: filters.gender,
+    ...place,
     withPhoto: filters.with_photo,
     onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
-    match: matchExpression(keywords, filters.interests),
+    match: matchExpression(keywords, filters.interests, place),
     custom: custom
       ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
       : null,
@@ -291,13 +327,34 @@ function conditions(c: SearchContext, plan?: SearchPlan, alias = "s"): Fragment 
   return join(parts, " AND ");
 }
 
+/** An age range the filters ask for that is narrower than this many years reads by_age_min. */
+const NARROW_AGES = 10;
+
+/** Whether the filters ask for a narrow age range (and no place, whose indexes are narrower). */
+const narrowAges = (c: SearchContext) =>
+  Boolean(c.custom && c.custom.to - c.custom.from < NARROW_AGES && !c.country);
+
 /** The covering index that leads with the most selective filter given. */
 function coverIndex(c: SearchContext): Fragment {
   if (c.city) return raw("member_search_by_city");
   if (c.state) return raw("member_search_by_state");
   if (c.country) return raw("member_search_by_country");
+  if (narrowAges(c)) return raw("member_search_by_age_min");
   if (c.gender) return raw("member_search_by_gender");
   return raw("member_search_by_age");
+}
+
+/**
+ * The rows of the cover plan: its covering index, and with a narrow age range one search of
+ * `member_search_by_age_min` per lower bound that admits the searcher (from the youngest age to
+ * theirs), each for the range's dates of birth: only members whose own range can hold the searcher's
+ * age are read. Over a few years of birth, most members of an age far from the searcher's have a
+ * range without it: read by date of birth, they were all read to find none (migrations/0017).
+ */
+function coverFrom(c: SearchContext): Fragment {
+  const from = q`FROM member_search s INDEXED BY ${coverIndex(c)} WHERE`;
+  if (!narrowAges(c)) return from;
+  return q`${from} s.age_min IN (WITH RECURSIVE lower_bound(v) AS (SELECT ${SEARCH_AGE.min} UNION ALL SELECT v + 1 FROM lower_bound WHERE v < ${c.terms.myAge}) SELECT v FROM lower_bound) AND`;
 }
 
 /**
@@ -337,7 +394,7 @@ export function countStatement(c: SearchContext, plan: "cover" | "online"): Frag
   if (plan === "online") {
     return q`SELECT count(*) AS n FROM (SELECT 1 ${onlineFrom(c)} AND ${conditions(c, plan)} LIMIT ${limit})`;
   }
-  return q`SELECT count(*) AS n FROM (SELECT 1 FROM member_search s INDEXED BY ${coverIndex(c)} WHERE ${conditions(c)} LIMIT ${limit})`;
+  return q`SELECT count(*) AS n FROM (SELECT 1 ${coverFrom(c)} ${conditions(c)} LIMIT ${limit})`;
 }
 
 /**
@@ -408,8 +465,7 @@ export function walkStatement(c: SearchContext): Fragment {
 const walks = (c: SearchContext, end: number) =>
   end <= SEARCH_TOTAL_CAP + 1 &&
   !c.onlineSince &&
-  !(c.match && (c.country || c.state || c.city)) &&
-  !(c.custom && c.custom.to - c.custom.from < 10);
+  !(c.custom && c.custom.to - c.custom.from < NARROW_AGES);
 
 /**
  * `walk`, `counts` and `choice`: what the first page's statement decides before it reads the page
@@ -507,7 +563,7 @@ export function pageStatement(
   if (plan === "pk") {
     return q`${select} FROM member_search s NOT INDEXED WHERE s.sort_key < ${after} AND ${conditions(c)}${keywords} ${order}`;
   }
-  return q`${select} FROM member_search s INDEXED BY ${coverIndex(c)} WHERE s.sort_key < ${after} AND ${conditions(c)}${keywords} ${order}`;
+  return q`${select} ${coverFrom(c)} s.sort_key < ${after} AND ${conditions(c)}${keywords} ${order}`;
 }
 
 // Paging cursor: where the last page ended, the snapshot and the searcher's values then, the
@@ -613,10 +669,10 @@ function cardsStatement(c: SearchContext, page: Fragment): Fragment {
     WHERE users.id = pg.userId`;
 }
 
-/** A row of a first page: a card, the row's sort key, and what the cursor and the meta need. */
-interface FirstPageRow extends CardRow {
+/** What a first page tells besides its cards: the searcher's values, the total and the plan. */
+interface FirstPageHead {
   total: number;
-  plan: SearchPlan;
+  plan: SearchPlan | typeof NO_MATCH;
   myAge: number;
   ageFrom: number;
   ageTo: number;
@@ -625,8 +681,10 @@ interface FirstPageRow extends CardRow {
 /**
  * A first page in one statement: `me` (the searcher's values), `counts` and `choice` (counts and
  * plan) and `page` (its rows), each computed once, then the cards of the page's members, found
- * by id (CROSS JOIN keeps that order), each row carrying what the cursor and the meta need.
- * Written without drizzle so that every value is bound once (see `prepare`).
+ * by id (CROSS JOIN keeps that order), each row carrying what the cursor and the meta need; a page
+ * without a card is one row without a card (LEFT JOIN), so that it needs no second statement.
+ * Written without drizzle so that every value is bound once (see `prepare`). No head: the
+ * searcher has no profile.
  */
 async function firstPage(
   env: Env,
@@ -635,35 +693,43 @@ async function firstPage(
   limit: number,
   offset: number,
   time?: DbTime | null,
-): Promise<FirstPageRow[]> {
+): Promise<{ head: FirstPageHead | null; rows: CardRow[] }> {
   const results = await allRows<Record<string, unknown>>(
     prepare(env.DB, firstPageStatement(c, asOf, limit, offset)),
     time,
   );
-  return results.map((row) => ({
-    ...readCard(row),
-    total: row.total as number,
-    plan: row.plan as SearchPlan,
-    myAge: row.myAge as number,
-    ageFrom: row.ageFrom as number,
-    ageTo: row.ageTo as number,
-  }));
+  const first = results[0];
+  return {
+    head: first
+      ? {
+          total: first.total as number,
+          plan: first.plan as FirstPageHead["plan"],
+          myAge: first.myAge as number,
+          ageFrom: first.ageFrom as number,
+          ageTo: first.ageTo as number,
+        }
+      : null,
+    rows: results.filter((row) => row.sortKey !== null).map(readCard),
+  };
 }
 
 function firstPageStatement(c: SearchContext, asOf: number, limit: number, offset: number) {
   return q`${firstPageCtes(c, asOf, offset + limit)}
-    SELECT ${raw(cardSelection.text)}, ${raw(textSelection.text)}, ${likedBy(c.me)} AS liked,
-      page.sortKey AS sortKey, total.total AS total, choice.plan AS plan, me.my_age AS myAge,
+    SELECT card.*, total.total AS total, choice.plan AS plan, me.my_age AS myAge,
       me.age_from AS ageFrom, me.age_to AS ageTo
-    FROM me, choice, total, page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
-    WHERE page.rn > ${offset} AND users.id = page.userId`;
+    FROM me, choice, total LEFT JOIN (
+      SELECT ${raw(cardSelection.text)}, ${raw(textSelection.text)}, ${likedBy(c.me)} AS liked,
+        page.sortKey AS sortKey
+      FROM page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
+      WHERE page.rn > ${offset} AND users.id = page.userId
+    ) card ON 1`;
 }
 
 /**
- * What a first page without a row still needs (its snapshot, and the total when it lies past the
- * last match); none when the searcher has no profile.
+ * The searcher's values and the total of a first page without its cards (what explainSearch needs
+ * to build the statements of later pages); none when the searcher has no profile.
  */
-const emptyFirstPageStatement = (c: SearchContext, asOf: number, end: number) =>
+const headStatement = (c: SearchContext, asOf: number, end: number) =>
   q`${firstPageCtes(c, asOf, end)} SELECT me.my_age AS myAge, me.age_from AS ageFrom, me.age_to AS ageTo, total.total AS total FROM me, total`;
 
 function toSearchCards(rows: CardRow[], now: number) {
@@ -685,8 +751,8 @@ function toSearchCards(rows: CardRow[], now: number) {
  * meta of API.md, plus `cursor` (pass it back for the next page) and `as_of`.
  *
  * A first page is one statement (firstPage): the searcher's values, the bounded counts that
- * choose the plan, and the page's cards; one more only when it has no row. Loading
- * more is one statement too.
+ * choose the plan, and the page's cards, even when it has none. Loading more is one statement
+ * too.
  */
 export async function searchMembers(
   env: Env,
@@ -723,21 +789,14 @@ export async function searchMembers(
   } else {
     offset = (page - 1) * perPage;
     const found = await firstPage(env, base, now, perPage + 1, offset, time);
-    const head =
-      found[0] ??
-      (
-        await allRows<Omit<Resolved, "asOf"> & { total: number }>(
-          prepare(env.DB, emptyFirstPageStatement(base, now, offset + perPage + 1)),
-          time,
-        )
-      )[0];
+    const head = found.head;
     if (!head) throw notFound("Profile not found.");
     resolved = { asOf: now, myAge: head.myAge, ageFrom: head.ageFrom, ageTo: head.ageTo };
     // Rows exist only when some plan read them, so `plan` is then one of the four.
-    plan = found[0]?.plan ?? "cover";
+    plan = found.rows.length && head.plan !== NO_MATCH ? head.plan : "cover";
     total = Math.min(head.total, SEARCH_TOTAL_CAP);
     capped = head.total > SEARCH_TOTAL_CAP;
-    rows = found;
+    rows = found.rows;
   }
 
   const cards = toSearchCards(rows, now);
@@ -779,9 +838,7 @@ export async function searchMembers(
 export async function explainSearch(env: Env, me: string, request: SearchRequest) {
   const asOf = Date.now();
   const base = queryOf(me, request.filters, request.keywords, snapshotTerms(asOf));
-  const probe = await prepare(env.DB, emptyFirstPageStatement(base, asOf, 1)).first<
-    Omit<Resolved, "asOf">
-  >();
+  const probe = await prepare(env.DB, headStatement(base, asOf, 1)).first<Omit<Resolved, "asOf">>();
   if (!probe) throw notFound("Profile not found.");
   const context = { ...base, terms: valueTerms({ ...probe, asOf }) };
   const statements: Record<string, Fragment> = {

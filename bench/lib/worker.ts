@@ -76,6 +76,11 @@ export class BenchState {
     }
     await rm(this.dir, { recursive: true, force: true });
     await mkdir(this.persistDir, { recursive: true });
+    await this.migrate();
+  }
+
+  /** Applies the D1 migrations not yet applied to the state's local D1 (keeping its data). */
+  async migrate() {
     await wrangler([
       "d1",
       "migrations",
@@ -298,6 +303,35 @@ export function cpuSecondsOf(name: string, pids?: ReadonlySet<number>): number {
 /** The process ids of this process's descendants whose name starts with `name`. */
 export function pidsOf(name: string): number[] {
   return descendants(name).map(([pid]) => pid);
+}
+
+/**
+ * A clock of the CPU time (ms) spent so far by this process's descendants whose name starts with
+ * `name` (those running when it is made): the kernel's run time of each of their threads
+ * (`schedstat`, in nanoseconds), precise enough to time one request, and, unlike latency, not
+ * lengthened by other work waiting for or holding the CPU.
+ */
+export function cpuClockOf(name: string): () => number {
+  const pids = descendants(name).map(([pid]) => pid);
+  return () => {
+    let ns = 0;
+    for (const pid of pids) {
+      let threads: string[] = [];
+      try {
+        threads = readdirSync(`/proc/${pid}/task`);
+      } catch {
+        continue;
+      }
+      for (const thread of threads) {
+        try {
+          ns += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+        } catch {
+          // The thread ended meanwhile.
+        }
+      }
+    }
+    return ns / 1e6;
+  };
 }
 
 /** Resident memory (MB) of this process's descendants whose name starts with `name`. */

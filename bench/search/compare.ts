@@ -7,7 +7,9 @@
  *
  * Both run `searchMembers` in Node against local D1 (no Worker, no HTTP): what differs is only the
  * statements. Each statement's D1 `meta.duration` and `meta.rows_read` are summed per search (the
- * binding is wrapped), by kind of search in the benchmark's mix. First pages only: "load more" is
+ * binding is wrapped), by kind of search in the benchmark's mix, with workerd's CPU time for each
+ * search (bench/lib/worker.ts cpuClockOf: local D1 runs in workerd, so that is the database's work,
+ * which the load of the machine does not lengthen as it does the durations). First pages only: "load more" is
  * the same statement in both (and main's reads its cards through drizzle's `raw()`, which reports
  * no meta). The
  * base revision's discovery.server.ts is written next to this one for the run (with its own cap)
@@ -20,7 +22,7 @@ import path from "node:path";
 import { getPlatformProxy } from "wrangler";
 import { searchRequestSchema } from "~/schemas/search";
 import type { Env } from "~/server/env.server";
-import { BenchState, BENCH_APP_KEY, percentile, ROOT } from "../lib/worker";
+import { BenchState, BENCH_APP_KEY, cpuClockOf, percentile, ROOT } from "../lib/worker";
 import { queryMix, vocabularyOf } from "./dataset";
 
 type Search = (
@@ -32,6 +34,8 @@ type Search = (
 interface Tally {
   ms: number;
   rows: number;
+  /** workerd's CPU time for the search (local D1 runs there: the database's work). */
+  cpu: number;
 }
 
 /** D1 with every statement's duration and rows read added to `tally`. */
@@ -126,6 +130,7 @@ async function main() {
       sample.map((m) => ({ ...m, interests: JSON.parse(m.interests!) as string[] })) as never,
     );
     const mix = queryMix(vocabulary, 300, "bench-compare");
+    const cpu = cpuClockOf("workerd");
     console.info(
       `compare: ${members?.n.toLocaleString("en")} search rows, ${mix.length} searches x ${rounds} rounds, ` +
         `alternating; load average ${loadavg()[0]!.toFixed(2)}`,
@@ -139,13 +144,15 @@ async function main() {
     for (let round = 0; round < rounds; round++) {
       for (const query of mix) {
         for (const [name, search] of round % 2 ? [...designs].reverse() : designs) {
-          const tally = { ms: 0, rows: 0 };
+          const tally = { ms: 0, rows: 0, cpu: 0 };
           const env = {
             DB: timed(proxy.env.DB, tally),
             APP_KEY: BENCH_APP_KEY,
           } as unknown as Env;
           const request = searchRequestSchema.parse({ ...query.body, per_page: 20 });
+          const cpuBefore = cpu();
           await search(env, searcher.id, request);
+          tally.cpu = cpu() - cpuBefore;
           add(name, query.kind, tally);
           add(name, "all first pages", tally);
         }
@@ -153,17 +160,18 @@ async function main() {
     }
     const kinds = [...(samples.get(designs[0]![0])?.keys() ?? [])];
     console.info(
-      "\ndatabase time per search, p50 / p95 / mean (ms), and rows read (mean), by kind:",
+      "\ndatabase time per search, p50 / p95 / mean (ms), rows read (mean) and the database's CPU (workerd's, mean ms), by kind:",
     );
-    console.info(`${"".padEnd(28)}${designs.map(([n]) => n.padEnd(36)).join("")}`);
+    console.info(`${"".padEnd(28)}${designs.map(([n]) => n.padEnd(48)).join("")}`);
     for (const kind of kinds) {
       const cells = designs.map(([name]) => {
         const list = samples.get(name)!.get(kind)!;
         const ms = list.map((t) => t.ms).sort((a, b) => a - b);
         const mean = ms.reduce((s, n) => s + n, 0) / ms.length;
         const rows = list.reduce((s, t) => s + t.rows, 0) / list.length;
-        return `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 95).toFixed(1)} / ${mean.toFixed(2)}  ${Math.round(rows)} rows`.padEnd(
-          36,
+        const cpuMs = list.reduce((s, t) => s + t.cpu, 0) / list.length;
+        return `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 95).toFixed(1)} / ${mean.toFixed(2)}  ${Math.round(rows)} rows  CPU ${cpuMs.toFixed(2)}`.padEnd(
+          48,
         );
       });
       console.info(`${kind.padEnd(28)}${cells.join("")}`);

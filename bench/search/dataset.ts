@@ -213,6 +213,13 @@ export function planShapes(v: Vocabulary): { name: string; body: BenchQuery["bod
       body: { keywords: v.interests[1], filters: { gender: "man", country: p.country } },
     },
     { name: "interests", body: { filters: { interests: v.interests.slice(0, 2) } } },
+    {
+      name: "interests + city",
+      body: {
+        filters: { country: p.country, state: p.state, city: p.city, interests: [v.interests[2]] },
+      },
+    },
+    { name: "age (narrow)", body: { filters: { age_min: 33, age_max: 35 } } },
     { name: "online now", body: { filters: { online_only: true } } },
   ];
 }

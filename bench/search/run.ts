@@ -4,7 +4,7 @@
  *
  *   npm run build && npx tsx bench/search/run.ts [--sizes 10000,100000] [--requests 1000]
  *                                                [--concurrency 2 | 1,2] [--json FILE]
- *                                                [--via-dev-proxy]
+ *                                                [--via-dev-proxy] [--reuse]
  *
  * How it runs:
  *   1. fresh local state in <state>/search/ (BENCH_STATE_DIR, else tmpfs: bench/lib/worker.ts)
@@ -16,6 +16,8 @@
  *      index each member as their profile arrives), growing the same database from one size to
  *      the next, plus one verified searcher with a known password (age 30, looking for 22-45);
  *      then one member in 20 comes online (a heartbeat's update, through the search triggers);
+ *      with `--reuse`, the state's database is kept (new migrations applied to it) and only the
+ *      members it does not hold yet are written, so that a million members are seeded once;
  *   3. EXPLAIN QUERY PLAN of the main query shapes, read from the same database;
  *   4. the Worker started in workerd as `wrangler dev` runs it (bench/lib/worker.ts): inspector
  *      OFF (DESIGN.md), no file watching, persistence in the bench state, on 127.0.0.1 only;
@@ -40,7 +42,7 @@ import { explainSearch } from "~/server/discovery.server";
 import type { Env } from "~/server/env.server";
 import { hashPassword } from "~/server/password.server";
 import { buildMembers, type SeedMember } from "../../scripts/lib/members";
-import { BenchState, cpuSecondsOf, percentile, startWorker } from "../lib/worker";
+import { BenchState, cpuClockOf, cpuSecondsOf, percentile, startWorker } from "../lib/worker";
 import {
   INSERT_PHOTOS,
   INSERT_PROFILES,
@@ -59,6 +61,8 @@ interface Options {
   concurrency: number[];
   warmup: number;
   viaDevProxy: boolean;
+  /** Keep the state's database (its members and searcher) and apply new migrations to it. */
+  reuse: boolean;
   json?: string;
 }
 
@@ -93,6 +97,7 @@ function parseArgs(argv: string[]): Options {
     }),
     warmup: positive("warmup", 50),
     viaDevProxy: argv.includes("--via-dev-proxy"),
+    reuse: argv.includes("--reuse"),
     json: value("json"),
   };
 }
@@ -173,7 +178,22 @@ async function addSearcher(db: D1Database, passwordHash: string) {
       )
       .bind(id, born.toISOString().slice(0, 10)),
   ]);
+  await subscribe(db, id);
   return id;
+}
+
+/** The searcher subscribes to Plus: the mix uses the advanced filters ("online now", interests). */
+async function subscribe(db: D1Database, id: string) {
+  const start = new Date();
+  const end = new Date(start.getTime() + 365 * 86_400_000);
+  await db
+    .prepare(
+      `INSERT OR IGNORE INTO subscriptions (user_id, plan_id, billing_cycle, status, provider,
+         current_period_start, current_period_end)
+       VALUES (?1, 'plus', 'yearly', 'active', 'test', ?2, ?3)`,
+    )
+    .bind(id, start.toISOString(), end.toISOString())
+    .run();
 }
 
 interface Sample {
@@ -183,6 +203,8 @@ interface Sample {
   /** The database's time for the search's statements (Server-Timing `db`), and rows read. */
   dbMs: number;
   rows: number;
+  /** workerd's CPU time for the request (the Worker and local D1), from cpuClockOf. */
+  cpuMs: number;
 }
 
 /** `db;dur=…` and `db-rows;desc="…"` of the Worker's Server-Timing header (SERVER_TIMING=1). */
@@ -235,7 +257,8 @@ class Session {
 }
 
 /** One search and its "load more" pages; every request is a sample. */
-async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) {
+async function runQuery(session: Session, query: BenchQuery, samples: Sample[], cpu: () => number) {
+  const cpuFirst = cpu();
   const first = performance.now();
   const res = await session.request("POST", "/my/matches/search", { ...query.body, per_page: 20 });
   samples.push({
@@ -244,6 +267,7 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
     status: res.status,
     dbMs: res.dbMs,
     rows: res.rows,
+    cpuMs: cpu() - cpuFirst,
   });
   let meta = res.json?.meta as { cursor?: string | null } | undefined;
   for (let page = 0; page < query.more && meta?.cursor; page++) {
@@ -255,6 +279,7 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
     }
     params.set("per_page", "20");
     params.set("cursor", meta.cursor);
+    const cpuStarted = cpu();
     const started = performance.now();
     const more = await session.request("GET", `/my/matches/search?${params.toString()}`);
     samples.push({
@@ -263,6 +288,7 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
       status: more.status,
       dbMs: more.dbMs,
       rows: more.rows,
+      cpuMs: cpu() - cpuStarted,
     });
     meta = more.json?.meta as typeof meta;
   }
@@ -270,13 +296,15 @@ async function runQuery(session: Session, query: BenchQuery, samples: Sample[]) 
 
 async function drive(session: Session, queries: BenchQuery[], concurrency: number) {
   const samples: Sample[] = [];
+  // With more than one request in flight, a request's CPU clock also counts the others'.
+  const cpu = cpuClockOf("workerd");
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < queries.length) {
         const query = queries[next++]!;
-        await runQuery(session, query, samples);
+        await runQuery(session, query, samples, cpu);
       }
     }),
   );
@@ -335,6 +363,7 @@ function summarize(samples: Sample[], wallMs: number) {
         dbP95: percentile(dbSorted, 95),
         dbMax: dbSorted[dbSorted.length - 1] ?? NaN,
         rowsRead: mean(list.map((s) => s.rows)),
+        cpuMs: mean(list.map((s) => s.cpuMs)),
       };
     }),
   };
@@ -352,7 +381,8 @@ async function main() {
         .map((l) => l.toFixed(2))
         .join(" ")}`,
   );
-  await state.reset();
+  if (options.reuse) await state.migrate();
+  else await state.reset();
   await state.prepareWorker();
 
   // Activity as the generator spreads it, ending a quarter of an hour ago: then, before each
@@ -367,18 +397,36 @@ async function main() {
   const results: Record<string, unknown>[] = [];
   let seeded = 0;
   let searcherId = "";
+  if (options.reuse) {
+    const proxy = await openProxy();
+    try {
+      const db = proxy.env.DB;
+      const row = await db
+        .prepare("SELECT id FROM users WHERE email = ?1")
+        .bind(SEARCHER.email)
+        .first<{ id: string }>();
+      searcherId = row?.id ?? "";
+      // Every member but the searcher came from the generator, in its order.
+      const held = await db.prepare("SELECT count(*) AS n FROM users").first<{ n: number }>();
+      seeded = Math.max(0, (held?.n ?? 0) - (searcherId ? 1 : 0));
+      if (searcherId) await subscribe(db, searcherId);
+    } finally {
+      await proxy.dispose();
+    }
+    console.info(`reusing ${seeded.toLocaleString("en")} members`);
+  }
 
   for (const size of options.sizes) {
     console.info(`\n== ${size.toLocaleString("en")} members ==`);
     let proxy = await openProxy();
     const plans: Record<string, Record<string, string[]>> = {};
     try {
-      const seeded_ = await seed(proxy, all.slice(seeded, size), passwordHash);
+      const seeded_ = await seed(proxy, all.slice(Math.min(seeded, size), size), passwordHash);
       proxy = seeded_.proxy;
       console.info(
-        `seeded ${(size - seeded).toLocaleString("en")} members in ${seconds(seeded_.ms)}`,
+        `seeded ${Math.max(0, size - seeded).toLocaleString("en")} members in ${seconds(seeded_.ms)}`,
       );
-      seeded = size;
+      seeded = Math.max(seeded, size);
       // The generated members are not needed any more: let the client's heap shrink before it
       // measures (at a million members it holds gigabytes, and collecting them stalls requests).
       if (size === options.sizes[options.sizes.length - 1]) all.length = 0;
@@ -456,13 +504,13 @@ async function main() {
             `${Math.round(summary.db.rowsRead)} rows read`,
         );
         console.info(
-          "by kind of search: latency p50 / p95, database p50 / p95 / max (ms), rows read (mean):",
+          "by kind of search: latency p50 / p95, database p50 / p95 / max (ms), rows read and workerd CPU (mean):",
         );
         for (const k of summary.byKind.sort((a, b) => b.p95 - a.p95)) {
           console.info(
             `  ${k.kind.padEnd(28)} n=${String(k.n).padStart(4)}  ${f1(k.p50).padStart(6)}  ${f1(k.p95).padStart(6)}` +
               `   db ${f2(k.dbP50).padStart(6)}  ${f2(k.dbP95).padStart(6)}  ${f2(k.dbMax).padStart(6)}` +
-              `  rows ${String(Math.round(k.rowsRead)).padStart(7)}`,
+              `  rows ${String(Math.round(k.rowsRead)).padStart(7)}  CPU ${f1(k.cpuMs).padStart(5)} ms`,
           );
         }
         if (summary.errors > 0) {

@@ -112,11 +112,18 @@ describe("paging", () => {
     }));
     await seedBulk(rows, { bio: "Walking the city", city });
     let expected = rows.map((r) => r.id);
-    for (const keywords of ["", "walking"]) {
-      // Keywords alone: with a place they do not walk.
-      const query = keywords ? { keywords } : { filters: { country: "US", state: "TX", city } };
-      // The second round starts from the order the first one's changes made.
-      if (keywords) expected = await pageThrough(me.client, query, 50);
+    const place = { country: "US", state: "TX", city };
+    // The partition of the city; the full-text matches; the full-text matches of the city (its
+    // token in the query).
+    const queries = [
+      { filters: place },
+      { keywords: "walking" },
+      { keywords: "walk", filters: place },
+    ];
+    for (const [round, query] of queries.entries()) {
+      const keywords = query.keywords ?? "";
+      // Later rounds start from the order the earlier ones' changes made.
+      if (round > 0) expected = await pageThrough(me.client, query, 50);
       expect(expected.length).toBeGreaterThan(SEARCH_TOTAL_CAP + 1);
       const first = await search(me.client, { ...query, per_page: 25 });
       expect(first.body.meta).toMatchObject({ total: SEARCH_TOTAL_CAP, total_capped: true });
@@ -300,11 +307,11 @@ describe("totals and query plans", () => {
       interests: ["chess"],
     });
     const context = buildContext(me.id, profile!, filters, "chess", asOf);
-    const run = async (plan: SearchPlan) => {
+    const runWith = async (ctx: typeof context, plan: SearchPlan) => {
       const out: string[] = [];
       let after = Number.MAX_SAFE_INTEGER;
       for (;;) {
-        const { results } = await prepare(env.DB, pageStatement(context, plan, after, 4)).all<{
+        const { results } = await prepare(env.DB, pageStatement(ctx, plan, after, 4)).all<{
           sortKey: number;
           userId: string;
         }>();
@@ -314,30 +321,30 @@ describe("totals and query plans", () => {
       }
       return out;
     };
+    const run = (plan: SearchPlan) => runWith(context, plan);
     const cover = await run("cover");
     expect(cover.length).toBeGreaterThan(4);
     expect(await run("pk")).toEqual(cover);
+    // The full-text plan reads the matches of the city through its token in the query.
+    expect(context.match).toContain(`"y${Buffer.from(city.toLowerCase()).toString("hex")}"`);
     expect(await run("fts")).toEqual(cover);
     // Online now: the same, among the members online.
     const online = buildContext(me.id, profile!, { ...filters, online_only: true }, "chess", asOf);
-    const onlineRun = async (plan: SearchPlan) => {
-      const out: string[] = [];
-      let after = Number.MAX_SAFE_INTEGER;
-      for (;;) {
-        const { results } = await prepare(env.DB, pageStatement(online, plan, after, 4)).all<{
-          sortKey: number;
-          userId: string;
-        }>();
-        out.push(...results.map((r) => r.userId));
-        if (results.length < 4) break;
-        after = results[results.length - 1]!.sortKey;
-      }
-      return out;
-    };
-    const onlineCover = await onlineRun("cover");
+    const onlineCover = await runWith(online, "cover");
     expect(onlineCover.length).toBeGreaterThan(0);
-    expect(await onlineRun("online")).toEqual(onlineCover);
-    expect(await onlineRun("pk")).toEqual(onlineCover);
+    expect(await runWith(online, "online")).toEqual(onlineCover);
+    expect(await runWith(online, "pk")).toEqual(onlineCover);
+    // A narrow age range: the cover plan reads by lower bound (member_search_by_age_min).
+    const narrow = buildContext(
+      me.id,
+      profile!,
+      searchFiltersSchema.parse({ age_min: 26, age_max: 33 }),
+      "",
+      asOf,
+    );
+    const narrowCover = await runWith(narrow, "cover");
+    expect(narrowCover.length).toBeGreaterThan(4);
+    expect(await runWith(narrow, "pk")).toEqual(narrowCover);
   });
 
   it("reads an index for every filter combination the search form can make", async () => {
@@ -355,7 +362,7 @@ describe("totals and query plans", () => {
       interests: [[], ["Chess"]],
       online_only: [false, true],
       with_photo: [false, true],
-      ages: [{}, { age_min: 20, age_max: 30 }],
+      ages: [{}, { age_min: 20, age_max: 30 }, { age_min: 33, age_max: 35 }],
     };
     let combinations = 0;
     for (const keywords of options.keywords)
@@ -409,9 +416,11 @@ describe("totals and query plans", () => {
                   // The walk of a first page: a co-routine (never materialized) over the top rows
                   // in key order (with "online now", from the last hours' keys), or the full-text
                   // matches in key order, each member's row then found by key.
-                  // Keywords with a place do not walk, nor "online now" (nor age ranges under
-                  // ten years, not here).
-                  const walks = !(words && place.country) && !online;
+                  // Keywords and interests with a place walk the full-text matches of that place
+                  // (its tokens are part of the query); "online now" and age ranges under ten
+                  // years do not walk.
+                  const narrow = (ages.age_max ?? 100) - (ages.age_min ?? 18) < 10;
+                  const walks = !online && !narrow;
                   expect(plans.walk ?? null, label).toEqual(
                     !walks
                       ? null
@@ -434,10 +443,17 @@ describe("totals and query plans", () => {
                         ),
                   );
                   expect(plans.walk?.join(" ") ?? "", label).not.toMatch(/MATERIALIZE|TEMP B-TREE/);
+                  // A narrow age range without a place reads, for each lower bound that admits
+                  // the searcher, the members born in the range (never all of them).
+                  if (narrow && !place.country) {
+                    expect(plans.cover!, label).toContain(
+                      "SEARCH s USING COVERING INDEX member_search_by_age_min (age_min=? AND birth>? AND birth<?)",
+                    );
+                  }
                   combinations += 1;
                 }
-    expect(combinations).toBe(256);
-  }, 120_000);
+    expect(combinations).toBe(384);
+  }, 240_000);
 
   it("keeps its triggers on users, profiles and photos", async () => {
     const { results } = await env.DB.prepare(

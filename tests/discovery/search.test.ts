@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
 import { registerMember } from "../helpers/members";
-import { foundIds, OHIO, search, searcher, SE, seedMember, setUser, TEXAS, US } from "./fixtures";
+import {
+  foundIds,
+  OHIO,
+  search,
+  searcher,
+  SE,
+  seedMember,
+  setProfile,
+  setUser,
+  TEXAS,
+  US,
+} from "./fixtures";
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
@@ -190,6 +201,31 @@ describe("search: filters", () => {
       },
     });
     expect(ids).toEqual([match.id]);
+  });
+
+  it("finds a member by keywords or interests in the place they moved to, not the one they left", async () => {
+    const me = await searcher();
+    const mover = await seedMember({
+      country: US,
+      state: TEXAS,
+      city: "Austin",
+      bio: "Kayaking on weekends",
+      interests: ["Kayaking"],
+    });
+    const inAustin = { country: "US", state: "TX", city: "Austin" };
+    const inColumbus = { country: "US", state: "OH", city: "Columbus" };
+    expect(await foundIds(me.client, { keywords: "kayak", filters: inAustin })).toEqual([mover.id]);
+    await setProfile(mover.id, { state_code: "OH", city_name: "Columbus" });
+    expect(await foundIds(me.client, { keywords: "kayak", filters: inAustin })).toEqual([]);
+    expect(await foundIds(me.client, { keywords: "kayak", filters: inColumbus })).toEqual([
+      mover.id,
+    ]);
+    expect(
+      await foundIds(me.client, { filters: { ...inColumbus, interests: ["kayaking"] } }),
+    ).toEqual([mover.id]);
+    expect(
+      await foundIds(me.client, { filters: { ...inAustin, interests: ["kayaking"] } }),
+    ).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError, httpErrorMessage } from "~/lib/http";
 import type { SearchCard, SearchResponse } from "~/schemas/search";
 import { searchQueryString, searchRequestFromQuery, searchRequestSchema } from "~/schemas/search";
-import { interestToken, matchExpression } from "~/server/discovery.server";
+import { interestToken, matchExpression, placeTokens } from "~/server/discovery.server";
 import {
   initialLikesState,
   likesLoaded,
@@ -219,6 +219,18 @@ describe("search requests", () => {
     );
     expect(matchExpression("", ["Live Music"])).toBe(`tags : ("${interestToken("live music")}")`);
     expect(interestToken("  Café ")).toBe("636166c3a9");
+  });
+
+  it("adds the place filters to keywords and interests as tokens of their own", () => {
+    const place = { country: "US", state: "TX", city: "san josé" };
+    expect(placeTokens(place)).toEqual(["n5553", "p5458", "y73616e206a6f73c3a9"]);
+    // A letter that is not a hex digit first: never an interest's token (hex alone).
+    for (const token of placeTokens(place)) expect(token).toMatch(/^[npy][0-9a-f]+$/);
+    expect(matchExpression("sail", ["Sailing"], place)).toBe(
+      `{username first_name bio interests} : ("sail"*) AND tags : ("${interestToken("sailing")}") AND tags : ("n5553" AND "p5458" AND "y73616e206a6f73c3a9")`,
+    );
+    // Without keywords or interests, a place is read from its own index, not the full-text one.
+    expect(matchExpression("", [], place)).toBeNull();
   });
 });
 

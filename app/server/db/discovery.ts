@@ -93,6 +93,18 @@ export const memberSearch = sqliteTable(
         .on(t.validTo)
         .where(sql`${t.validTo} IS NOT NULL`),
       index("member_search_by_age").on(t.birth, t.gender, ...rest),
+      // A narrow age range: one search per lower bound that admits the searcher's age
+      // (docs/decisions/010), so that members whose range cannot hold it are never read.
+      index("member_search_by_age_min").on(
+        t.ageMin,
+        t.birth,
+        t.ageMax,
+        t.gender,
+        t.hasPhoto,
+        t.validTo,
+        t.validFrom,
+        t.userId,
+      ),
       index("member_search_by_gender").on(t.gender, t.birth, ...rest),
       index("member_search_by_country").on(t.country, t.birth, t.gender, ...rest),
       index("member_search_by_state").on(t.country, t.state, t.birth, t.gender, ...rest),
