@@ -31,7 +31,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   return json({ preferences: await getNotificationPreferences(context.env, user.id) });
 }
 
-/** Every switch is in the form: a checked box is on, a missing one is off. */
+/** Every switch is in the form, on or off (see the schema's `checkbox`). */
 export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const { user } = requireUser(context, request);
@@ -60,6 +60,7 @@ export default function NotificationSettingsPage() {
           <legend className="sr-only">Notify me about</legend>
           {NOTIFICATION_TYPES.map((type) => (
             <label key={type} className="switch-row">
+              <input type="hidden" name={type} value="off" />
               <input type="checkbox" name={type} defaultChecked={preferences[type]} />
               <span>
                 <strong>{NOTIFICATION_TYPE_LABELS[type]}</strong>

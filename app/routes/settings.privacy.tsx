@@ -43,6 +43,7 @@ export default function PrivacySettingsPage() {
         <FormAlert message={data && "status" in data ? data.status : null} tone="success" />
         <FormAlert message={data && "errors" in data ? data.message : null} />
         <label className="switch-row">
+          <input type="hidden" name="hide_online" value="off" />
           <input type="checkbox" name="hide_online" defaultChecked={hideOnline} />
           <span>
             <strong>Hide my online status</strong>

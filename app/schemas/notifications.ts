@@ -35,8 +35,12 @@ export const notificationPreferencesSchema = z.strictObject(
 
 export const notificationsQuerySchema = pageQuery(20, 50);
 
-/** A checkbox of a plain form: "on" when checked, absent when not. */
-const checkbox = z.literal("on", { error: "Must be true or false." }).optional();
+/**
+ * A switch of a plain form: a hidden "off" followed by a checkbox "on" under one name, so the
+ * last value sent is the switch's state. A switch that is missing is an error, never "off": a
+ * body without the form's fields changes nothing.
+ */
+const checkbox = z.enum(["on", "off"], { error: "Must be on or off." });
 
 /** The privacy page's form. */
 export const privacyFormSchema = z.object({ hide_online: checkbox });

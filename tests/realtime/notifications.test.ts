@@ -209,12 +209,29 @@ describe("each kind has its own switch", () => {
     for (const kind of NOTIFICATION_TYPES) expect(html).toContain(`name="${kind}"`);
 
     await member.client.loadCsrfFromPage("/settings/notifications");
-    const saved = await member.client.form("/settings/notifications", { like: "on", gift: "on" });
+    // As the browser sends it: every switch, the unchecked ones as their hidden "off".
+    const saved = await member.client.form("/settings/notifications", {
+      message: "off",
+      like: "on",
+      match: "off",
+      gift: "on",
+      profile_view: "off",
+    });
     expect(saved.status).toBe(200);
     const res = await member.client.json("GET", "/my/notification-preferences");
     expect(res.body).toEqual({
       preferences: { message: false, like: true, match: false, gift: true, profile_view: false },
     });
+
+    // A body without the switches (an empty form, JSON of anything else) is refused and
+    // changes nothing: it never reads as "everything off".
+    for (const body of [{}, { like: "on" }, { like: "yes", message: "off" }]) {
+      const refused = await member.client.form("/settings/notifications", body);
+      expect(refused.status).toBe(422);
+    }
+    expect((await member.client.json("GET", "/my/notification-preferences")).body).toEqual(
+      res.body,
+    );
   });
 });
 
