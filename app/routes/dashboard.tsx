@@ -12,7 +12,7 @@ import { displayName } from "~/lib/members";
 import { dashboardSummary } from "~/server/dashboard.server";
 import { loadProfile } from "~/server/profiles.server";
 import { searchPageData } from "~/server/discovery-pages.server";
-import { requireVerifiedUser } from "~/server/guards.server";
+import { requireOnboardedUser } from "~/server/guards.server";
 import discoveryStyles from "~/styles/discovery.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Dashboard");
@@ -22,7 +22,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 
 /** The signed-in home: new likes, matches and unread messages beside suggested members. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
-  const { user } = requireVerifiedUser(context, request);
+  const { user } = requireOnboardedUser(context, request);
   const [search, summary, profile] = await Promise.all([
     searchPageData(context.env, user.id, new URL(request.url), { searched: false, perPage: 12 }),
     dashboardSummary(context.env, user.id),

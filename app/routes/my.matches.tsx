@@ -9,7 +9,7 @@ import { useLoaderData } from "@remix-run/react";
 import { MatchesPage } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
 import { searchPageData } from "~/server/discovery-pages.server";
-import { requireVerifiedUser } from "~/server/guards.server";
+import { requireOnboardedUser } from "~/server/guards.server";
 import { matchesPreview } from "~/server/likes.server";
 import discoveryStyles from "~/styles/discovery.css?url";
 
@@ -19,7 +19,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 
 /** The matches page: suggested members to search from, and my matches. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
-  const { user } = requireVerifiedUser(context, request);
+  const { user } = requireOnboardedUser(context, request);
   const [search, matches] = await Promise.all([
     searchPageData(context.env, user.id, new URL(request.url), { searched: false }),
     matchesPreview(context.env, user.id),

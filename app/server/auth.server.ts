@@ -105,6 +105,7 @@ export async function register(env: Env, input: RegisterInput, meta: RequestMeta
         username: input.username,
         email: input.email,
         passwordHash: await hashPassword(input.password),
+        onboarding: "pending",
         createdAt: now,
         updatedAt: now,
       }),
@@ -274,6 +275,27 @@ export async function requestPasswordReset(env: Env, email: string, meta: Reques
   return { status: RESET_LINK_SENT };
 }
 
+/** The reset token stored under `tokenHash` and its member, while it is unused and unexpired. */
+async function usableResetToken(env: Env, tokenHash: string, now: number) {
+  const row = await getDb(env.DB)
+    .select({ token: schema.passwordResetTokens, user: schema.users })
+    .from(schema.passwordResetTokens)
+    .innerJoin(schema.users, eq(schema.users.id, schema.passwordResetTokens.userId))
+    .where(eq(schema.passwordResetTokens.tokenHash, tokenHash))
+    .get();
+  if (!row || row.token.usedAt || Date.parse(row.token.expiresAt) <= now) return null;
+  return row;
+}
+
+/**
+ * Whether a reset link can still be used, so that its page can say at once when it cannot. Only
+ * reads: the token is spent by `resetPassword`, not here.
+ */
+export async function isResetTokenUsable(env: Env, token: string, now = Date.now()) {
+  if (token.length < 16 || token.length > 128) return false;
+  return (await usableResetToken(env, await sha256Hex(token), now)) !== null;
+}
+
 /** Uses a reset token once: the password changes, the token is spent and every session ends. */
 export async function resetPassword(
   env: Env,
@@ -284,18 +306,8 @@ export async function resetPassword(
   await limited(rateLimit.hit(env, "reset_password_ip", meta.ip));
   const db = getDb(env.DB);
   const tokenHash = await sha256Hex(input.token);
-  const row = await db
-    .select({ token: schema.passwordResetTokens, user: schema.users })
-    .from(schema.passwordResetTokens)
-    .innerJoin(schema.users, eq(schema.users.id, schema.passwordResetTokens.userId))
-    .where(eq(schema.passwordResetTokens.tokenHash, tokenHash))
-    .get();
-  if (
-    !row ||
-    row.token.usedAt ||
-    Date.parse(row.token.expiresAt) <= now ||
-    row.user.email.toLowerCase() !== input.email.toLowerCase()
-  ) {
+  const row = await usableResetToken(env, tokenHash, now);
+  if (!row || row.user.email.toLowerCase() !== input.email.toLowerCase()) {
     throw new ValidationError({ email: [RESET_TOKEN_INVALID] });
   }
   // Spend the token first, conditionally, so two concurrent uses cannot both succeed.
