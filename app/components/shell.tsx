@@ -175,17 +175,20 @@ function TabBar() {
 /** The authentication layout: a brand panel beside the form. */
 export function AuthLayout({ children }: { children: ReactNode }) {
   return (
-    <div className="auth">
-      <aside className="auth-brand">
-        <Logo />
-        <figure>
-          <blockquote>“We matched on a Tuesday and we haven’t stopped talking since.”</blockquote>
-          <figcaption>Amara &amp; Jonas, together since spring</figcaption>
-        </figure>
-      </aside>
-      <main className="auth-main" id="main">
-        <div className="auth-card">{children}</div>
-      </main>
+    <div className="auth-page">
+      <div className="auth">
+        <aside className="auth-brand">
+          <Logo />
+          <figure>
+            <blockquote>“We matched on a Tuesday and we haven’t stopped talking since.”</blockquote>
+            <figcaption>Amara &amp; Jonas, together since spring</figcaption>
+          </figure>
+        </aside>
+        <main className="auth-main" id="main">
+          <div className="auth-card">{children}</div>
+        </main>
+      </div>
+      <SiteFooter />
     </div>
   );
 }

@@ -120,7 +120,7 @@ export default function OnboardingPage() {
                 className={done[s.id] ? "is-done" : undefined}
                 aria-current={s.id === view ? "step" : undefined}
               >
-                <AppLink to={onboardingPath(s.id)}>
+                <AppLink to={onboardingPath(s.id)} className="onboarding-step-link">
                   <span className="onboarding-step-mark" aria-hidden="true">
                     {done[s.id] ? "✓" : i + 1}
                   </span>
