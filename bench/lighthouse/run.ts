@@ -246,6 +246,7 @@ async function auditOnce(url: string, form: Form, cookie: string | null): Promis
     if (`${landed.pathname}${landed.search}` !== `${new URL(url).pathname}${new URL(url).search}`) {
       throw new Error(`${url} ended on ${lhr.finalDisplayedUrl}`);
     }
+    log(`  ${form} ${new URL(url).pathname}: benchmark index ${lhr.environment.benchmarkIndex}`);
     const scores = {} as Scores;
     for (const c of CATEGORIES) scores[c] = Math.round((lhr.categories[c]?.score ?? 0) * 100);
     for (const c of CATEGORIES) {
@@ -263,7 +264,6 @@ async function auditOnce(url: string, form: Form, cookie: string | null): Promis
           const items = (a.details as { items?: unknown[] } | undefined)?.items ?? [];
           for (const item of items.slice(0, 5))
             log(`    ${a.id}: ${JSON.stringify(item).slice(0, 400)}`);
-          if (process.env.LH_DEBUG) log(JSON.stringify(lhr.audits["errors-in-console"]?.details));
         }
       }
     }

@@ -306,10 +306,11 @@ function SearchResults({
         </p>
       ) : (
         <ul className="result-grid" aria-label="Members">
-          {results.map((member) => (
+          {results.map((member, index) => (
             <li key={member.id}>
               <ResultCard
                 member={member}
+                firstRow={index < FIRST_ROW}
                 onLikedChange={(liked) => setState((s) => setMemberLiked(s, member.id, liked))}
               />
             </li>
@@ -340,12 +341,17 @@ function SearchResults({
   );
 }
 
+/** Cards on the first screen: their photos load at once (a lazy one would be the page's LCP). */
+const FIRST_ROW = 4;
+
 export function ResultCard({
   member,
   onLikedChange,
+  firstRow = false,
 }: {
   member: SearchCard;
   onLikedChange(liked: boolean): void;
+  firstRow?: boolean;
 }) {
   const [matched, setMatched] = useState(false);
   const name = displayName(member);
@@ -355,7 +361,7 @@ export function ResultCard({
     <article className="result-card" aria-label={`${name}, ${member.age}`}>
       <Link to={href} className="result-photo" tabIndex={-1} aria-hidden="true">
         {member.photo_url ? (
-          <img src={member.photo_url} alt="" loading="lazy" />
+          <img src={member.photo_url} alt="" loading={firstRow ? "eager" : "lazy"} />
         ) : (
           <span className="result-initial">{name.slice(0, 1).toUpperCase()}</span>
         )}
