@@ -16,28 +16,18 @@
 import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import * as chromeLauncher from "chrome-launcher";
-import lighthouse, { type Flags } from "lighthouse";
-import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { renderPortrait } from "../../scripts/lib/portrait";
 import { BenchState, ROOT, startWorker } from "../lib/worker";
-
-const BUDGET = { performance: 95, accessibility: 100, "best-practices": 100 } as const;
-type Category = keyof typeof BUDGET;
-const CATEGORIES = Object.keys(BUDGET) as Category[];
-const FORMS = ["mobile", "desktop"] as const;
-type Form = (typeof FORMS)[number];
-
-const CHROME_FLAGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import {
+  audit,
+  BUDGET,
+  CATEGORIES,
+  CHROME_FLAGS,
+  FORMS,
+  type Category,
+  type Form,
+  type Scores,
+} from "./audit";
 
 function parseArgs(argv: string[]) {
   const value = (name: string) => {
@@ -135,7 +125,7 @@ class Member {
     const form = new FormData();
     for (let i = 0; i < 2; i++) {
       const png = renderPortrait({ key: this.username, ethnicity: "Mixed", ...portrait }, i);
-      form.append("photos", new File([png], `photo${i}.png`, { type: "image/png" }));
+      form.append("photos", new File([await toJpeg(png)], `photo${i}.jpg`, { type: "image/jpeg" }));
     }
     await this.expect("POST", "/my/photos", 201, form);
     await this.expect("PUT", "/my/profile", 200, profile);
@@ -143,6 +133,40 @@ class Member {
     await this.call("GET", "/onboarding");
     return this;
   }
+}
+
+let encoder: Promise<import("playwright-core").Page> | null = null;
+
+/**
+ * The seed's portraits are PNG drawings; members' photos are camera JPEGs (and the app turns large
+ * uploads into JPEG before sending them). Chromium encodes them as the app's photo step does.
+ */
+async function toJpeg(png: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+  encoder ??= (async () => {
+    const { chromium } = await import("playwright-core");
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
+      args: CHROME_FLAGS.filter((f) => f !== "--headless=new"),
+    });
+    return browser.newPage();
+  })();
+  const page = await encoder;
+  const base64 = await page.evaluate(async (data: string) => {
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    const bitmap = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    canvas.getContext("2d")!.drawImage(bitmap, 0, 0);
+    const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: 0.85 });
+    const out = new Uint8Array(await blob.arrayBuffer());
+    let text = "";
+    for (const b of out) text += String.fromCharCode(b);
+    return btoa(text);
+  }, Buffer.from(png).toString("base64"));
+  return new Uint8Array(Buffer.from(base64, "base64"));
+}
+
+async function closeEncoder() {
+  if (encoder) await (await encoder).context().browser()?.close();
 }
 
 const PEOPLE = [
@@ -211,68 +235,6 @@ async function populate(base: string) {
   };
 }
 
-type Scores = Record<Category, number>;
-
-/** One audit, tried again (up to 3 times) when Chromium's trace of the load comes back broken. */
-async function audit(url: string, form: Form, cookie: string | null): Promise<Scores> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await auditOnce(url, form, cookie);
-    } catch (error) {
-      if (attempt >= 3 || !String(error).includes("Please run Lighthouse again")) throw error;
-      log(`  ${form} ${new URL(url).pathname}: ${String(error)}; again`);
-    }
-  }
-}
-
-async function auditOnce(url: string, form: Form, cookie: string | null): Promise<Scores> {
-  const chrome = await chromeLauncher.launch({
-    chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
-    chromeFlags: CHROME_FLAGS,
-  });
-  try {
-    const flags: Flags = {
-      port: chrome.port,
-      output: "json",
-      logLevel: "error",
-      onlyCategories: CATEGORIES,
-      extraHeaders: cookie ? { Cookie: cookie } : undefined,
-    };
-    const result = await lighthouse(url, flags, form === "desktop" ? desktopConfig : undefined);
-    if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
-    const { lhr } = result;
-    if (lhr.runtimeError) throw new Error(`${url}: ${lhr.runtimeError.message}`);
-    const landed = new URL(lhr.finalDisplayedUrl);
-    if (`${landed.pathname}${landed.search}` !== `${new URL(url).pathname}${new URL(url).search}`) {
-      throw new Error(`${url} ended on ${lhr.finalDisplayedUrl}`);
-    }
-    log(`  ${form} ${new URL(url).pathname}: benchmark index ${lhr.environment.benchmarkIndex}`);
-    const scores = {} as Scores;
-    for (const c of CATEGORIES) scores[c] = Math.round((lhr.categories[c]?.score ?? 0) * 100);
-    for (const c of CATEGORIES) {
-      if (scores[c] >= BUDGET[c]) continue;
-      const failing = (lhr.categories[c]?.auditRefs ?? [])
-        .map((ref) => lhr.audits[ref.id]!)
-        .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode !== "informative")
-        .map((a) => `${a.id}${a.displayValue ? ` (${a.displayValue})` : ""}`);
-      log(`  ${form} ${new URL(url).pathname} ${c} ${scores[c]}: ${failing.join(", ")}`);
-      if (c !== "performance") {
-        // What to fix: the items behind each failing accessibility or best-practice audit.
-        for (const ref of lhr.categories[c]?.auditRefs ?? []) {
-          const a = lhr.audits[ref.id]!;
-          if (a.score === null || a.score >= 1) continue;
-          const items = (a.details as { items?: unknown[] } | undefined)?.items ?? [];
-          for (const item of items.slice(0, 5))
-            log(`    ${a.id}: ${JSON.stringify(item).slice(0, 400)}`);
-        }
-      }
-    }
-    return scores;
-  } finally {
-    chrome.kill();
-  }
-}
-
 const README_START = "<!-- lighthouse:start -->";
 const README_END = "<!-- lighthouse:end -->";
 
@@ -294,7 +256,7 @@ async function main() {
   const rows: { page: string; form: Form; scores: Scores }[] = [];
   try {
     log(`Worker on ${worker.url}; members, photos, a match and a conversation`);
-    const { cookie, pages } = await populate(worker.url);
+    const { cookie, pages } = await populate(worker.url).finally(closeEncoder);
     const names = options.pages ?? Object.keys(pages);
     for (const name of names) {
       const page = pages[name];

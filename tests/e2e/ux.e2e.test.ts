@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { audit, BUDGET } from "../../bench/lighthouse/audit";
 import { ApiMember, idOf } from "./api-member";
 import {
   baseUrl,
@@ -276,6 +277,21 @@ describe("look, accessibility and keyboard in Chromium", () => {
       await signedIn.close();
     }
   });
+
+  // The full table (welcome, dashboard, Discover, a profile, chat; phone and desktop) takes
+  // minutes: bench/lighthouse/run.ts. The test run checks the welcome page on both.
+  test("Lighthouse: the welcome page meets its budgets on a phone and a desktop", async () => {
+    const found: string[] = [];
+    for (const form of ["mobile", "desktop"] as const) {
+      const scores = await audit(`${baseUrl()}/`, form, null);
+      console.info(`[lighthouse] / ${form}: ${JSON.stringify(scores)}`);
+      for (const [category, min] of Object.entries(BUDGET)) {
+        const score = scores[category as keyof typeof BUDGET];
+        if (score < min) found.push(`${form} ${category} ${score} < ${min}`);
+      }
+    }
+    expect(found).toEqual([]);
+  }, 240_000);
 
   test("first-visit JavaScript stays within budget on /, /login and the dashboard", async () => {
     const sizes: Record<string, number> = {};
