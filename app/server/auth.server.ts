@@ -10,6 +10,7 @@ import {
 } from "~/schemas/auth";
 import { hmacSign, hmacVerify, newId, randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
+import { displayName } from "~/lib/members";
 import { passwordChangedEmail, passwordResetEmail, verificationEmail } from "./emails.server";
 import type { Env } from "./env.server";
 import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
@@ -201,12 +202,13 @@ export async function verificationUrl(
 
 export async function sendVerificationEmail(
   env: Env,
-  user: { id: string; email: string; username: string },
+  user: { id: string; email: string; username: string; firstName?: string | null },
   origin: string,
 ) {
+  const name = displayName({ firstName: user.firstName ?? null, username: user.username });
   await sendMail(
     env,
-    verificationEmail(user.email, user.username, await verificationUrl(env, user, origin)),
+    verificationEmail(user.email, name, await verificationUrl(env, user, origin)),
   );
 }
 
@@ -253,11 +255,13 @@ export async function requestPasswordReset(env: Env, email: string, meta: Reques
   await limited(rateLimit.hit(env, "forgot_password_ip", meta.ip));
   const account = await rateLimit.hit(env, "forgot_password_account", email.toLowerCase());
   if (!account.allowed) throw tooManyRequests(account.retryAfter);
-  const user = await getDb(env.DB)
-    .select()
+  const row = await getDb(env.DB)
+    .select({ user: schema.users, firstName: schema.profiles.firstName })
     .from(schema.users)
+    .leftJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id))
     .where(sql`${schema.users.email} = ${email} COLLATE NOCASE`)
     .get();
+  const user = row?.user;
   if (!user || user.status !== "active") return { status: RESET_LINK_SENT };
   const token = randomToken(32);
   const now = Date.now();
@@ -271,7 +275,8 @@ export async function requestPasswordReset(env: Env, email: string, meta: Reques
     });
   const url = new URL(`/reset-password/${token}`, meta.origin);
   url.searchParams.set("email", user.email);
-  await sendMail(env, passwordResetEmail(user.email, user.username, url.toString()));
+  const name = displayName({ firstName: row.firstName, username: user.username });
+  await sendMail(env, passwordResetEmail(user.email, name, url.toString()));
   return { status: RESET_LINK_SENT };
 }
 
@@ -402,6 +407,10 @@ export async function changePassword(
   await endMemberSockets(env, user.id);
   await sendMail(
     env,
-    passwordChangedEmail(user.email, user.username, new URL("/forgot-password", origin).toString()),
+    passwordChangedEmail(
+      user.email,
+      displayName(user),
+      new URL("/forgot-password", origin).toString(),
+    ),
   );
 }

@@ -6,6 +6,7 @@
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type Flags } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 
 export const BUDGET = { performance: 95, accessibility: 100, "best-practices": 100 } as const;
 export type Category = keyof typeof BUDGET;
@@ -13,15 +14,10 @@ export const CATEGORIES = Object.keys(BUDGET) as Category[];
 export const FORMS = ["mobile", "desktop"] as const;
 export type Form = (typeof FORMS)[number];
 
+/** Lighthouse starts Chromium itself, with the new headless mode. */
 export const CHROME_FLAGS = [
   "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
+  ...CHROMIUM_ARGS.filter((flag) => flag !== "--headless"),
 ];
 
 const log = (line: string) => console.error(`[lighthouse] ${line}`);
@@ -42,7 +38,7 @@ export async function audit(url: string, form: Form, cookie: string | null): Pro
 
 async function auditOnce(url: string, form: Form, cookie: string | null): Promise<Scores> {
   const chrome = await chromeLauncher.launch({
-    chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
+    chromePath: CHROMIUM_PATH,
     chromeFlags: CHROME_FLAGS,
   });
   try {

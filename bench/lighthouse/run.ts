@@ -17,17 +17,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { renderPortrait } from "../../scripts/lib/portrait";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 import { BenchState, ROOT, startWorker } from "../lib/worker";
-import {
-  audit,
-  BUDGET,
-  CATEGORIES,
-  CHROME_FLAGS,
-  FORMS,
-  type Category,
-  type Form,
-  type Scores,
-} from "./audit";
+import { audit, BUDGET, CATEGORIES, FORMS, type Category, type Form, type Scores } from "./audit";
 
 function parseArgs(argv: string[]) {
   const value = (name: string) => {
@@ -145,8 +137,8 @@ async function toJpeg(png: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   encoder ??= (async () => {
     const { chromium } = await import("playwright-core");
     const browser = await chromium.launch({
-      executablePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
-      args: CHROME_FLAGS.filter((f) => f !== "--headless=new"),
+      executablePath: CHROMIUM_PATH,
+      args: CHROMIUM_ARGS,
     });
     return browser.newPage();
   })();

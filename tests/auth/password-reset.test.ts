@@ -198,3 +198,18 @@ describe("GET /reset-password/{token}", () => {
     }
   });
 });
+
+describe("the reset email", () => {
+  it("greets the member by first name once they gave one, else by username", async () => {
+    const member = await registerMember();
+    await requestReset(member.details.email);
+    expect((await latestEmailTo(member.details.email))?.text).toMatch(
+      new RegExp(`^Hi ${member.details.username},`),
+    );
+    await env.DB.prepare("UPDATE profiles SET first_name = 'Maya' WHERE user_id = ?1")
+      .bind(member.id)
+      .run();
+    await requestReset(member.details.email);
+    expect((await latestEmailTo(member.details.email))?.text).toMatch(/^Hi Maya,/);
+  });
+});

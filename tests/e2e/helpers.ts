@@ -17,21 +17,9 @@ import {
   type Page,
 } from "playwright-core";
 import { expect, inject, onTestFinished } from "vitest";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 
-/** Debian's Chromium (`apt-get install chromium`); playwright cannot download browsers here. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-/** DESIGN.md "Known gotchas": the flags this machine's Chromium needs. Playwright adds a fresh temporary profile. */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 
 /** Per-action and per-navigation bounds: generous for a slow CI machine, short enough to fail clearly. */
 export const ACTION_TIMEOUT_MS = 15_000;

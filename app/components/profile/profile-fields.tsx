@@ -5,10 +5,11 @@ import { TagInput } from "~/components/profile/tag-input";
 import {
   BIO_MAX,
   toProfilePayload,
-  type Location,
   type Profile,
   type ProfileFormInput,
+  type ProfileFormValues,
 } from "~/schemas/profile";
+import { GENDER_OPTIONS } from "~/schemas/search";
 import { fieldErrors, firstErrors } from "~/schemas/validation";
 
 /**
@@ -48,15 +49,8 @@ export const PREFERENCE_SUGGESTIONS = [
   "Good listener",
 ] as const;
 
-export const GENDERS = [
-  "Woman",
-  "Man",
-  "Non-binary",
-  "Trans woman",
-  "Trans man",
-  "Genderqueer",
-  "Agender",
-];
+/** The genders the profile suggests (free text; the same common ones the search filter offers). */
+export const GENDERS = GENDER_OPTIONS;
 export const ETHNICITIES = [
   "Asian",
   "Black",
@@ -69,21 +63,6 @@ export const ETHNICITIES = [
   "White",
   "Other",
 ];
-
-export interface ProfileFormValues {
-  firstName: string;
-  lastName: string;
-  username: string;
-  dateOfBirth: string;
-  location: Location | null;
-  postalCode: string;
-  bio: string;
-  interests: string[];
-  preferences: string[];
-  ageRange: { min: number; max: number };
-  gender: string;
-  ethnicity: string;
-}
 
 export const profileFormValues = (p: Profile): ProfileFormValues => ({
   firstName: p.firstName ?? "",
