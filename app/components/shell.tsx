@@ -102,7 +102,7 @@ function FinishProfileNudge({ name }: { name: string }) {
         interests get far more likes and replies.
       </p>
       <AppLink to="/onboarding" className="btn btn-primary">
-        Finish my profile
+        Finish your profile
       </AppLink>
     </aside>
   );

@@ -116,7 +116,7 @@ describe("onboarding", () => {
     expect(await onboardingOf(member.id)).toBe("skipped");
     const dashboard = await page(member.client, "/dashboard");
     expect(dashboard.status).toBe(200);
-    expect(dashboard.html).toContain("Finish my profile");
+    expect(dashboard.html).toContain("Finish your profile");
     expect(dashboard.html).toContain('href="/onboarding"');
     // The steps are still there to finish.
     expect((await page(member.client, "/onboarding")).status).toBe(200);
@@ -146,7 +146,7 @@ describe("onboarding", () => {
     }
     const dashboard = await page(member.client, "/dashboard");
     expect(dashboard.status).toBe(200);
-    expect(dashboard.html).not.toContain("Finish my profile");
+    expect(dashboard.html).not.toContain("Finish your profile");
     // Skipping after finishing changes nothing.
     await member.client.form("/onboarding", { intent: "skip" });
     expect(await onboardingOf(member.id)).toBe("done");
