@@ -1,51 +1,73 @@
 /**
- * bench/chat: send → receive latency of chat messages over real websockets, against the Worker
- * under `wrangler dev`'s runtime, beside a bare websocket relay on the same machine in the same
- * run (the floor), as README.md "Performance" reports it.
+ * bench/chat: send → receive latency of chat messages over real websockets, for three servers
+ * under the same load in the same run, taking turns, as README.md "Performance" reports it:
+ *
+ * - the bare relay (bench/chat/relay.ts: plain Node, no storage): the floor;
+ * - the minimal Durable Object room (bench/chat/room/: stamps a seq, stores the message in its
+ *   own SQLite storage, broadcasts), in workerd as the Worker runs: the in-platform floor;
+ * - Heartline's chat, over the sender's socket and over HTTP.
  *
  *   npm run build && npx tsx bench/chat/run.ts [options]
  *
- *   --pairs N      conversations, each between two members with a socket each (default 20)
- *   --rate N       messages per second over all pairs (default 200)
- *   --seconds N    how long the rate is measured (default 20), after --warmup N seconds (default 3)
- *   --via socket   how a message is sent: over the sender's own socket (`{type: "send"}`, as the chat
- *                  page does while its socket is open; the default) or `--via http`
- *                  (`POST /chat/conversations/{id}/messages`, the API and the page's fallback)
- *   --rounds N     the measured time is split into N rounds per target, Heartline and the relay
- *                  taking turns, so that other work on the machine weighs on both alike (default 2)
+ *   --pairs N      conversations at the fixed rate, each between two members with a socket each
+ *                  (default 20)
+ *   --rate N       messages per second over all pairs at the fixed rate (default 200)
+ *   --seconds N    how long each target is measured at the fixed rate (default 20), split into
+ *                  --rounds N rounds (default 2), each after --warmup N seconds (default 3)
+ *   --via LIST     how a message is sent, one or both of `socket` (`{type: "send"}` over the
+ *                  sender's own socket, as the chat page does while its socket is open) and `http`
+ *                  (`POST /chat/conversations/{id}/messages`, the API and the page's fallback);
+ *                  every server is measured over each (default socket,http)
+ *   --ramp LIST    then the rates of the ramp, in msg/s (default 200,500,1000,1500,2000,3000,4000;
+ *                  `none` skips it): at each rate every target still under the limit runs once
+ *   --ramp-pairs N   conversations during the ramp (default 100)
+ *   --ramp-seconds N measured seconds per target and rate (default 6, after 2 s of warm-up)
+ *   --limit MS     the p99 a target must stay under to hold a rate (default 50); a target that
+ *                  passes it, loses a message or falls 2 s behind (its sending then stops) leaves
+ *                  the ramp (one that missed without falling behind gets a second turn first)
+ *   --gifts N      then N gift messages per Heartline send path, at 20 a second, for the D1
+ *                  statements of a gift (default 100; 0 skips them)
  *   --json FILE    also write the figures as JSON
- *   --via-dev-proxy  send through wrangler dev's reload proxy, not straight to the Worker
+ *   --via-dev-proxy  send to Heartline through wrangler dev's reload proxy, not straight
  *
- * How it runs: fresh local state in bench/.state/chat/ (gitignored), with a snapshot of the
- * sources and the build (so that work in the tree cannot reload the Worker mid-run); the D1
- * migrations; members with verified emails, profiles and sessions written straight into D1 (no
- * password hashing); the Worker started in workerd as `wrangler dev` runs it (bench/lib/worker.ts),
- * inspector OFF (DESIGN.md: wrangler's inspector adds tens of milliseconds to Durable Object
- * calls), no file watching, on 127.0.0.1, reached straight (not through the dev proxy), with the
- * per-member send limit raised for the run. Each pair starts its conversation through
- * the API (`POST /chat/conversations` with a first message, and a reply), then both members open
- * `/ws/chat/{id}`. The load is open-loop: message k is due at k / rate seconds, whatever the
+ * How it runs: fresh local state under benchStateRoot() (bench/lib/worker.ts: $BENCH_STATE_DIR,
+ * else /dev/shm/heartline-bench/<checkout>/), `chat` for Heartline and `chat-room` for the minimal
+ * room, with a snapshot of the sources and the build (so that work in the tree cannot reload the
+ * Worker mid-run); the D1 migrations; members with verified emails, profiles, sessions and
+ * credits written straight into D1 (no password hashing); the Worker started in workerd as
+ * `wrangler dev` runs it (bench/lib/worker.ts), inspector OFF (DESIGN.md: wrangler's inspector adds
+ * tens of milliseconds to Durable Object calls), no file watching, on 127.0.0.1, reached straight
+ * (not through the dev proxy), with the per-member send limit raised for the run. Its entry is
+ * bench/chat/d1-counting-worker.ts: the product's Worker with its D1 binding counted (statements
+ * per message, reads and writes). Each pair starts its conversation through the API
+ * (`POST /chat/conversations` with a first message, and a reply); then, for each target, both
+ * members open a socket. The load is open-loop: message k is due at k / rate seconds, whatever the
  * answers; pairs take turns and within a pair the members alternate. Each message carries a client
- * id and goes over the sender's socket (or by POST with --via http); its latency runs from just
- * before it is sent until the other member's socket has the frame. The same load, the same client
- * code, also goes through the relay (bench/chat/relay.ts, its own Node process), in turns with
- * Heartline.
+ * id; its latency runs from just before it is sent until the other member's socket has the frame.
+ * The CPU per message is that of the target's own processes (its workerd instances, or the
+ * relay's Node) while the measured messages were sent and delivered. After each turn the bench
+ * waits for the target to go idle, so that a backlog does not run into the next target's turn.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { WebSocket } from "undici";
+import type { D1Counts } from "./d1-counting-worker";
 import {
   BENCH_APP_KEY,
   BenchState,
   cpuSecondsOf,
   percentile,
+  pidsOf,
   ROOT,
   startWorker,
+  type BenchWorker,
 } from "../lib/worker";
+
+type Via = "socket" | "http";
 
 interface Options {
   pairs: number;
@@ -53,7 +75,12 @@ interface Options {
   seconds: number;
   warmup: number;
   rounds: number;
-  via: "socket" | "http";
+  via: Via[];
+  ramp: number[];
+  rampPairs: number;
+  rampSeconds: number;
+  limit: number;
+  gifts: number;
   viaDevProxy: boolean;
   json?: string;
 }
@@ -63,30 +90,52 @@ function parseArgs(argv: string[]): Options {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const num = (name: string, fallback: number) => {
+  const num = (name: string, fallback: number, zero = false) => {
     const v = value(name);
     if (v === undefined) return fallback;
     const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
+    if (!Number.isFinite(n) || n < 0 || (n === 0 && !zero)) {
+      throw new Error(`--${name} must be a positive number`);
+    }
     return n;
   };
+  const via = (value("via") ?? "socket,http").split(",");
+  if (via.length === 0 || via.some((v) => v !== "socket" && v !== "http")) {
+    throw new Error("--via is socket, http or socket,http");
+  }
+  const ramp = value("ramp") ?? "200,500,1000,1500,2000,3000,4000";
+  const rates = ramp === "none" ? [] : ramp.split(",").map(Number);
+  if (rates.some((r) => !Number.isFinite(r) || r <= 0)) throw new Error("--ramp lists rates");
   return {
     pairs: Math.round(num("pairs", 20)),
     rate: num("rate", 200),
     seconds: num("seconds", 20),
-    warmup: num("warmup", 3),
+    warmup: num("warmup", 3, true),
     rounds: Math.round(num("rounds", 2)),
-    via: value("via") === "http" ? "http" : "socket",
+    via: via as Via[],
+    ramp: rates,
+    rampPairs: Math.round(num("ramp-pairs", 100)),
+    rampSeconds: num("ramp-seconds", 6),
+    limit: num("limit", 50),
+    gifts: Math.round(num("gifts", 100, true)),
     viaDevProxy: argv.includes("--via-dev-proxy"),
     json: value("json"),
   };
 }
 
 const state = new BenchState("chat");
+const roomState = new BenchState("chat-room");
 const TSX_BIN = path.join(ROOT, "node_modules", ".bin", "tsx");
+const COUNTING_ENTRY = path.join("bench", "chat", "d1-counting-worker.ts");
+/** The gift the gift messages carry (migration 0006's catalogue). */
+const GIFT_ID = "rose";
+const MEMBER_CREDITS = 1_000_000;
+/** In the ramp, a target whose messages wait this long has failed the rate: it stops there. */
+const GIVE_UP_MS = 2_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
+const load = () => Number(loadavg()[0]!.toFixed(2));
 
 interface Member {
   id: string;
@@ -99,7 +148,7 @@ interface Pair {
   conversationId: string;
 }
 
-/** Verified members with a profile, a long session and a CSRF secret, written into D1. */
+/** Verified members with a profile, a long session, a CSRF secret and credits, written into D1. */
 async function seedMembers(count: number): Promise<Member[]> {
   const now = new Date().toISOString();
   const expires = new Date(Date.now() + 30 * 86_400_000).toISOString();
@@ -114,6 +163,8 @@ async function seedMembers(count: number): Promise<Member[]> {
       `INSERT INTO users (id, username, email, password_hash, email_verified_at) VALUES ('${id}', 'chat_bench_${i}', 'chat-bench${i}@bench.test', 'unused', '${now}');`,
       `INSERT INTO profiles (user_id, date_of_birth) VALUES ('${id}', '1990-01-01');`,
       `INSERT INTO sessions (id_hash, user_id, remember, created_at, last_active_at, expires_at) VALUES ('${hash}', '${id}', 1, '${now}', '${now}', '${expires}');`,
+      `INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at) VALUES ('bench-${id}', '${id}', ${MEMBER_CREDITS}, 'in', 'bench', '${id}', '${now}');`,
+      `INSERT INTO user_credits (user_id, balance, lifetime_earned) VALUES ('${id}', ${MEMBER_CREDITS}, ${MEMBER_CREDITS});`,
     );
     members.push({
       id,
@@ -125,14 +176,23 @@ async function seedMembers(count: number): Promise<Member[]> {
   return members;
 }
 
-/** Where the load goes: Heartline's chat, or the bare relay. */
+/** Where the load goes: a server (the relay, the minimal room, Heartline) and a send path. */
 interface Target {
   name: string;
-  /** The server's process name, for its CPU time. */
-  process: string;
+  via: Via;
+  /** The server's CPU seconds so far (its own processes only). */
+  cpu(): number;
   socketUrl(pair: Pair, member: Member): string;
-  socketHeaders(member: Member, pair: Pair): Record<string, string>;
-  send(pair: Pair, from: Member, text: string, clientId: string): Promise<Response>;
+  socketHeaders(member: Member): Record<string, string>;
+  send(
+    pair: Pair,
+    from: Member,
+    text: string,
+    clientId: string,
+    giftId?: string,
+  ): Promise<Response>;
+  /** Heartline's D1 counts so far. */
+  d1?(): Promise<D1Counts>;
 }
 
 interface Segment {
@@ -147,9 +207,17 @@ interface Segment {
   seconds: number;
   /** CPU seconds the server used while the measured messages were sent and delivered. */
   cpu: number;
+  /** How long that took (sending, then waiting for the last answers and deliveries). */
+  busySeconds: number;
+  /** D1 use over every message of the segment (warm-up included), and how many those were. */
+  d1: D1Counts | null;
+  d1Messages: number;
+  /** Sending stopped early: the target fell behind by more than the give-up time. */
+  gaveUp: boolean;
 }
 
 interface Outcome {
+  target: string;
   sent: number;
   received: number;
   lost: number;
@@ -164,16 +232,49 @@ interface Outcome {
   ack: { p50: number; p99: number };
   sendRate: number;
   receiveRate: number;
+  /** D1 per message: round trips, batches, batches that write, read and written statements. */
+  d1PerMessage: D1Counts | null;
+  gaveUp: boolean;
 }
 
 const round = (n: number) => Number(n.toFixed(2));
 
-function summarise(segments: Segment[]): Outcome {
+const D1_KEYS = ["calls", "batches", "writeBatches", "reads", "writes"] as const;
+
+function d1Delta(after: D1Counts, before: D1Counts): D1Counts {
+  const delta = { ...after, statements: { ...after.statements } };
+  for (const k of D1_KEYS) delta[k] = after[k] - before[k];
+  for (const [sql, n] of Object.entries(after.statements)) {
+    delta.statements[sql] = n - (before.statements[sql] ?? 0);
+    if (delta.statements[sql] === 0) delete delta.statements[sql];
+  }
+  return delta;
+}
+
+function summarise(target: string, segments: Segment[]): Outcome {
   const sorted = segments.flatMap((s) => s.latencies).sort((a, b) => a - b);
   const acks = segments.flatMap((s) => s.acks).sort((a, b) => a - b);
   const sent = segments.reduce((n, s) => n + s.sent, 0);
   const seconds = segments.reduce((n, s) => n + s.seconds, 0);
+  const cpu = segments.reduce((n, s) => n + s.cpu, 0);
+  const counted = segments.filter((s) => s.d1);
+  const d1Messages = counted.reduce((n, s) => n + s.d1Messages, 0);
+  let d1PerMessage: D1Counts | null = null;
+  if (counted.length > 0) {
+    const per = (n: number) => round(n / Math.max(1, d1Messages));
+    d1PerMessage = { calls: 0, batches: 0, writeBatches: 0, reads: 0, writes: 0, statements: {} };
+    for (const k of D1_KEYS) d1PerMessage[k] = per(counted.reduce((n, s) => n + s.d1![k], 0));
+    for (const s of counted) {
+      for (const [sql, n] of Object.entries(s.d1!.statements)) {
+        d1PerMessage.statements[sql] = (d1PerMessage.statements[sql] ?? 0) + n;
+      }
+    }
+    for (const sql of Object.keys(d1PerMessage.statements)) {
+      d1PerMessage.statements[sql] = per(d1PerMessage.statements[sql]!);
+    }
+  }
   return {
+    target,
     sent,
     received: sorted.length,
     lost: segments.reduce((n, s) => n + s.lost, 0),
@@ -184,8 +285,8 @@ function summarise(segments: Segment[]): Outcome {
     }, {}),
     dropped: segments.reduce((n, s) => n + s.dropped, 0),
     seconds: round(seconds),
-    cpuMsPerMessage: round((segments.reduce((n, s) => n + s.cpu, 0) * 1000) / Math.max(1, sent)),
-    cpuShare: round(segments.reduce((n, s) => n + s.cpu, 0) / seconds),
+    cpuMsPerMessage: round((cpu * 1000) / Math.max(1, sent)),
+    cpuShare: round(cpu / segments.reduce((n, s) => n + s.busySeconds, 0)),
     latency: {
       p50: round(percentile(sorted, 50)),
       p95: round(percentile(sorted, 95)),
@@ -196,12 +297,15 @@ function summarise(segments: Segment[]): Outcome {
     ack: { p50: round(percentile(acks, 50)), p99: round(percentile(acks, 99)) },
     sendRate: round(sent / seconds),
     receiveRate: round(sorted.length / seconds),
+    d1PerMessage,
+    gaveUp: segments.some((s) => s.gaveUp),
   };
 }
 
 /**
  * Opens both members' sockets for every pair, drives `seconds` of load (after `warmup` seconds
- * that are not counted) and returns what was measured.
+ * that are not counted) and returns what was measured. With `giftId`, every message is that gift;
+ * with `giveUpMs`, sending stops once a message waits longer than that (the target fell behind).
  */
 async function drive(
   target: Target,
@@ -209,8 +313,9 @@ async function drive(
   rate: number,
   warmup: number,
   seconds: number,
-  via: "socket" | "http",
+  { giftId, giveUpMs }: { giftId?: string; giveUpMs?: number } = {},
 ): Promise<Segment> {
+  const via = target.via;
   const pending = new Map<
     string,
     { t0: number; from: string; to: string; measured: boolean; acked: boolean; received: boolean }
@@ -234,7 +339,7 @@ async function drive(
         (member) =>
           new Promise<void>((resolve, reject) => {
             const ws = new WebSocket(target.socketUrl(pair, member), {
-              headers: target.socketHeaders(member, pair),
+              headers: target.socketHeaders(member),
             });
             sockets.push(ws);
             socketOf.set(member.id, ws);
@@ -271,6 +376,7 @@ async function drive(
     ),
   );
   await sleep(500);
+  const d1Before = target.d1 ? await target.d1() : null;
 
   const warmupCount = Math.round(rate * warmup);
   const total = warmupCount + Math.round(rate * seconds);
@@ -278,15 +384,24 @@ async function drive(
   const run = randomBytes(3).toString("hex");
   const started = performance.now();
   let measuredFrom = started;
-  let cpuFrom = cpuSecondsOf(target.process);
+  let cpuFrom = target.cpu();
   const inFlight: Promise<void>[] = [];
-  for (let n = 0; n < total; n++) {
+  let gaveUp = false;
+  let n = 0;
+  for (; n < total; n++) {
     const due = started + n * interval;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
+    if (giveUpMs !== undefined && n % 50 === 0) {
+      const oldest = [...pending.values()].find((p) => !p.received);
+      if (oldest && performance.now() - oldest.t0 > giveUpMs) {
+        gaveUp = true;
+        break;
+      }
+    }
     if (n === warmupCount) {
       measuredFrom = performance.now();
-      cpuFrom = cpuSecondsOf(target.process);
+      cpuFrom = target.cpu();
     }
     const pair = pairs[n % pairs.length]!;
     const from = pair.members[Math.floor(n / pairs.length) % 2]!;
@@ -305,43 +420,74 @@ async function drive(
     if (via === "socket") {
       socketOf
         .get(from.id)!
-        .send(JSON.stringify({ type: "send", client_id: clientId, message: text }));
+        .send(
+          JSON.stringify({ type: "send", client_id: clientId, message: text, gift_id: giftId }),
+        );
       continue;
     }
     inFlight.push(
       target
-        .send(pair, from, text, clientId)
+        .send(pair, from, text, clientId, giftId)
         .then(async (res) => {
           await res.arrayBuffer();
           if (res.status !== 201) fail(`HTTP ${res.status}`);
           else if (n >= warmupCount) acks.push(performance.now() - t0);
         })
         .catch((error: unknown) => {
-          fail(error instanceof Error ? error.name : "fetch failed");
+          const cause =
+            error instanceof Error ? (error.cause as { code?: string } | undefined) : null;
+          fail(cause?.code ?? (error instanceof Error ? error.name : "fetch failed"));
         }),
     );
   }
   const sendSeconds = (performance.now() - measuredFrom) / 1000;
   await Promise.all(inFlight);
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + (gaveUp ? 0 : 10_000);
   const undelivered = () => [...pending.values()].filter((p) => p.measured && !p.received);
   while (Date.now() < deadline && undelivered().length > 0) await sleep(50);
   const lost = undelivered().length;
-  const cpu = cpuSecondsOf(target.process) - cpuFrom;
+  const cpu = target.cpu() - cpuFrom;
+  const busySeconds = (performance.now() - measuredFrom) / 1000;
+  await drain(target);
+  // What the send left for later (notifications, the members' lists) has its D1 statements too.
+  let d1: D1Counts | null = null;
+  if (target.d1 && d1Before) {
+    await sleep(500);
+    d1 = d1Delta(await target.d1(), d1Before);
+  }
   finished = true;
   for (const ws of sockets) ws.close(1000, "bench done");
 
   return {
     latencies,
     acks,
-    sent: total - warmupCount,
+    sent: Math.max(0, n - warmupCount),
     lost,
+    gaveUp,
     errors,
     errorKinds: Object.fromEntries(errorKinds),
     dropped,
     seconds: sendSeconds,
     cpu,
+    busySeconds,
+    d1,
+    d1Messages: n,
   };
+}
+
+/**
+ * Waits (up to 60 s) until the target's server is idle (under 5% of a core for 0.5 s), so that
+ * the backlog of a target that fell behind does not run into the next target's turn.
+ */
+async function drain(target: Target) {
+  const until = Date.now() + 60_000;
+  let last = target.cpu();
+  while (Date.now() < until) {
+    await sleep(500);
+    const now = target.cpu();
+    if (now - last < 0.025) return;
+    last = now;
+  }
 }
 
 async function api(base: string, member: Member, method: string, pathname: string, body: unknown) {
@@ -376,46 +522,111 @@ function startRelay(): Promise<{ child: ChildProcess; port: number }> {
   });
 }
 
-function print(name: string, o: Outcome) {
+/** Starts a Worker and returns it with the workerd processes it added (for their CPU alone). */
+async function startOwnWorker(
+  benchState: BenchState,
+  options: Parameters<typeof startWorker>[1],
+): Promise<{ worker: BenchWorker; pids: Set<number> }> {
+  const before = new Set(pidsOf("workerd"));
+  const worker = await startWorker(benchState, options);
+  return { worker, pids: new Set(pidsOf("workerd").filter((pid) => !before.has(pid))) };
+}
+
+/** The minimal room's state: its config (bench/chat/room/wrangler.json) pointing at its script. */
+async function prepareRoom() {
+  await rm(roomState.dir, { recursive: true, force: true });
+  await mkdir(roomState.persistDir, { recursive: true });
+  const dir = path.join(ROOT, "bench", "chat", "room");
+  const config = JSON.parse(await readFile(path.join(dir, "wrangler.json"), "utf8")) as {
+    main: string;
+  };
+  config.main = path.join(dir, config.main);
+  await writeFile(roomState.configPath, JSON.stringify(config, null, 2));
+}
+
+/** Relay-style calls (the relay and the minimal room speak the same ones). */
+function relayTarget(name: string, base: string, via: Via, cpu: () => number): Target {
+  return {
+    name,
+    via,
+    cpu,
+    socketUrl: (pair, member) =>
+      `${base.replace(/^http/, "ws")}/ws/${pair.conversationId}?member=${member.id}`,
+    socketHeaders: () => ({}),
+    send: (pair, from, text, clientId) =>
+      fetch(`${base}/send/${pair.conversationId}`, {
+        method: "POST",
+        headers: { Accept: "application/json", "Content-Type": "application/json" },
+        body: JSON.stringify({ message: text, client_id: clientId, sender_id: from.id }),
+      }),
+  };
+}
+
+const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "-");
+
+/** The statements a message costs (those run for at least one message in ten). */
+function printStatements(o: Outcome) {
+  const statements = Object.entries(o.d1PerMessage?.statements ?? {})
+    .filter(([, n]) => n >= 0.1)
+    .sort((a, b) => b[1] - a[1]);
+  for (const [sql, n] of statements) console.log(`${"".padEnd(20)} ${n.toFixed(2)} × ${sql}`);
+}
+
+function print(o: Outcome) {
+  const d1 = o.d1PerMessage;
   console.log(
-    `${name.padEnd(16)} p50 ${o.latency.p50.toFixed(1).padStart(6)} ms   p95 ${o.latency.p95
-      .toFixed(1)
-      .padStart(6)} ms   p99 ${o.latency.p99.toFixed(1).padStart(6)} ms   max ${o.latency.max
-      .toFixed(1)
-      .padStart(
-        6,
-      )} ms   ${o.receiveRate.toFixed(0)} msg/s received of ${o.sendRate.toFixed(0)} sent` +
-      `\n${"".padEnd(16)} server CPU ${o.cpuMsPerMessage.toFixed(2)} ms/message (${(o.cpuShare * 100).toFixed(0)}% of a core)` +
-      `   ack p50 ${o.ack.p50.toFixed(1)} ms   lost ${o.lost}   errors ${o.errors}` +
-      `${o.errors ? ` ${JSON.stringify(o.errorKinds)}` : ""}   sockets dropped ${o.dropped}`,
+    `${o.target.padEnd(18)} p50 ${fmt(o.latency.p50).padStart(6)}  p95 ${fmt(o.latency.p95).padStart(6)}  p99 ${fmt(
+      o.latency.p99,
+    ).padStart(
+      6,
+    )}  max ${fmt(o.latency.max).padStart(7)} ms  ${o.receiveRate.toFixed(0)}/${o.sendRate.toFixed(0)} msg/s` +
+      `  CPU ${o.cpuMsPerMessage.toFixed(2)} ms/msg (${(o.cpuShare * 100).toFixed(0)}% core)` +
+      `  lost ${o.lost}  errors ${o.errors}${o.errors ? ` ${JSON.stringify(o.errorKinds)}` : ""}` +
+      `  dropped ${o.dropped}${o.gaveUp ? "  (fell behind: sending stopped)" : ""}` +
+      (d1
+        ? `\n${"".padEnd(18)} D1 per message: ${d1.calls} round trips, ${d1.batches} batches (${d1.writeBatches} writing), ${d1.reads} reads, ${d1.writes} writes`
+        : ""),
   );
 }
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
+  const allPairs = Math.max(options.pairs, options.ramp.length > 0 ? options.rampPairs : 0);
   log(
-    `${options.pairs} pairs (${options.pairs * 2} sockets), ${options.rate} msg/s, ` +
-      `${options.seconds} s measured after ${options.warmup} s warm-up`,
+    `${options.pairs} pairs at ${options.rate} msg/s, ${options.seconds} s per target over ` +
+      `${options.rounds} rounds (+${options.warmup} s warm-up each), via ${options.via.join(" and ")}; ` +
+      `ramp ${options.ramp.join(", ") || "none"} msg/s at ${options.rampPairs} pairs (limit p99 ${options.limit} ms); ` +
+      `state in ${path.dirname(state.dir)}`,
   );
   await state.reset();
-  const members = await seedMembers(options.pairs * 2);
-  // The per-member send limit is raised for the run.
+  await prepareRoom();
+  const members = await seedMembers(allPairs * 2);
+  // The per-member send limit is raised for the run; D1 is counted (bench/chat/d1-counting-worker.ts).
   await state.prepareWorker((config) => {
     const limits = config.vars?.RATE_LIMITS as Record<string, string> | undefined;
     if (limits) limits.chat_send_account = "100000000/60";
+    (config as { main?: string }).main = path.join(state.sourceDir, COUNTING_ENTRY);
   });
-  const worker = await startWorker(state, {
-    vars: { APP_ENV: "development" },
-    viaDevProxy: options.viaDevProxy,
-  });
+  await mkdir(path.dirname(path.join(state.sourceDir, COUNTING_ENTRY)), { recursive: true });
+  await copyFile(path.join(ROOT, COUNTING_ENTRY), path.join(state.sourceDir, COUNTING_ENTRY));
 
+  const room = await startOwnWorker(roomState, {});
+  let heartline: Awaited<ReturnType<typeof startOwnWorker>> | null = null;
   let relay: ChildProcess | null = null;
   try {
-    const base = worker.url;
-    log(`Worker on ${base}, ${worker.route} (inspector off, local D1 and Durable Objects)`);
+    heartline = await startOwnWorker(state, {
+      vars: { APP_ENV: "development" },
+      viaDevProxy: options.viaDevProxy,
+    });
+    const base = heartline.worker.url;
+    const heartlinePids = heartline.pids;
+    log(
+      `Worker on ${base}, ${heartline.worker.route} (inspector off, local D1 and Durable Objects)`,
+    );
+    log(`minimal room on ${room.worker.url}`);
 
     const pairs: Pair[] = [];
-    for (let i = 0; i < options.pairs; i++) {
+    for (let i = 0; i < allPairs; i++) {
       const a = members[2 * i]!;
       const b = members[2 * i + 1]!;
       const started = await api(base, a, "POST", "/chat/conversations", {
@@ -430,94 +641,156 @@ async function main() {
     }
     log(`${pairs.length} conversations started through the API`);
 
-    const heartline: Target = {
-      name: "heartline",
-      process: "workerd",
-      socketUrl: (pair) => `${base.replace(/^http/, "ws")}/ws/chat/${pair.conversationId}`,
-      socketHeaders: (member) => ({ Cookie: member.cookie, Origin: base }),
-      send: (pair, from, text, clientId) =>
-        fetch(`${base}/chat/conversations/${pair.conversationId}/messages`, {
-          method: "POST",
-          headers: {
-            Cookie: from.cookie,
-            "X-CSRF-Token": from.csrf,
-            Accept: "application/json",
-            "Content-Type": "application/json",
-          },
-          body: JSON.stringify({ message: text, client_id: clientId }),
-        }),
-    };
     const started = await startRelay();
     relay = started.child;
     const relayBase = `http://127.0.0.1:${started.port}`;
-    const bare: Target = {
-      name: "bare relay",
-      process: "node",
-      socketUrl: (pair, member) =>
-        `ws://127.0.0.1:${started.port}/ws/${pair.conversationId}?member=${member.id}`,
-      socketHeaders: () => ({}),
-      send: (pair, from, text, clientId) =>
-        fetch(`${relayBase}/send/${pair.conversationId}`, {
-          method: "POST",
-          headers: { Accept: "application/json", "Content-Type": "application/json" },
-          body: JSON.stringify({ message: text, client_id: clientId, sender_id: from.id }),
-        }),
-    };
-
-    const loadBefore = loadavg()[0]!;
-    const segments = { heartline: [] as Segment[], relay: [] as Segment[] };
-    const perRound = options.seconds / options.rounds;
-    for (let r = 1; r <= options.rounds; r++) {
-      log(`round ${r}/${options.rounds}: Heartline, then the relay (${perRound} s each)`);
-      segments.heartline.push(
-        await drive(heartline, pairs, options.rate, options.warmup, perRound, options.via),
+    const d1 = async () => (await (await fetch(`${base}/__bench/d1`)).json()) as D1Counts;
+    const targets: Target[] = [];
+    for (const via of options.via) {
+      targets.push(relayTarget(`relay ${via}`, relayBase, via, () => cpuSecondsOf("node")));
+      targets.push(
+        relayTarget(`room ${via}`, room.worker.url, via, () => cpuSecondsOf("workerd", room.pids)),
       );
-      segments.relay.push(
-        await drive(bare, pairs, options.rate, options.warmup, perRound, options.via),
-      );
+      targets.push({
+        name: `heartline ${via}`,
+        via,
+        cpu: () => cpuSecondsOf("workerd", heartlinePids),
+        socketUrl: (pair) => `${base.replace(/^http/, "ws")}/ws/chat/${pair.conversationId}`,
+        socketHeaders: (member) => ({ Cookie: member.cookie, Origin: base }),
+        send: (pair, from, text, clientId, giftId) =>
+          fetch(`${base}/chat/conversations/${pair.conversationId}/messages`, {
+            method: "POST",
+            headers: {
+              Cookie: from.cookie,
+              "X-CSRF-Token": from.csrf,
+              Accept: "application/json",
+              "Content-Type": "application/json",
+            },
+            body: JSON.stringify({ message: text, client_id: clientId, gift_id: giftId }),
+          }),
+        d1,
+      });
     }
-    const loadAfter = loadavg()[0]!;
-    const ours = summarise(segments.heartline);
-    const floor = summarise(segments.relay);
+    const floorOf = (via: Via) => targets.find((t) => t.name === `room ${via}`)!;
+    const roomSocket = targets.find((t) => t.name === "room socket") ?? floorOf(options.via[0]!);
 
-    const ratio = (a: number, b: number) => round(a / b);
-    const result = {
-      pairs: options.pairs,
-      sockets: options.pairs * 2,
-      target_rate: options.rate,
-      seconds: options.seconds,
-      rounds: options.rounds,
-      via: options.via,
-      runtime: `workerd (wrangler 4.86), inspector off, local D1/DO, 127.0.0.1, ${worker.route}`,
-      cores: cpus().length,
-      load_average: [round(loadBefore), round(loadAfter)],
-      heartline: ours,
-      relay: floor,
-      ratio: {
-        p50: ratio(ours.latency.p50, floor.latency.p50),
-        p95: ratio(ours.latency.p95, floor.latency.p95),
-        p99: ratio(ours.latency.p99, floor.latency.p99),
-      },
-    };
+    // 1. The fixed rate, in rounds, every target in turn (the order turning each round).
+    const fixedPairs = pairs.slice(0, options.pairs);
+    const segments = new Map<string, Segment[]>(targets.map((t) => [t.name, []]));
+    const loadBefore = load();
+    const perRound = options.seconds / options.rounds;
+    for (let r = 0; r < options.rounds; r++) {
+      const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
+      log(
+        `round ${r + 1}/${options.rounds}: ${order.map((t) => t.name).join(", ")} (${perRound} s each)`,
+      );
+      for (const target of order) {
+        segments
+          .get(target.name)!
+          .push(await drive(target, fixedPairs, options.rate, options.warmup, perRound));
+      }
+    }
+    const fixed = targets.map((t) => summarise(t.name, segments.get(t.name)!));
+    const fixedLoad = [loadBefore, load()];
+    const p99Of = (name: string) => fixed.find((o) => o.target === name)?.latency.p99 ?? NaN;
+    const ratios = Object.fromEntries(
+      options.via.map((via) => [
+        `heartline ${via} / ${roomSocket.name}`,
+        round(p99Of(`heartline ${via}`) / p99Of(roomSocket.name)),
+      ]),
+    );
     console.log("");
     console.log(
-      `send → receive (sent ${options.via === "socket" ? "over the socket" : "by HTTP POST"}), ` +
-        `${options.pairs} pairs, ${options.rate} msg/s target, ${options.seconds} s ` +
-        `(Worker in workerd, inspector OFF, ${worker.route}; ${cpus().length} cores)`,
+      `send → receive, ${options.pairs} pairs, ${options.rate} msg/s, ${options.seconds} s per target ` +
+        `(workerd with the inspector OFF, Heartline ${heartline.worker.route}; ${cpus().length} cores; ` +
+        `load average ${fixedLoad.join(" → ")})`,
     );
-    print("heartline", ours);
-    print("bare relay", floor);
-    console.log(
-      `ratio heartline / relay: p50 ×${result.ratio.p50}   p95 ×${result.ratio.p95}   p99 ×${result.ratio.p99}`,
-    );
-    console.log(
-      `target p99 < 100 ms at ${options.rate} msg/s: ${ours.latency.p99 < 100 && ours.lost === 0 ? "met" : "NOT met"}`,
-    );
+    for (const o of fixed) {
+      print(o);
+      printStatements(o);
+    }
+    const goals: Record<string, number> = { socket: 1.5, http: 3 };
+    for (const [name, ratio] of Object.entries(ratios)) {
+      const goal = goals[name.split(" ")[1]!]!;
+      console.log(`p99 ${name}: ×${ratio} (goal ≤ ×${goal}: ${ratio <= goal ? "met" : "NOT met"})`);
+    }
+
+    // 2. The ramp: every target still under the limit runs at each rate, in turn.
+    const ramp: { rate: number; load: number; outcomes: Outcome[] }[] = [];
+    const inRamp = targets.filter((t) => t.via === "socket" || t.name.startsWith("heartline"));
+    const sustained: Record<string, number> = Object.fromEntries(inRamp.map((t) => [t.name, 0]));
+    let rampTargets = inRamp;
+    const rampPairs = pairs.slice(0, options.rampPairs);
+    for (const [step, rate] of options.ramp.entries()) {
+      if (rampTargets.length === 0) break;
+      const order = rampTargets.map((_, i) => rampTargets[(i + step) % rampTargets.length]!);
+      log(`ramp ${rate} msg/s, ${rampPairs.length} pairs: ${order.map((t) => t.name).join(", ")}`);
+      const outcomes: Outcome[] = [];
+      const held = (o: Outcome) =>
+        o.latency.p99 <= options.limit && o.lost === 0 && o.errors === 0 && !o.gaveUp;
+      const turns = [...order];
+      for (let i = 0; i < turns.length; i++) {
+        const target = turns[i]!;
+        const o = summarise(`${target.name}${i >= order.length ? " (again)" : ""}`, [
+          await drive(target, rampPairs, rate, 2, options.rampSeconds, {
+            giveUpMs: GIVE_UP_MS,
+          }),
+        ]);
+        print(o);
+        outcomes.push(o);
+        if (held(o)) sustained[target.name] = rate;
+        // One noisy turn on a shared machine should not end a target: a miss that did not fall
+        // behind gets a second turn at the same rate, after the others.
+        else if (i < order.length && !o.gaveUp) turns.push(target);
+      }
+      ramp.push({ rate, load: load(), outcomes });
+      rampTargets = rampTargets.filter((t) => sustained[t.name] === rate);
+    }
+    if (options.ramp.length > 0) {
+      console.log("");
+      console.log(
+        `highest rate held at p99 ≤ ${options.limit} ms, none lost, ${options.rampPairs} pairs ` +
+          `(of ${options.ramp.join(", ")} msg/s; 0: not even the first):`,
+      );
+      for (const t of inRamp) console.log(`  ${t.name.padEnd(18)} ${sustained[t.name]} msg/s`);
+    }
+
+    // 3. Gifts: Heartline only, for the D1 statements of a gift message.
+    const gifts: Outcome[] = [];
+    if (options.gifts > 0) {
+      console.log("");
+      for (const target of targets.filter((t) => t.d1)) {
+        const o = summarise(`${target.name} gift`, [
+          await drive(target, pairs.slice(0, options.pairs), 20, 0, options.gifts / 20, {
+            giftId: GIFT_ID,
+          }),
+        ]);
+        print(o);
+        printStatements(o);
+        gifts.push(o);
+      }
+    }
+
+    const result = {
+      pairs: options.pairs,
+      rate: options.rate,
+      seconds: options.seconds,
+      rounds: options.rounds,
+      runtime: `workerd (wrangler 4.86), inspector off, local D1/DO, 127.0.0.1, ${heartline.worker.route}`,
+      cores: cpus().length,
+      load_average: fixedLoad,
+      fixed,
+      p99_ratios: ratios,
+      ramp: { pairs: options.rampPairs, limit_ms: options.limit, steps: ramp, sustained },
+      gifts,
+      load_average_end: load(),
+    };
     console.log(JSON.stringify(result));
     if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
   } finally {
     relay?.kill("SIGTERM");
-    await worker.dispose();
+    await heartline?.worker.dispose();
+    await room.worker.dispose();
   }
 }
 

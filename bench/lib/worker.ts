@@ -285,9 +285,19 @@ function descendants(name: string): [number, ProcStat][] {
   return [...stats].filter(([pid, stat]) => stat.name.startsWith(name) && isMine(pid));
 }
 
-/** CPU seconds used so far by this process's descendants whose name starts with `name`. */
-export function cpuSecondsOf(name: string): number {
-  return descendants(name).reduce((total, [, stat]) => total + stat.cpu, 0);
+/**
+ * CPU seconds used so far by this process's descendants whose name starts with `name` (only
+ * those of `pids` when given: one of several workerd instances).
+ */
+export function cpuSecondsOf(name: string, pids?: ReadonlySet<number>): number {
+  return descendants(name)
+    .filter(([pid]) => !pids || pids.has(pid))
+    .reduce((total, [, stat]) => total + stat.cpu, 0);
+}
+
+/** The process ids of this process's descendants whose name starts with `name`. */
+export function pidsOf(name: string): number[] {
+  return descendants(name).map(([pid]) => pid);
 }
 
 /** Resident memory (MB) of this process's descendants whose name starts with `name`. */
