@@ -13,7 +13,9 @@
  * 12.8 drives Debian's Chromium (CHROME_PATH, default /usr/bin/chromium) with its default mobile
  * (simulated Moto G Power, slow 4G, 4× CPU slowdown) and desktop settings.
  */
+import { spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { renderPortrait } from "../../scripts/lib/portrait";
@@ -298,10 +300,16 @@ async function main() {
     const start = readme.indexOf(README_START);
     const end = readme.indexOf(README_END);
     if (start < 0 || end < start) throw new Error(`README.md has no ${README_START} block`);
+    const verdict = missed.length
+      ? `Budgets not met in this run: ${missed.join("; ")}.`
+      : "Every budget was met in this run.";
     await writeFile(
       readmePath,
-      `${readme.slice(0, start + README_START.length)}\n${table}\n\n${note}\n${readme.slice(end)}`,
+      `${readme.slice(0, start + README_START.length)}\n${table}\n\n${note} ${verdict}\n${readme.slice(end)}`,
     );
+    // The table as the repository's formatter writes it.
+    const prettier = createRequire(import.meta.url).resolve("prettier/bin/prettier.cjs");
+    spawnSync(process.execPath, [prettier, "--write", readmePath], { stdio: "ignore" });
     log("README.md updated");
   }
   if (missed.length) {
