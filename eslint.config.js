@@ -29,6 +29,25 @@ export default tseslint.config(
     },
   },
   {
+    // Code that runs in the browser takes zod from app/schemas/zod.ts (no eval under the CSP).
+    files: ["app/**/*.ts", "app/**/*.tsx"],
+    ignores: ["app/schemas/zod.ts", "app/server/**", "app/**/*.server.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "zod",
+              message: "Import { z } from ~/schemas/zod (zod without eval, as the CSP requires).",
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["scripts/**", "bench/**", ".ci/**", "*.config.*"],
     languageOptions: {
       globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly" },

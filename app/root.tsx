@@ -14,6 +14,7 @@ import type { ReactNode } from "react";
 import { AppShell } from "~/components/shell";
 import { ProgressBar } from "~/components/progress-bar";
 import { AppLink } from "~/components/link";
+import { displayName } from "~/lib/members";
 import { appearanceFromCookieHeader, APPEARANCE_STORAGE_KEY, type Appearance } from "~/lib/theme";
 import { useNonce } from "~/lib/nonce";
 import { pageTitle } from "~/lib/title";
@@ -39,6 +40,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       ? {
           id: user.id,
           username: user.username,
+          /** What the app calls the member: their first name once they gave one. */
+          name: displayName(user),
+          onboarding: user.onboarding,
           emailVerified: Boolean(user.emailVerifiedAt),
           moderator: user.role === "moderator",
         }

@@ -1,6 +1,7 @@
 import { useRouteLoaderData } from "@remix-run/react";
 import {
   useCallback,
+  useRef,
   useState,
   type FormEvent,
   type InputHTMLAttributes,
@@ -20,40 +21,72 @@ export function CsrfInput() {
   return <input type="hidden" name="_csrf" value={useCsrfToken()} />;
 }
 
+/** A form's shared zod schema, or a loader for it (so zod downloads only once the member types). */
+export type SchemaSource<S extends z.ZodType> = S | (() => Promise<S>);
+
 /**
  * Validates a form with its shared zod schema as the member types: a field shows its message once
  * it has been touched, and a submit with errors is stopped before it leaves the browser. Server
- * errors show until the field is edited.
+ * errors show until the field is edited. Given a loader, the schema (and zod) is fetched on the
+ * first keystroke or submit, not with the page: a submit that comes first waits for it once.
  */
-export function useFormValidation<S extends z.ZodType>(schema: S, serverErrors?: FieldErrorMap) {
+export function useFormValidation<S extends z.ZodType>(
+  source: SchemaSource<S>,
+  serverErrors?: FieldErrorMap,
+) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [touched, setTouched] = useState<Record<string, boolean>>({});
+  const loaded = useRef<S | null>(typeof source === "function" ? null : source);
+  const loading = useRef<Promise<S> | null>(null);
 
-  const validate = useCallback(
-    (form: HTMLFormElement) => {
-      const data: Record<string, unknown> = {};
-      for (const [k, v] of new FormData(form).entries()) if (typeof v === "string") data[k] = v;
-      const result = schema.safeParse(data);
-      return result.success ? {} : firstErrors(fieldErrors(result.error));
-    },
-    [schema],
-  );
+  const load = useCallback((): Promise<S> => {
+    if (loaded.current) return Promise.resolve(loaded.current);
+    if (typeof source !== "function") return Promise.resolve(source);
+    loading.current ??= source().then((schema) => (loaded.current = schema));
+    return loading.current;
+  }, [source]);
+
+  const validate = (schema: S, form: HTMLFormElement) => {
+    const data: Record<string, unknown> = {};
+    for (const [k, v] of new FormData(form).entries()) if (typeof v === "string") data[k] = v;
+    const result = schema.safeParse(data);
+    return result.success ? {} : firstErrors(fieldErrors(result.error));
+  };
 
   const onChange = (event: FormEvent<HTMLFormElement>) => {
     const target = event.target as HTMLInputElement;
     if (!target.name) return;
+    const form = event.currentTarget;
     const nextTouched = { ...touched, [target.name]: true };
     setTouched(nextTouched);
-    const all = validate(event.currentTarget);
-    setErrors(Object.fromEntries(Object.entries(all).filter(([k]) => nextTouched[k])));
+    void load().then((schema) => {
+      const all = validate(schema, form);
+      setErrors(Object.fromEntries(Object.entries(all).filter(([k]) => nextTouched[k])));
+    });
+  };
+
+  const stopWithErrors = (all: Record<string, string>) => {
+    setErrors(all);
+    setTouched(Object.fromEntries(Object.keys(all).map((k) => [k, true])));
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    const all = validate(event.currentTarget);
+    const form = event.currentTarget;
+    const schema = loaded.current;
+    if (!schema) {
+      // Not loaded yet: hold this submit, validate once it arrives, then submit again.
+      event.preventDefault();
+      void load().then((ready) => {
+        const all = validate(ready, form);
+        if (Object.keys(all).length > 0) stopWithErrors(all);
+        else form.requestSubmit();
+      });
+      return;
+    }
+    const all = validate(schema, form);
     if (Object.keys(all).length > 0) {
       event.preventDefault();
-      setErrors(all);
-      setTouched(Object.fromEntries(Object.keys(all).map((k) => [k, true])));
+      stopWithErrors(all);
     }
   };
 

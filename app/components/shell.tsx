@@ -1,4 +1,4 @@
-import { Form, useRouteLoaderData } from "@remix-run/react";
+import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import type { RootLoaderData } from "~/root";
 import { ChatNavLink } from "./chat/nav-link";
@@ -23,7 +23,7 @@ export function Logo({ to = "/" }: { to?: string }) {
 export function AppShell({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<RootLoaderData>("root");
   const user = data?.user;
-  const year = new Date(useNow()).getUTCFullYear();
+  const { pathname } = useLocation();
   return (
     <>
       <a href="#main" className="skip-link">
@@ -56,8 +56,8 @@ export function AppShell({ children }: { children: ReactNode }) {
                 <AppLink to="/settings" className="icon-link header-settings" aria-label="Settings">
                   <Icon name="settings" />
                 </AppLink>
-                <span className="avatar" title={user.username} aria-hidden="true">
-                  {user.username.slice(0, 1).toUpperCase()}
+                <span className="avatar" title={user.name} aria-hidden="true">
+                  {user.name.slice(0, 1).toUpperCase()}
                 </span>
                 <SignOutButton className="btn btn-ghost header-signout" />
               </>
@@ -74,25 +74,55 @@ export function AppShell({ children }: { children: ReactNode }) {
           </div>
         </div>
       </header>
-      <main id="main">{children}</main>
+      <main id="main">
+        {user?.onboarding === "skipped" && DISCOVERY_PAGES.has(pathname) ? (
+          <FinishProfileNudge name={user.name} />
+        ) : null}
+        {children}
+      </main>
       {user?.emailVerified ? (
         <>
           <LiveAfterHydration memberId={user.id} />
           <TabBar />
         </>
       ) : null}
-      <footer className="site-footer">
-        <div className="site-footer-inner">
-          <span>© {year} Heartline. For adults 18+.</span>
-          <nav aria-label="About Heartline" className="footer-links">
-            <AppLink to="/safety">Safety</AppLink>
-            <AppLink to="/terms">Terms</AppLink>
-            <AppLink to="/privacy">Privacy</AppLink>
-            <AppLink to="/contact">Contact</AppLink>
-          </nav>
-        </div>
-      </footer>
+      <SiteFooter />
     </>
+  );
+}
+
+/** Where a member who skipped onboarding is reminded to finish their profile. */
+const DISCOVERY_PAGES = new Set(["/dashboard", "/my/matches"]);
+
+function FinishProfileNudge({ name }: { name: string }) {
+  return (
+    <aside className="finish-profile" aria-label="Your profile">
+      <p>
+        <strong>{name}, your profile is not finished.</strong> Members with photos, a bio and
+        interests get far more likes and replies.
+      </p>
+      <AppLink to="/onboarding" className="btn btn-primary">
+        Finish your profile
+      </AppLink>
+    </aside>
+  );
+}
+
+/** Every page's footer: the age rule and the pages about Heartline. */
+export function SiteFooter() {
+  const year = new Date(useNow()).getUTCFullYear();
+  return (
+    <footer className="site-footer">
+      <div className="site-footer-inner">
+        <span>© {year} Heartline. For adults 18+.</span>
+        <nav aria-label="About Heartline" className="footer-links">
+          <AppLink to="/safety">Safety</AppLink>
+          <AppLink to="/terms">Terms</AppLink>
+          <AppLink to="/privacy">Privacy</AppLink>
+          <AppLink to="/contact">Contact</AppLink>
+        </nav>
+      </div>
+    </footer>
   );
 }
 
@@ -145,17 +175,20 @@ function TabBar() {
 /** The authentication layout: a brand panel beside the form. */
 export function AuthLayout({ children }: { children: ReactNode }) {
   return (
-    <div className="auth">
-      <aside className="auth-brand">
-        <Logo />
-        <figure>
-          <blockquote>“We matched on a Tuesday and we haven’t stopped talking since.”</blockquote>
-          <figcaption>Amara &amp; Jonas, together since spring</figcaption>
-        </figure>
-      </aside>
-      <main className="auth-main" id="main">
-        <div className="auth-card">{children}</div>
-      </main>
+    <div className="auth-page">
+      <div className="auth">
+        <aside className="auth-brand">
+          <Logo />
+          <figure>
+            <blockquote>“We matched on a Tuesday and we haven’t stopped talking since.”</blockquote>
+            <figcaption>Amara &amp; Jonas, together since spring</figcaption>
+          </figure>
+        </aside>
+        <main className="auth-main" id="main">
+          <div className="auth-card">{children}</div>
+        </main>
+      </div>
+      <SiteFooter />
     </div>
   );
 }

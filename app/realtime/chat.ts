@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 
 /**
  * The socket protocol of a conversation's room (`/ws/chat/{conversationId}`, API.md "Realtime"):

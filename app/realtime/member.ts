@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { NOTIFICATION_TYPES } from "~/schemas/notifications";
 
 /**

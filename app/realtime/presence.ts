@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 
 /**
  * Frames of the presence room (`/ws/presence`, API.md "Realtime"), parsed by the room and the

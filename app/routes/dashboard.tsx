@@ -13,7 +13,7 @@ import { DASHBOARD_ITEMS, dashboardSummary } from "~/server/dashboard.server";
 import { listProfileViewers } from "~/server/profile-views.server";
 import { loadProfile } from "~/server/profiles.server";
 import { searchPageData } from "~/server/discovery-pages.server";
-import { requireVerifiedUser } from "~/server/guards.server";
+import { requireOnboardedUser } from "~/server/guards.server";
 import cardStyles from "~/styles/cards.css?url";
 import discoveryStyles from "~/styles/discovery.css?url";
 
@@ -27,7 +27,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 
 /** The signed-in home, "today": new likes, matches, conversations waiting, viewers, suggestions. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
-  const { user } = requireVerifiedUser(context, request);
+  const { user } = requireOnboardedUser(context, request);
   const [search, summary, profile, views] = await Promise.all([
     searchPageData(context.env, user.id, new URL(request.url), { searched: false, perPage: 12 }),
     dashboardSummary(context.env, user.id),

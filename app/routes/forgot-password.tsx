@@ -12,6 +12,9 @@ import { parseInput, readBody } from "~/server/validation.server";
 
 export const meta: MetaFunction = () => titleMeta("Forgot Password");
 
+/** The form's schema, fetched with zod on the first keystroke rather than with the page. */
+const loadForgotPasswordSchema = () => import("~/schemas/auth").then((m) => m.forgotPasswordSchema);
+
 export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const { email } = parseInput(forgotPasswordSchema, await readBody(request));
@@ -23,7 +26,7 @@ export default function ForgotPasswordPage() {
   const data = useActionData<ActionErrors | { status: string }>();
   const navigation = useNavigation();
   const errors = data && "errors" in data ? data : undefined;
-  const form = useFormValidation(forgotPasswordSchema, errors?.errors);
+  const form = useFormValidation(loadForgotPasswordSchema, errors?.errors);
   return (
     <AuthLayout>
       <h1>Forgot your password?</h1>

@@ -15,6 +15,9 @@ import { signIn } from "~/server/web-auth.server";
 
 export const meta: MetaFunction = () => titleMeta("Login");
 
+/** The form's schema, fetched with zod on the first keystroke rather than with the page. */
+const loadLoginSchema = () => import("~/schemas/auth").then((m) => m.loginSchema);
+
 export function loader({ context }: LoaderFunctionArgs) {
   requireGuest(context);
   return null;
@@ -34,7 +37,7 @@ export default function LoginPage() {
   const actionData = useActionData<ActionErrors>();
   const [params] = useSearchParams();
   const navigation = useNavigation();
-  const form = useFormValidation(loginSchema, actionData?.errors);
+  const form = useFormValidation(loadLoginSchema, actionData?.errors);
   const status = params.get("status");
   return (
     <AuthLayout>

@@ -7,7 +7,7 @@ import type {
 } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { z } from "zod";
+import { z } from "~/schemas/zod";
 import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
 import { Pager } from "~/components/pager";

@@ -9,7 +9,7 @@ import { useLoaderData } from "@remix-run/react";
 import { MatchesPage } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
 import { searchPageData } from "~/server/discovery-pages.server";
-import { requireVerifiedUser } from "~/server/guards.server";
+import { requireOnboardedUser } from "~/server/guards.server";
 import cardStyles from "~/styles/cards.css?url";
 import discoveryStyles from "~/styles/discovery.css?url";
 
@@ -22,7 +22,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 
 /** Discover: suggested members to search from, with the filters. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
-  const { user } = requireVerifiedUser(context, request);
+  const { user } = requireOnboardedUser(context, request);
   const search = await searchPageData(context.env, user.id, new URL(request.url), {
     searched: false,
   });

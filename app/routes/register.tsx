@@ -16,6 +16,9 @@ import { signIn } from "~/server/web-auth.server";
 
 export const meta: MetaFunction = () => titleMeta("Register");
 
+/** The form's schema, fetched with zod on the first keystroke rather than with the page. */
+const loadRegisterSchema = () => import("~/schemas/auth").then((m) => m.registerSchema);
+
 export function loader({ context }: LoaderFunctionArgs) {
   requireGuest(context);
   return null;
@@ -34,7 +37,7 @@ export default function RegisterPage() {
   const actionData = useActionData<ActionErrors>();
   const navigation = useNavigation();
   const now = useNow();
-  const form = useFormValidation(registerSchema, actionData?.errors);
+  const form = useFormValidation(loadRegisterSchema, actionData?.errors);
   const knownFields = ["username", "email", "password", "password_confirmation", "dateOfBirth"];
   const otherError =
     actionData && !knownFields.some((f) => actionData.errors[f]) ? actionData.message : null;

@@ -1,16 +1,38 @@
-import type { ActionFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { redirect } from "@remix-run/cloudflare";
-import { Form, useActionData, useNavigation, useParams, useSearchParams } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { json, redirect } from "@remix-run/cloudflare";
+import {
+  Form,
+  useActionData,
+  useLoaderData,
+  useNavigation,
+  useParams,
+  useSearchParams,
+} from "@remix-run/react";
 import { CsrfInput, Field, PasswordField, FormAlert, useFormValidation } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { resetPasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
-import { resetPassword } from "~/server/auth.server";
+import { isResetTokenUsable, resetPassword } from "~/server/auth.server";
 import { parseInput, readBody } from "~/server/validation.server";
 
 export const meta: MetaFunction = () => titleMeta("Reset Password");
+
+/** The form's schema, fetched with zod on the first keystroke rather than with the page. */
+const loadResetPasswordSchema = () => import("~/schemas/auth").then((m) => m.resetPasswordSchema);
+
+/**
+ * A link that can no longer be used (unknown, spent or expired) says so at once, instead of a form
+ * that would only fail when submitted. The token is checked, not spent.
+ */
+export async function loader({ context, params }: LoaderFunctionArgs) {
+  const usable = await isResetTokenUsable(context.env, params.token ?? "");
+  return json(
+    { usable },
+    { status: usable ? 200 : 410, headers: { "Cache-Control": "private, no-store" } },
+  );
+}
 
 export function action({ request, context, params }: ActionFunctionArgs) {
   return formAction(async () => {
@@ -24,11 +46,32 @@ export function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function ResetPasswordPage() {
+  const { usable } = useLoaderData<typeof loader>();
+  return usable ? <ResetPasswordForm /> : <ExpiredLink />;
+}
+
+function ExpiredLink() {
+  return (
+    <AuthLayout>
+      <h1>This reset link has expired</h1>
+      <FormAlert message="This password reset link is invalid or has already been used. Links work once, for one hour." />
+      <p className="lead">Ask for a new link and we will email it to you straight away.</p>
+      <AppLink to="/forgot-password" className="btn btn-primary btn-block">
+        Send me a new link
+      </AppLink>
+      <p className="auth-footer">
+        Remembered it? <AppLink to="/login">Back to sign in</AppLink>
+      </p>
+    </AuthLayout>
+  );
+}
+
+function ResetPasswordForm() {
   const { token } = useParams();
   const [params] = useSearchParams();
   const actionData = useActionData<ActionErrors>();
   const navigation = useNavigation();
-  const form = useFormValidation(resetPasswordSchema, actionData?.errors);
+  const form = useFormValidation(loadResetPasswordSchema, actionData?.errors);
   return (
     <AuthLayout>
       <h1>Choose a new password</h1>

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 import { safeText } from "./text";
 
 /** API.md "Blocking": the reasons a member can give. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 import type { MemberCardView } from "~/lib/members";
 import { safeText } from "./text";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 
 /** Credits (API.md "Subscription and credits"): shapes shared by the pages and the server. */
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 import { pageQuery } from "./query";
 
 /** The kinds of notification a member can receive, and switch off one by one. */

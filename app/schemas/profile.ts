@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
 import { DOB_REQUIRED_MESSAGE, UNDERAGE_MESSAGE, usernameField } from "./auth";
 import { safeText } from "./text";
@@ -241,26 +241,29 @@ export interface Profile {
   photos: ProfilePhoto[];
 }
 
+/** A profile form's values as its fields hold them (blanks as empty strings). */
+export interface ProfileFormValues {
+  firstName: string;
+  lastName: string;
+  username: string;
+  dateOfBirth: string;
+  location: Location | null;
+  postalCode: string;
+  bio: string;
+  interests: string[];
+  preferences: string[];
+  ageRange: { min: number; max: number };
+  gender: string;
+  ethnicity: string;
+}
+
 /**
  * What the settings page sends: every field, blanks as null, and the location only when a country
  * is set (SPEC.md §3). A member who removes a stored location sends an explicit null, so that the
  * merge (SPEC.md §4) does not keep the old one.
  */
 export function toProfilePayload(
-  form: {
-    firstName: string;
-    lastName: string;
-    username: string;
-    dateOfBirth: string;
-    location: Location | null;
-    postalCode: string;
-    bio: string;
-    interests: string[];
-    preferences: string[];
-    ageRange: { min: number; max: number };
-    gender: string;
-    ethnicity: string;
-  },
+  form: ProfileFormValues,
   options: { hadLocation: boolean },
 ): ProfileFormInput {
   const blankToNull = (v: string) => (v.trim() === "" ? null : v);

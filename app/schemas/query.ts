@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 
 /** The highest page number any list accepts (a bound OFFSET stays a small integer). */
 export const MAX_PAGE = 10_000;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 import { safeText } from "./text";
 
 /** Why a member is reported to the moderators. */

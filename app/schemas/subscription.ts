@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod";
 import type { SearchFilters } from "./search";
 import { safeText } from "./text";
 

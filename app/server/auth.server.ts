@@ -10,6 +10,7 @@ import {
 } from "~/schemas/auth";
 import { hmacSign, hmacVerify, newId, randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
+import { displayName } from "~/lib/members";
 import { passwordChangedEmail, passwordResetEmail, verificationEmail } from "./emails.server";
 import type { Env } from "./env.server";
 import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
@@ -105,6 +106,7 @@ export async function register(env: Env, input: RegisterInput, meta: RequestMeta
         username: input.username,
         email: input.email,
         passwordHash: await hashPassword(input.password),
+        onboarding: "pending",
         createdAt: now,
         updatedAt: now,
       }),
@@ -200,12 +202,13 @@ export async function verificationUrl(
 
 export async function sendVerificationEmail(
   env: Env,
-  user: { id: string; email: string; username: string },
+  user: { id: string; email: string; username: string; firstName?: string | null },
   origin: string,
 ) {
+  const name = displayName({ firstName: user.firstName ?? null, username: user.username });
   await sendMail(
     env,
-    verificationEmail(user.email, user.username, await verificationUrl(env, user, origin)),
+    verificationEmail(user.email, name, await verificationUrl(env, user, origin)),
   );
 }
 
@@ -252,11 +255,13 @@ export async function requestPasswordReset(env: Env, email: string, meta: Reques
   await limited(rateLimit.hit(env, "forgot_password_ip", meta.ip));
   const account = await rateLimit.hit(env, "forgot_password_account", email.toLowerCase());
   if (!account.allowed) throw tooManyRequests(account.retryAfter);
-  const user = await getDb(env.DB)
-    .select()
+  const row = await getDb(env.DB)
+    .select({ user: schema.users, firstName: schema.profiles.firstName })
     .from(schema.users)
+    .leftJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id))
     .where(sql`${schema.users.email} = ${email} COLLATE NOCASE`)
     .get();
+  const user = row?.user;
   if (!user || user.status !== "active") return { status: RESET_LINK_SENT };
   const token = randomToken(32);
   const now = Date.now();
@@ -270,8 +275,30 @@ export async function requestPasswordReset(env: Env, email: string, meta: Reques
     });
   const url = new URL(`/reset-password/${token}`, meta.origin);
   url.searchParams.set("email", user.email);
-  await sendMail(env, passwordResetEmail(user.email, user.username, url.toString()));
+  const name = displayName({ firstName: row.firstName, username: user.username });
+  await sendMail(env, passwordResetEmail(user.email, name, url.toString()));
   return { status: RESET_LINK_SENT };
+}
+
+/** The reset token stored under `tokenHash` and its member, while it is unused and unexpired. */
+async function usableResetToken(env: Env, tokenHash: string, now: number) {
+  const row = await getDb(env.DB)
+    .select({ token: schema.passwordResetTokens, user: schema.users })
+    .from(schema.passwordResetTokens)
+    .innerJoin(schema.users, eq(schema.users.id, schema.passwordResetTokens.userId))
+    .where(eq(schema.passwordResetTokens.tokenHash, tokenHash))
+    .get();
+  if (!row || row.token.usedAt || Date.parse(row.token.expiresAt) <= now) return null;
+  return row;
+}
+
+/**
+ * Whether a reset link can still be used, so that its page can say at once when it cannot. Only
+ * reads: the token is spent by `resetPassword`, not here.
+ */
+export async function isResetTokenUsable(env: Env, token: string, now = Date.now()) {
+  if (token.length < 16 || token.length > 128) return false;
+  return (await usableResetToken(env, await sha256Hex(token), now)) !== null;
 }
 
 /** Uses a reset token once: the password changes, the token is spent and every session ends. */
@@ -284,18 +311,8 @@ export async function resetPassword(
   await limited(rateLimit.hit(env, "reset_password_ip", meta.ip));
   const db = getDb(env.DB);
   const tokenHash = await sha256Hex(input.token);
-  const row = await db
-    .select({ token: schema.passwordResetTokens, user: schema.users })
-    .from(schema.passwordResetTokens)
-    .innerJoin(schema.users, eq(schema.users.id, schema.passwordResetTokens.userId))
-    .where(eq(schema.passwordResetTokens.tokenHash, tokenHash))
-    .get();
-  if (
-    !row ||
-    row.token.usedAt ||
-    Date.parse(row.token.expiresAt) <= now ||
-    row.user.email.toLowerCase() !== input.email.toLowerCase()
-  ) {
+  const row = await usableResetToken(env, tokenHash, now);
+  if (!row || row.user.email.toLowerCase() !== input.email.toLowerCase()) {
     throw new ValidationError({ email: [RESET_TOKEN_INVALID] });
   }
   // Spend the token first, conditionally, so two concurrent uses cannot both succeed.
@@ -390,6 +407,10 @@ export async function changePassword(
   await endMemberSockets(env, user.id);
   await sendMail(
     env,
-    passwordChangedEmail(user.email, user.username, new URL("/forgot-password", origin).toString()),
+    passwordChangedEmail(
+      user.email,
+      displayName(user),
+      new URL("/forgot-password", origin).toString(),
+    ),
   );
 }

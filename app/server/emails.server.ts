@@ -13,40 +13,40 @@ function layout(title: string, body: string, action: { label: string; url: strin
 </td></tr></table></td></tr></table></body></html>`;
 }
 
-export function verificationEmail(to: string, username: string, url: string): Email {
+export function verificationEmail(to: string, name: string, url: string): Email {
   return {
     to,
     subject: "Verify your email address",
-    text: `Hi ${username},\n\nWelcome to Heartline. Confirm your email address to start meeting people:\n\n${url}\n\nThe link expires in 60 minutes. If you did not create an account, ignore this email.`,
+    text: `Hi ${name},\n\nWelcome to Heartline. Confirm your email address to start meeting people:\n\n${url}\n\nThe link expires in 60 minutes. If you did not create an account, ignore this email.`,
     html: layout(
       "Verify your email address",
-      `<p>Hi ${escape(username)}, welcome to Heartline. Confirm your email address to start meeting people. The link expires in 60 minutes.</p>`,
+      `<p>Hi ${escape(name)}, welcome to Heartline. Confirm your email address to start meeting people. The link expires in 60 minutes.</p>`,
       { label: "Verify email address", url },
     ),
   };
 }
 
-export function passwordResetEmail(to: string, username: string, url: string): Email {
+export function passwordResetEmail(to: string, name: string, url: string): Email {
   return {
     to,
     subject: "Reset your password",
-    text: `Hi ${username},\n\nSomeone asked to reset the password of your Heartline account. Choose a new password here:\n\n${url}\n\nThe link works once and expires in 60 minutes. If it was not you, ignore this email: your password stays as it is.`,
+    text: `Hi ${name},\n\nSomeone asked to reset the password of your Heartline account. Choose a new password here:\n\n${url}\n\nThe link works once and expires in 60 minutes. If it was not you, ignore this email: your password stays as it is.`,
     html: layout(
       "Reset your password",
-      `<p>Hi ${escape(username)}, someone asked to reset the password of your Heartline account. The link works once and expires in 60 minutes. If it was not you, ignore this email.</p>`,
+      `<p>Hi ${escape(name)}, someone asked to reset the password of your Heartline account. The link works once and expires in 60 minutes. If it was not you, ignore this email.</p>`,
       { label: "Choose a new password", url },
     ),
   };
 }
 
-export function passwordChangedEmail(to: string, username: string, url: string): Email {
+export function passwordChangedEmail(to: string, name: string, url: string): Email {
   return {
     to,
     subject: "Your password was changed",
-    text: `Hi ${username},\n\nThe password of your Heartline account was just changed and your other sessions were signed out. If this was not you, reset your password now:\n\n${url}`,
+    text: `Hi ${name},\n\nThe password of your Heartline account was just changed and your other sessions were signed out. If this was not you, reset your password now:\n\n${url}`,
     html: layout(
       "Your password was changed",
-      `<p>Hi ${escape(username)}, the password of your Heartline account was just changed and your other sessions were signed out. If this was not you, reset your password now.</p>`,
+      `<p>Hi ${escape(name)}, the password of your Heartline account was just changed and your other sessions were signed out. If this was not you, reset your password now.</p>`,
       { label: "Reset password", url },
     ),
   };

@@ -55,6 +55,20 @@ export function requireVerifiedUser(context: AppLoadContext, request: Request) {
   return result;
 }
 
+/**
+ * Discovery (the dashboard, Discover): a member who has neither finished nor skipped onboarding is
+ * led to it first.
+ */
+export function requireOnboardedUser(context: AppLoadContext, request: Request) {
+  const result = requireVerifiedUser(context, request);
+  if (result.user.onboarding === "pending") {
+    // Straight from the verification link: the first step says the address is verified.
+    const verified = new URL(request.url).searchParams.has("verified");
+    throw redirect(verified ? "/onboarding?verified=1" : "/onboarding");
+  }
+  return result;
+}
+
 /** Pages for visitors (sign in, register) send a signed-in member to the dashboard. */
 export function requireGuest(context: AppLoadContext) {
   if (context.user) throw redirect("/dashboard");

@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import type { z } from "zod";
 import {
   PROFILE_FIELDS,
   PROFILE_MESSAGES,
@@ -46,6 +47,26 @@ export async function loadProfile(env: Env, userId: string): Promise<Profile> {
   };
 }
 
+/** The stored profile as the form's parsed values (what a partial update leaves as it is). */
+function storedForm(stored: Profile): ProfileForm {
+  const { firstName, lastName, username, dateOfBirth, location, postalCode, bio } = stored;
+  const { interests, preferences, ageRange, gender, ethnicity } = stored;
+  return {
+    firstName,
+    lastName,
+    username,
+    dateOfBirth,
+    location,
+    postalCode,
+    bio,
+    interests,
+    preferences,
+    ageRange,
+    gender,
+    ethnicity,
+  };
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -74,14 +95,22 @@ export function mergeProfile(stored: Profile, submitted: Record<string, unknown>
  * PUT /my/profile: merges the submitted fields into the stored profile, validates the result with
  * the shared schema (422 with SPEC.md §5's messages), checks the location against the dataset and
  * the username against other members, then stores it and returns the profile.
+ *
+ * `part` (an onboarding step's form, a pick of the profile schema) validates and stores only the
+ * fields it names; every other field keeps its stored value, even one a new member has not filled
+ * in yet.
  */
 export async function updateProfile(
   env: Env,
   userId: string,
   submitted: Record<string, unknown>,
+  part?: z.ZodType<Partial<ProfileForm>>,
 ): Promise<Profile> {
   const stored = await loadProfile(env, userId);
-  const input: ProfileForm = parseInput(profileSchema, mergeProfile(stored, submitted));
+  const merged = mergeProfile(stored, submitted);
+  const input: ProfileForm = part
+    ? { ...storedForm(stored), ...parseInput(part, merged) }
+    : parseInput(profileSchema, merged);
 
   let location = input.location ?? null;
   if (location) {

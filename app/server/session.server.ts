@@ -28,6 +28,9 @@ export interface SessionUser {
   status: "active" | "suspended";
   hideOnline: boolean;
   createdAt: string;
+  /** The profile's first name, which greets the member wherever the app addresses them. */
+  firstName: string | null;
+  onboarding: "pending" | "skipped" | "done";
 }
 
 export interface ActiveSession {
@@ -88,13 +91,18 @@ export async function readSessionById(
   if (!/^[0-9a-f]{64}$/.test(idHash)) return null;
   const db = getDb(env.DB);
   const row = await db
-    .select({ session: schema.sessions, user: schema.users })
+    .select({
+      session: schema.sessions,
+      user: schema.users,
+      firstName: schema.profiles.firstName,
+    })
     .from(schema.sessions)
     .innerJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
+    .leftJoin(schema.profiles, eq(schema.profiles.userId, schema.sessions.userId))
     .where(eq(schema.sessions.idHash, idHash))
     .get();
   if (!row) return null;
-  const { session, user } = row;
+  const { session, user, firstName } = row;
   const policy = session.remember ? SESSION_POLICY.remember : SESSION_POLICY.standard;
   const lastActive = Date.parse(session.lastActiveAt);
   if (
@@ -128,6 +136,8 @@ export async function readSessionById(
       status: user.status,
       hideOnline: user.hideOnline,
       createdAt: user.createdAt,
+      firstName,
+      onboarding: user.onboarding,
     },
   };
 }

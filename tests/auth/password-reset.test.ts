@@ -159,3 +159,57 @@ describe("POST /reset-password", () => {
     await signInAs(member.details.email, NEW_PASSWORD);
   });
 });
+
+describe("GET /reset-password/{token}", () => {
+  const page = async (path: string) => {
+    const res = await new TestClient().fetch(path, { headers: { Accept: "text/html" } });
+    return { status: res.status, html: await res.text() };
+  };
+
+  it("shows the form for a usable link, without spending it", async () => {
+    const member = await registerMember();
+    const link = await resetLinkFor(member.details.email);
+    for (let i = 0; i < 2; i++) {
+      const { status, html } = await page(link.path);
+      expect(status).toBe(200);
+      expect(titleOf(html)).toBe("Reset Password - Heartline");
+      expect(html).toContain("Choose a new password");
+      expect(html).not.toContain("This reset link has expired");
+    }
+    expect((await reset(link.token, member.details.email)).status).toBe(200);
+  });
+
+  it("says at once that a spent, expired or unknown link cannot be used (410, no form)", async () => {
+    const member = await registerMember();
+    const spent = await resetLinkFor(member.details.email);
+    expect((await reset(spent.token, member.details.email)).status).toBe(200);
+    const expired = await resetLinkFor(member.details.email);
+    await env.DB.prepare(
+      "UPDATE password_reset_tokens SET expires_at = ?1 WHERE user_id = ?2 AND used_at IS NULL",
+    )
+      .bind(new Date(Date.now() - 1000).toISOString(), member.id)
+      .run();
+    for (const path of [spent.path, expired.path, "/reset-password/not-a-real-token-at-all"]) {
+      const { status, html } = await page(path);
+      expect(status, path).toBe(410);
+      expect(html, path).toContain("This reset link has expired");
+      expect(html, path).toContain('href="/forgot-password"');
+      expect(html, path).not.toContain('name="password"');
+    }
+  });
+});
+
+describe("the reset email", () => {
+  it("greets the member by first name once they gave one, else by username", async () => {
+    const member = await registerMember();
+    await requestReset(member.details.email);
+    expect((await latestEmailTo(member.details.email))?.text).toMatch(
+      new RegExp(`^Hi ${member.details.username},`),
+    );
+    await env.DB.prepare("UPDATE profiles SET first_name = 'Maya' WHERE user_id = ?1")
+      .bind(member.id)
+      .run();
+    await requestReset(member.details.email);
+    expect((await latestEmailTo(member.details.email))?.text).toMatch(/^Hi Maya,/);
+  });
+});

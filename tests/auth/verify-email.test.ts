@@ -30,9 +30,16 @@ describe("GET /verify-email/{id}/{hash}", () => {
     expect(new URL(res.headers.get("Location")!, "http://localhost").pathname).toBe("/dashboard");
     expect(await isVerified(member.details.email)).toBe(true);
 
-    // The dashboard now opens.
-    const dashboard = await member.client.fetch("/dashboard", { headers: { Accept: "text/html" } });
-    expect(dashboard.status).toBe(200);
+    // The dashboard now leads to onboarding, which opens.
+    const dashboard = await member.client.fetch("/dashboard?verified=1", {
+      headers: { Accept: "text/html" },
+    });
+    expect(dashboard.status).toBe(302);
+    expect(dashboard.headers.get("Location")).toBe("/onboarding?verified=1");
+    const onboarding = await member.client.fetch("/onboarding?verified=1", {
+      headers: { Accept: "text/html" },
+    });
+    expect(onboarding.status).toBe(200);
   });
 
   it("works from a browser that is not signed in, and answers JSON when asked", async () => {

@@ -19,6 +19,7 @@ import {
   SESSION_COOKIE,
   signInThroughUi,
   signOutThroughUi,
+  skipOnboardingThroughUi,
   uniqueMember,
   visit,
   waitForHydration,
@@ -83,13 +84,16 @@ describe("authentication and appearance in Chromium", () => {
     expect(link.searchParams.get("expires")).toMatch(/^\d+$/);
     expect(link.searchParams.get("signature")).toBeTruthy();
 
-    // --- Opening it verifies the address and shows the dashboard.
+    // --- Opening it verifies the address and starts onboarding; skipping it shows the dashboard.
     await page.goto(link.toString());
-    await waitForPath(page, "/dashboard");
-    expect(currentPath(page)).toBe("/dashboard?verified=1");
+    await waitForPath(page, "/onboarding");
+    expect(currentPath(page)).toBe("/onboarding?verified=1");
+    await expectTitle(page, "Welcome to Heartline");
+    await page.getByText("Your email address is verified.").waitFor();
+    await page.getByRole("heading", { name: "Show your best side" }).waitFor();
+    await skipOnboardingThroughUi(page);
     await expectTitle(page, "Dashboard");
     await page.getByRole("heading", { name: `Hi ${member.username}` }).waitFor();
-    await page.getByText("Your email address is verified.").waitFor();
 
     // --- Sign out: back on the login page, and the dashboard is closed again.
     const signedInSession = await cookieValue(context, SESSION_COOKIE);

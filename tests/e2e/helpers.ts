@@ -17,21 +17,9 @@ import {
   type Page,
 } from "playwright-core";
 import { expect, inject, onTestFinished } from "vitest";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 
-/** Debian's Chromium (`apt-get install chromium`); playwright cannot download browsers here. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-/** DESIGN.md "Known gotchas": the flags this machine's Chromium needs. Playwright adds a fresh temporary profile. */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 
 /** Per-action and per-navigation bounds: generous for a slow CI machine, short enough to fail clearly. */
 export const ACTION_TIMEOUT_MS = 15_000;
@@ -311,13 +299,29 @@ export function linkFromEmail(email: MailboxEmail, pathPrefix: string): URL {
   throw new Error(`No ${pathPrefix} link in the email "${email.subject}" to ${email.to}`);
 }
 
-/** Opens the verification link of the newest verification email; ends on the dashboard. */
-export async function verifyEmailThroughMailbox(page: Page, member: TestMember): Promise<URL> {
+/**
+ * Opens the verification link of the newest verification email, which starts onboarding; then,
+ * unless `onboarding` is "stay", skips it for now and ends on the dashboard.
+ */
+export async function verifyEmailThroughMailbox(
+  page: Page,
+  member: TestMember,
+  { onboarding = "skip" }: { onboarding?: "skip" | "stay" } = {},
+): Promise<URL> {
   const email = await latestEmailFor(member.email);
   const link = linkFromEmail(email, "/verify-email/");
   await page.goto(link.toString());
-  await waitForPath(page, "/dashboard");
+  await waitForPath(page, "/onboarding");
+  if (onboarding === "skip") await skipOnboardingThroughUi(page);
   return link;
+}
+
+/** From any onboarding step: "Skip for now", then the knowing "Skip for now"; ends on the dashboard. */
+export async function skipOnboardingThroughUi(page: Page): Promise<void> {
+  await page.getByRole("link", { name: "Skip for now" }).click();
+  await page.waitForURL((url) => url.searchParams.get("step") === "review");
+  await page.getByRole("button", { name: "Skip for now" }).click();
+  await waitForPath(page, "/dashboard");
 }
 
 /**

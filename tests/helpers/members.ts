@@ -48,11 +48,22 @@ export function firstLink(text: string) {
   return `${url.pathname}${url.search}`;
 }
 
-/** Registers a member and follows the verification link from their email. */
-export async function verifiedMember(overrides: Partial<ReturnType<typeof uniqueMember>> = {}) {
+/**
+ * Registers a member and follows the verification link from their email. Then, unless
+ * `onboarding` is "pending", the member skips onboarding for now (as "Skip for now" does), so that
+ * the dashboard and Discover open for them.
+ */
+export async function verifiedMember(
+  overrides: Partial<ReturnType<typeof uniqueMember>> = {},
+  { onboarding = "skipped" }: { onboarding?: "pending" | "skipped" } = {},
+) {
   const member = await registerMember(overrides);
   const email = await latestEmailTo(member.details.email);
   const res = await member.client.fetch(firstLink(email!.text));
   if (res.status !== 303) throw new Error(`verification failed: ${res.status}`);
+  if (onboarding === "skipped") {
+    const skipped = await member.client.form("/onboarding", { intent: "skip" });
+    if (skipped.status !== 302) throw new Error(`skipping onboarding failed: ${skipped.status}`);
+  }
   return member;
 }

@@ -225,7 +225,8 @@ describe("each kind has its own switch", () => {
 
     // A body without the switches (an empty form, JSON of anything else) is refused and
     // changes nothing: it never reads as "everything off".
-    for (const body of [{}, { like: "on" }, { like: "yes", message: "off" }]) {
+    const partial: Record<string, string>[] = [{}, { like: "on" }, { like: "yes", message: "off" }];
+    for (const body of partial) {
       const refused = await member.client.form("/settings/notifications", body);
       expect(refused.status).toBe(422);
     }

@@ -789,6 +789,7 @@ const ROWS: Record<string, Row> = {
   "PAGE /settings": unrelated("the settings layout"),
   "PAGE /settings (index)": unrelated("redirects to the profile settings"),
   "PAGE /settings/profile": unrelated("the member's own profile form"),
+  "PAGE /onboarding": unrelated("the member's own first profile steps"),
   "PAGE /settings/password": unrelated("the member's own password"),
   "PAGE /settings/appearance": unrelated("the member's own theme"),
   "PAGE /settings/notifications": unrelated("the member's own switches"),

@@ -14,9 +14,12 @@ import { LikeButton, MatchNote } from "./like-button";
 export function MemberCard({
   member,
   onLikedChange,
+  firstRow = false,
 }: {
   member: SearchCard;
   onLikedChange(liked: boolean): void;
+  /** On the first screen: the photo loads at once (a lazy one would be the page's LCP). */
+  firstRow?: boolean;
 }) {
   const [matched, setMatched] = useState(false);
   const name = displayName(member);
@@ -26,7 +29,7 @@ export function MemberCard({
     <article className="member-card" aria-label={`${name}, ${member.age}`}>
       <Link to={href} className="member-card-photo" tabIndex={-1} aria-hidden="true">
         {member.photo_url ? (
-          <img src={member.photo_url} alt="" loading="lazy" />
+          <img src={member.photo_url} alt="" loading={firstRow ? "eager" : "lazy"} />
         ) : (
           <span className="member-card-initial">{name.slice(0, 1).toUpperCase()}</span>
         )}

@@ -318,10 +318,11 @@ function SearchResults({
         )
       ) : (
         <ul className="member-grid" aria-label="Members">
-          {results.map((member) => (
+          {results.map((member, index) => (
             <li key={member.id}>
               <MemberCard
                 member={member}
+                firstRow={index < FIRST_ROW}
                 onLikedChange={(liked) => setState((s) => setMemberLiked(s, member.id, liked))}
               />
             </li>
@@ -351,3 +352,6 @@ function SearchResults({
     </div>
   );
 }
+
+/** Cards on the first screen: their photos load at once (a lazy one would be the page's LCP). */
+const FIRST_ROW = 4;

@@ -32,6 +32,15 @@ export const users = sqliteTable(
      */
     hiddenByReports: integer("hidden_by_reports", { mode: "boolean" }).notNull().default(false),
     lastSeenAt: text("last_seen_at"),
+    /**
+     * The guided first steps after verifying (photos, bio, interests, what they look for):
+     * `pending` from registration until the member finishes them (`done`) or skips them for now
+     * (`skipped`: discovery then nudges them back). Members from before onboarding existed, and rows
+     * written straight into the database, are `done`.
+     */
+    onboarding: text("onboarding", { enum: ["pending", "skipped", "done"] })
+      .notNull()
+      .default("done"),
     passwordChangedAt: text("password_changed_at"),
     createdAt: text("created_at").notNull().default(isoNow),
     updatedAt: text("updated_at").notNull().default(isoNow),
