@@ -117,7 +117,7 @@ export class PresenceRoom extends DurableObject<Env> {
   private nextAliveAt = 0;
   /** The alarm as set (null: none; undefined: not read since the instance started). */
   private alarmAt: number | null | undefined = undefined;
-  private readonly stubs = new Map<number, DurableObjectStub<PresenceRoom>>();
+  private readonly peerRooms = new Map<number, DurableObjectStub<PresenceRoom>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -718,13 +718,13 @@ export class PresenceRoom extends DurableObject<Env> {
   }
 
   private room(shard: number): DurableObjectStub<PresenceRoom> {
-    let stub = this.stubs.get(shard);
-    if (!stub) {
+    let peer = this.peerRooms.get(shard);
+    if (!peer) {
       const ns = this.env.PRESENCE_ROOM;
-      stub = ns.get(ns.idFromName(shardName(shard, this.config.shards)));
-      this.stubs.set(shard, stub);
+      peer = ns.get(ns.idFromName(shardName(shard, this.config.shards)));
+      this.peerRooms.set(shard, peer);
     }
-    return stub;
+    return peer;
   }
 
   private send(ws: WebSocket, frame: PresenceServerFrame) {
