@@ -13,11 +13,10 @@ import { newId } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { emailNotVerified, HttpError, notFound, ValidationError } from "./errors.server";
+import { photoUrl } from "./members.server";
 import type { SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
 import { readBytesCapped } from "./validation.server";
-
-export const photoUrl = (id: string) => `/photos/${id}`;
 
 /** Photo ids never change content, so a browser may keep them for a year (in its own cache only). */
 export const PHOTO_CACHE_CONTROL = "private, max-age=31536000, immutable";

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { pageQuery } from "~/schemas/query";
-import { isInAppVisit, viewMember } from "~/server/members.server";
 import {
   deletePhoto,
   PHOTO_CACHE_CONTROL,
@@ -13,7 +12,9 @@ import {
   uploadPhotos,
 } from "~/server/photos.server";
 import {
+  isInAppVisit,
   listProfileViewers,
+  visitMember,
   VIEWERS_MAX_PER_PAGE,
   VIEWERS_PER_PAGE,
 } from "~/server/profile-views.server";
@@ -102,7 +103,7 @@ profileApi.get("/members/:username", async (c, next) => {
   if (!wantsJson(c)) return next();
   const { user } = currentUser(c);
   if (!user.emailVerifiedAt) throw emailNotVerified();
-  const member = await viewMember(c.env, user.id, c.req.param("username"), {
+  const member = await visitMember(c.env, user.id, c.req.param("username"), {
     recordView: isInAppVisit(c.req.raw, true),
   });
   return c.json({ member });
