@@ -12,9 +12,9 @@ import type { ProfilePhoto } from "~/schemas/profile";
 import { newId } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
-import { emailNotVerified, HttpError, notFound, ValidationError } from "./errors.server";
+import { HttpError, notFound, ValidationError } from "./errors.server";
 import { photoUrl } from "./members.server";
-import type { SessionUser } from "./session.server";
+import { requireVerifiedEmail, type SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
 import { readBytesCapped } from "./validation.server";
 
@@ -246,7 +246,7 @@ export async function readPhoto(env: Env, viewer: SessionUser, photoId: string) 
     .where(eq(schema.photos.id, photoId))
     .get();
   if (!photo || photo.userId !== viewer.id) {
-    if (!viewer.emailVerifiedAt) throw emailNotVerified();
+    requireVerifiedEmail(viewer);
     if (!photo || !(await canSee(env, viewer.id, photo.userId))) {
       throw notFound("Photo not found.");
     }

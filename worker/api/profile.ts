@@ -19,9 +19,9 @@ import {
   VIEWERS_PER_PAGE,
 } from "~/server/profile-views.server";
 import { loadProfile, updateProfile } from "~/server/profiles.server";
-import { emailNotVerified, ValidationError } from "~/server/errors.server";
+import { ValidationError } from "~/server/errors.server";
 import { parseInput } from "~/server/validation.server";
-import { currentUser, requireUser, requireVerified } from "../middleware/auth";
+import { currentUser, requireUser, requireVerified, verifiedUser } from "../middleware/auth";
 import { wantsJson } from "../http";
 import type { AppBindings } from "../types";
 
@@ -101,8 +101,7 @@ profileApi.get("/photos/:id", requireUser, async (c) => {
 
 profileApi.get("/members/:username", async (c, next) => {
   if (!wantsJson(c)) return next();
-  const { user } = currentUser(c);
-  if (!user.emailVerifiedAt) throw emailNotVerified();
+  const user = verifiedUser(c);
   const member = await visitMember(c.env, user.id, c.req.param("username"), {
     recordView: isInAppVisit(c.req.raw, true),
   });
