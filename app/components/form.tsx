@@ -1,4 +1,3 @@
-import { useRouteLoaderData } from "@remix-run/react";
 import {
   useCallback,
   useRef,
@@ -9,11 +8,11 @@ import {
 } from "react";
 import type { z } from "zod";
 import { fieldErrors, firstErrors, type FieldErrorMap } from "~/schemas/validation";
-import type { RootLoaderData } from "~/root";
+import { useRootData } from "~/lib/root-data";
 import { Icon } from "./icons";
 
 export function useCsrfToken(): string {
-  return useRouteLoaderData<RootLoaderData>("root")?.csrfToken ?? "";
+  return useRootData()?.csrfToken ?? "";
 }
 
 /** The hidden `_csrf` field every plain form carries (API.md "Conventions"). */
