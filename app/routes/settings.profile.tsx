@@ -11,12 +11,12 @@ import { PhotoManager } from "~/components/profile/photo-manager";
 import {
   BioField,
   ETHNICITIES,
-  GENDERS,
   InterestsField,
   LookingForFields,
   ProfileTextField,
   useProfileForm,
 } from "~/components/profile/profile-fields";
+import { GENDER_OPTIONS } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
 import { profileSchema } from "~/schemas/profile";
 import { firstErrors } from "~/schemas/validation";
@@ -167,7 +167,7 @@ export default function ProfileSettingsPage() {
             />
           </div>
           <datalist id="gender-options">
-            {GENDERS.map((g) => (
+            {GENDER_OPTIONS.map((g) => (
               <option key={g} value={g} />
             ))}
           </datalist>

@@ -2,8 +2,8 @@ import { Link, useLocation } from "@remix-run/react";
 import { type FormEvent } from "react";
 import { TagInput } from "~/components/profile/tag-input";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
+import { GENDER_OPTIONS } from "~/lib/members";
 import {
-  GENDER_OPTIONS,
   INTEREST_SUGGESTIONS,
   SEARCH_AGE,
   searchQueryString,
