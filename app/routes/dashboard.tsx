@@ -1,12 +1,7 @@
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { DashboardPage } from "~/components/discovery/pages";
+import { DashboardPage, searchPageLinks } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
 import { displayName } from "~/lib/members";
 import { DASHBOARD_ITEMS, dashboardSummary } from "~/server/dashboard.server";
@@ -14,14 +9,9 @@ import { listProfileViewers } from "~/server/profile-views.server";
 import { loadProfile } from "~/server/profiles.server";
 import { searchPageData } from "~/server/discovery-pages.server";
 import { requireOnboardedUser } from "~/server/guards.server";
-import cardStyles from "~/styles/cards.css?url";
-import discoveryStyles from "~/styles/discovery.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Dashboard");
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: discoveryStyles },
-  { rel: "stylesheet", href: cardStyles },
-];
+export const links = searchPageLinks;
 /** Personal pages: never stored by a shared cache. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 

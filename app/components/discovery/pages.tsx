@@ -1,3 +1,4 @@
+import type { LinksFunction } from "@remix-run/cloudflare";
 import { Form, Link, useSearchParams } from "@remix-run/react";
 import { TimeAgo } from "~/components/time-ago";
 import { useMemo, useState, type ReactNode } from "react";
@@ -15,6 +16,14 @@ import type { LikedMember } from "~/state/likes";
 import { pageSearchState, type SearchFilterState, type SearchRequestBody } from "~/state/search";
 import { MemberCard } from "./member-card";
 import { DiscoverySearch } from "./search";
+import cardStyles from "~/styles/cards.css?url";
+import discoveryStyles from "~/styles/discovery.css?url";
+
+/** The stylesheets of the pages with a member search (the dashboard and the matches page). */
+export const searchPageLinks: LinksFunction = () => [
+  { rel: "stylesheet", href: discoveryStyles },
+  { rel: "stylesheet", href: cardStyles },
+];
 
 /** The search part of a page's loader data (app/server/discovery-pages.server.ts). */
 export interface SearchPageProps {
