@@ -6,7 +6,7 @@ import { useLoaderData, useRevalidator } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
-import { LocationPicker } from "~/components/profile/location-picker";
+import { LocationPicker } from "~/components/location-picker";
 import { PhotoManager } from "~/components/profile/photo-manager";
 import {
   BioField,

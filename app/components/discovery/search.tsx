@@ -26,7 +26,7 @@ import {
   type SearchState,
 } from "~/state/search";
 import { KeepPresenceStore } from "~/state/presence";
-import { LocationFilter } from "./location-filter";
+import { LocationFilter } from "~/components/location-picker";
 import { MemberCard } from "./member-card";
 
 interface DiscoverySearchProps {
