@@ -1,10 +1,5 @@
 import { TimeAgo } from "~/components/time-ago";
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { z } from "~/schemas/zod";
@@ -13,15 +8,15 @@ import { Avatar } from "~/components/profile/member";
 import { Pager } from "~/components/pager";
 import { AppShell } from "~/components/shell";
 import { displayName } from "~/lib/members";
+import { moneyLinks } from "~/components/money";
 import { titleMeta } from "~/lib/title";
 import { GIFT_LISTS } from "~/schemas/credits";
 import { creditBalance } from "~/server/credits.server";
 import { listGiftHistory } from "~/server/gifts.server";
 import { requireVerifiedUser } from "~/server/guards.server";
-import moneyStyles from "~/styles/money.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Gifts");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: moneyStyles }];
+export const links = moneyLinks;
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 const query = z.object({
