@@ -18,7 +18,7 @@ export function TestPaymentsNote({ test }: { test: boolean }) {
 }
 
 /** Where a return page leads: back to the conversation the member came from, or on. */
-export function BackLinks({
+function BackLinks({
   returnTo,
   fallback,
 }: {

@@ -3,6 +3,7 @@ import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-r
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { z } from "~/schemas/zod";
+import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
 import { Pager } from "~/components/pager";
@@ -65,18 +66,13 @@ export default function GiftsPage() {
           ))}
         </nav>
         {gifts.length === 0 ? (
-          <div className="card empty-state empty-help">
+          <EmptyState className="card empty-state" actions={[{ to: "/chat", label: "Open chat" }]}>
             <p>
               {list === "received"
                 ? "No gifts received yet. Gifts arrive in your conversations."
                 : "You have not sent a gift yet. Send one from a conversation with the 🎁 button."}
             </p>
-            <div className="empty-help-actions">
-              <AppLink to="/chat" className="btn btn-secondary btn-sm">
-                Open chat
-              </AppLink>
-            </div>
-          </div>
+          </EmptyState>
         ) : (
           <ol
             className="money-gifts"

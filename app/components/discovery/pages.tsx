@@ -3,6 +3,7 @@ import { Form, Link, useSearchParams } from "@remix-run/react";
 import { TimeAgo } from "~/components/time-ago";
 import { useMemo, useState, type ReactNode } from "react";
 import { FormAlert } from "~/components/form";
+import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { OnlineCount } from "~/components/online-count";
 import { OnlineDot } from "~/components/online-dot";
@@ -160,19 +161,16 @@ export function DashboardPage({ username, search, summary, viewers }: DashboardP
                 </AppLink>
               </div>
               {suggested.length === 0 ? (
-                <div className="empty-help">
+                <EmptyState
+                  actions={[
+                    { to: "/settings/profile", label: "Change your age range" },
+                    { to: "/my/matches", label: "Search everyone", primary: true },
+                  ]}
+                >
                   <p className="muted">
                     No suggestions right now: nobody fits the ages you are looking for yet.
                   </p>
-                  <div className="empty-help-actions">
-                    <AppLink to="/settings/profile" className="btn btn-secondary btn-sm">
-                      Change your age range
-                    </AppLink>
-                    <AppLink to="/my/matches" className="btn btn-primary btn-sm">
-                      Search everyone
-                    </AppLink>
-                  </div>
-                </div>
+                </EmptyState>
               ) : (
                 <ul className="member-grid" aria-label="Suggested members">
                   {suggested.map((member) => (
@@ -202,16 +200,11 @@ export function DashboardPage({ username, search, summary, viewers }: DashboardP
                 </AppLink>
               </div>
               {summary.unread_conversations.length === 0 ? (
-                <div className="empty-help">
+                <EmptyState actions={[{ to: "/chat", label: "Open chat" }]}>
                   <p className="muted small">
                     You are all caught up. A first message to a new match is the best way to start.
                   </p>
-                  <div className="empty-help-actions">
-                    <AppLink to="/chat" className="btn btn-secondary btn-sm">
-                      Open chat
-                    </AppLink>
-                  </div>
-                </div>
+                </EmptyState>
               ) : (
                 <ul className="unread-list">
                   {summary.unread_conversations.map((c) => (
