@@ -37,7 +37,7 @@ export interface SearchPageProps {
 }
 
 interface DashboardProps {
-  username: string;
+  name: string;
   search: SearchPageProps;
   summary: {
     new_likes: { members: LikedMember[]; total: number };
@@ -66,7 +66,7 @@ export function DashboardSearchPage({ search }: { search: SearchPageProps }) {
  * me and a few suggestions, faces first. Its search bar opens /dashboard/search; Discover is where
  * browsing with filters happens.
  */
-export function DashboardPage({ username, search, summary, viewers }: DashboardProps) {
+export function DashboardPage({ name, search, summary, viewers }: DashboardProps) {
   const [params] = useSearchParams();
   const [suggested, setSuggested] = useState(() => search.response?.results ?? []);
   const unread = summary.unread_conversations.reduce((n, c) => n + c.unread_count, 0);
@@ -90,7 +90,7 @@ export function DashboardPage({ username, search, summary, viewers }: DashboardP
         ) : null}
         <div className="today-head">
           <div>
-            <h1 className="dashboard-title">Hi {username}</h1>
+            <h1 className="dashboard-title">Hi {name}</h1>
             <OnlineCount />
           </div>
           <Form
