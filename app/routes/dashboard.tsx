@@ -12,7 +12,7 @@ import { displayName } from "~/lib/members";
 import { DASHBOARD_ITEMS, dashboardSummary } from "~/server/dashboard.server";
 import { listProfileViewers } from "~/server/profile-views.server";
 import { loadProfile } from "~/server/profiles.server";
-import { searchPageData } from "~/server/discovery-pages.server";
+import { searchPageData } from "~/server/search-pages.server";
 import { requireOnboardedUser } from "~/server/guards.server";
 import cardStyles from "~/styles/cards.css?url";
 import discoveryStyles from "~/styles/discovery.css?url";

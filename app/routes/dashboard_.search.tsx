@@ -8,7 +8,7 @@ import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { DashboardSearchPage } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
-import { searchPageData } from "~/server/discovery-pages.server";
+import { searchPageData } from "~/server/search-pages.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import cardStyles from "~/styles/cards.css?url";
 import discoveryStyles from "~/styles/discovery.css?url";

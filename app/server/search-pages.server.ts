@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   searchRequestFromQuery,
   searchRequestSchema,
@@ -8,10 +9,11 @@ import {
 import { usesAdvancedFilters } from "~/schemas/subscription";
 import { fieldErrors } from "~/schemas/validation";
 import type { SearchFilterState, SearchRequestBody } from "~/state/search";
-import { searchMembers } from "./discovery.server";
+import { searchMembers } from "./search.server";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
 import { canonicalLocation } from "./geo.server";
+import { first } from "./sql.server";
 import { assertSearchFiltersAllowed } from "./subscriptions.server";
 
 /**
@@ -29,11 +31,10 @@ export interface SearchPageData {
 }
 
 async function ageRangeOf(env: Env, me: string) {
-  const row = await env.DB.prepare(
-    "SELECT age_min AS min, age_max AS max FROM profiles WHERE user_id = ?1",
-  )
-    .bind(me)
-    .first<{ min: number; max: number }>();
+  const row = await first<{ min: number; max: number }>(
+    env.DB,
+    sql`SELECT age_min AS min, age_max AS max FROM profiles WHERE user_id = ${me}`,
+  );
   return row ?? { min: 18, max: 100 };
 }
 
