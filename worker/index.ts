@@ -7,7 +7,7 @@ import { createApp } from "./app";
 
 const app = createApp(remixBuild as unknown as ServerBuild);
 
-export { ConversationRoom } from "../durable-objects/conversation-room";
+export { ConversationRoom } from "../durable-objects/conversation/room";
 export { MemberHub } from "../durable-objects/member-hub";
 export { PresenceRoom } from "../durable-objects/presence-room";
 

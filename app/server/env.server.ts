@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ConversationRoom } from "../../durable-objects/conversation-room";
+import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import type { MemberHub } from "../../durable-objects/member-hub";
 import type { PresenceRoom } from "../../durable-objects/presence-room";
 
