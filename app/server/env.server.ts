@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import type { MemberHub } from "../../durable-objects/member-hub";
-import type { PresenceRoom } from "../../durable-objects/presence-room";
+import type { PresenceRoom } from "../../durable-objects/presence/room";
 
 /** Bindings and variables the Worker receives (wrangler.toml, secrets, .dev.vars). */
 export interface Env {
