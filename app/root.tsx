@@ -1,4 +1,4 @@
-import type { LinksFunction, LoaderFunctionArgs, SerializeFrom } from "@remix-run/cloudflare";
+import type { LinksFunction, LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import {
   isRouteErrorResponse,
@@ -8,15 +8,14 @@ import {
   Scripts,
   ScrollRestoration,
   useRouteError,
-  useRouteLoaderData,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/shell";
 import { ProgressBar } from "~/components/progress-bar";
 import { AppLink } from "~/components/link";
-import { displayName } from "~/lib/members";
 import { appearanceFromCookieHeader, APPEARANCE_STORAGE_KEY, type Appearance } from "~/lib/theme";
 import { useNonce } from "~/lib/nonce";
+import { type RootData, useRootData, viewerOf } from "~/lib/root-data";
 import { pageTitle } from "~/lib/title";
 import { appearanceAtom } from "~/state/appearance";
 import { useClockTicker } from "~/state/clock";
@@ -28,29 +27,15 @@ export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  const user = context.user;
-  return json({
+export function loader({ request, context }: LoaderFunctionArgs) {
+  return json<RootData>({
     csrfToken: context.csrfToken,
     appearance: appearanceFromCookieHeader(request.headers.get("Cookie")),
     buildVersion: context.buildVersion,
-    /** The server's clock, so relative times render the same on the server and while hydrating. */
     now: Date.now(),
-    user: user
-      ? {
-          id: user.id,
-          username: user.username,
-          /** What the app calls the member: their first name once they gave one. */
-          name: displayName(user),
-          onboarding: user.onboarding,
-          emailVerified: Boolean(user.emailVerifiedAt),
-          moderator: user.role === "moderator",
-        }
-      : null,
+    user: context.user ? viewerOf(context.user) : null,
   });
 }
-
-export type RootLoaderData = SerializeFrom<typeof loader>;
 
 /**
  * Before first paint: if this browser kept a choice in localStorage that the cookie lost, apply it
@@ -59,7 +44,7 @@ export type RootLoaderData = SerializeFrom<typeof loader>;
 const themeScript = `(function(){try{var k=${JSON.stringify(APPEARANCE_STORAGE_KEY)};var s=localStorage.getItem(k);var c=document.cookie.match(/(?:^|; )appearance=([^;]*)/);if(s&&!c&&/^(dark|light|system)$/.test(s)){document.documentElement.dataset.theme=s;document.cookie="appearance="+s+"; Path=/; Max-Age=31536000; SameSite=Lax";}else if(c&&s!==c[1]){localStorage.setItem(k,c[1]);}}catch(e){}})();`;
 
 export function Layout({ children }: { children: ReactNode }) {
-  const data = useRouteLoaderData<typeof loader>("root");
+  const data = useRootData();
   const appearance: Appearance = data?.appearance ?? "dark";
   const nonce = useNonce();
   return (
@@ -97,7 +82,7 @@ function HydrateAppearance({
 }
 
 export default function App() {
-  const data = useRouteLoaderData<typeof loader>("root");
+  const data = useRootData();
   return (
     <Provider>
       <HydrateAppearance appearance={data?.appearance ?? "dark"}>

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
-import type { ListRow, ListUpdate } from "~/server/chat-lists.server";
 import type { Env } from "~/server/env.server";
+import type { ListEntry, ListRow, ListUpdate, MemberHubApi } from "~/server/room-api.server";
 
 /** Storage keys of the conversations the member opened a socket in, and how many are kept. */
 const CONVERSATION_PREFIX = "conversation:";
@@ -23,13 +23,6 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS client_ids_age ON client_ids (claimed_at)",
 ];
 
-/** A list entry the chat module starts or changes for the member (not from a room). */
-export interface ListEntry {
-  conversation_id: string;
-  other_id: string;
-  activity_at: string;
-}
-
 /**
  * One hub per member, addressed by the member id: holds that member's sockets on every page (all
  * tabs) and delivers the frames the server publishes to them. Sockets hibernate between frames;
@@ -44,7 +37,7 @@ export interface ListEntry {
  * member's own. The client ids the member sent with are claimed here, so that one is never used
  * for two messages in different conversations.
  */
-export class MemberHub extends DurableObject<Env> {
+export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.ctx.setWebSocketAutoResponse(

@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { channelForPath, verifyChannelToken } from "~/server/broadcasting.server";
-import { HttpError, unauthenticated, emailNotVerified } from "~/server/errors.server";
+import { HttpError, unauthenticated } from "~/server/errors.server";
 import { readSessionById, type SessionUser } from "~/server/session.server";
+import { verifiedUser } from "./middleware/auth";
 import type { AppBindings } from "./types";
 
 /**
@@ -18,10 +19,7 @@ export function authorizeUpgrade(c: Context<AppBindings>): SessionUser {
   if (origin && origin !== new URL(c.req.url).origin) {
     throw new HttpError(403, "Cross-origin websocket refused.");
   }
-  const user = c.get("rc").user;
-  if (!user) throw unauthenticated();
-  if (!user.emailVerifiedAt) throw emailNotVerified();
-  return user;
+  return verifiedUser(c);
 }
 
 /** The upgrade request forwarded to a room, carrying the member the Worker authenticated. */

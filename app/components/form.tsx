@@ -1,4 +1,4 @@
-import { useRouteLoaderData } from "@remix-run/react";
+import { Form, useNavigation } from "@remix-run/react";
 import {
   useCallback,
   useRef,
@@ -6,14 +6,15 @@ import {
   type FormEvent,
   type InputHTMLAttributes,
   type ReactNode,
+  type Ref,
 } from "react";
 import type { z } from "zod";
 import { fieldErrors, firstErrors, type FieldErrorMap } from "~/schemas/validation";
-import type { RootLoaderData } from "~/root";
+import { useRootData } from "~/lib/root-data";
 import { Icon } from "./icons";
 
 export function useCsrfToken(): string {
-  return useRouteLoaderData<RootLoaderData>("root")?.csrfToken ?? "";
+  return useRootData()?.csrfToken ?? "";
 }
 
 /** The hidden `_csrf` field every plain form carries (API.md "Conventions"). */
@@ -183,5 +184,51 @@ export function PasswordField(props: Omit<FieldProps, "type">) {
         </button>
       }
     />
+  );
+}
+
+/**
+ * A page's posted form, written once: it carries the CSRF token, is checked with its shared schema
+ * (`useFormValidation`) as the member types, and ends with one submit button that is disabled, and
+ * may say so, while the page submits. A `block` button spans the form; otherwise it sits in a row.
+ */
+export function ValidatedForm({
+  validation,
+  submit,
+  submitting = submit,
+  block = true,
+  formRef,
+  children,
+}: {
+  validation: Pick<ReturnType<typeof useFormValidation>, "onChange" | "onSubmit">;
+  submit: string;
+  submitting?: string;
+  block?: boolean;
+  formRef?: Ref<HTMLFormElement>;
+  children: ReactNode;
+}) {
+  const busy = useNavigation().state === "submitting";
+  const button = (
+    <button
+      type="submit"
+      className={block ? "btn btn-primary btn-block" : "btn btn-primary"}
+      disabled={busy}
+    >
+      {busy ? submitting : submit}
+    </button>
+  );
+  return (
+    <Form
+      ref={formRef}
+      method="post"
+      className="form"
+      noValidate
+      onChange={validation.onChange}
+      onSubmit={validation.onSubmit}
+    >
+      <CsrfInput />
+      {children}
+      {block ? button : <div>{button}</div>}
+    </Form>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect } from "react";
 import { api } from "~/lib/http";
 import { subscribeMemberChannel } from "~/realtime/client";
-import { chatUnreadTotalAtom } from "~/state/chat";
+import { chatUnreadTotalAtom } from "~/state/chat-actions";
 import { useSetAtom } from "~/state/jotai";
 import { RealtimeProvider } from "./realtime";
 

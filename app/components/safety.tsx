@@ -24,7 +24,7 @@ import {
   blockUserAtom,
   clearBlockingMessages,
 } from "~/state/blocking";
-import { loadArchivedAtom, loadConversationsAtom } from "~/state/chat";
+import { loadArchivedAtom, loadConversationsAtom } from "~/state/chat-actions";
 import { useAtom, useSetAtom } from "~/state/jotai";
 import { FormAlert } from "./form";
 import { Icon } from "./icons";

@@ -1,6 +1,6 @@
-import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
+import { Form, useLocation } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
-import type { RootLoaderData } from "~/root";
+import { useRootData } from "~/lib/root-data";
 import { ChatNavLink } from "./chat/nav-link";
 import { Icon } from "./icons";
 import { CsrfInput } from "./form";
@@ -21,7 +21,7 @@ export function Logo({ to = "/" }: { to?: string }) {
 
 /** The signed-in layout: header with navigation and account actions, then the page. */
 export function AppShell({ children }: { children: ReactNode }) {
-  const data = useRouteLoaderData<RootLoaderData>("root");
+  const data = useRootData();
   const user = data?.user;
   const { pathname } = useLocation();
   return (

@@ -55,3 +55,17 @@ export function timeAgo(iso: string, now: number): string {
     timeZone: "UTC",
   });
 }
+
+/**
+ * The common genders, offered by the profile's gender field and the search's gender filter (a
+ * member's gender is free text).
+ */
+export const GENDER_OPTIONS = [
+  "Woman",
+  "Man",
+  "Non-binary",
+  "Trans woman",
+  "Trans man",
+  "Genderqueer",
+  "Agender",
+] as const;

@@ -1,4 +1,5 @@
 import { z } from "~/schemas/zod";
+import { parseFrame } from "./frames";
 
 /**
  * The socket protocol of a conversation's room (`/ws/chat/{conversationId}`, API.md "Realtime"):
@@ -85,16 +86,6 @@ export const TYPING_THROTTLE_MS = 2000;
 /** How long a client shows "typing…" after the last typing frame. */
 export const TYPING_DISPLAY_MS = 4000;
 
-function parse<T>(schema: z.ZodType<T>, raw: unknown): T | null {
-  if (typeof raw !== "string") return null;
-  try {
-    const result = schema.safeParse(JSON.parse(raw));
-    return result.success ? result.data : null;
-  } catch {
-    return null;
-  }
-}
-
-export const parseChatServerFrame = (raw: unknown) => parse(chatServerFrame, raw);
+export const parseChatServerFrame = (raw: unknown) => parseFrame(chatServerFrame, raw);
 export type SendFrame = Extract<ChatClientFrame, { type: "send" }>;
-export const parseChatClientFrame = (raw: unknown) => parse(chatClientFrame, raw);
+export const parseChatClientFrame = (raw: unknown) => parseFrame(chatClientFrame, raw);

@@ -1,5 +1,6 @@
 import { z } from "~/schemas/zod";
 import { NOTIFICATION_TYPES } from "~/schemas/notifications";
+import { parseFrame } from "./frames";
 
 /**
  * The server closes a member's sockets with this code when their sessions end (signing out, a
@@ -62,11 +63,4 @@ export const memberClientFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ping") }),
 ]);
 
-export function parseMemberServerFrame(raw: string): MemberServerFrame | null {
-  try {
-    const result = memberServerFrame.safeParse(JSON.parse(raw));
-    return result.success ? result.data : null;
-  } catch {
-    return null;
-  }
-}
+export const parseMemberServerFrame = (raw: string) => parseFrame(memberServerFrame, raw);

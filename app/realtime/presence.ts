@@ -1,4 +1,5 @@
 import { z } from "~/schemas/zod";
+import { frameJson, parseFrame } from "./frames";
 
 /**
  * Frames of the presence room (`/ws/presence`, API.md "Realtime"), parsed by the room and the
@@ -50,18 +51,7 @@ export const PRESENCE_ERRORS = {
   tooMany: `At most ${PRESENCE_WATCH_LIMIT} members can be watched.`,
 } as const;
 
-function parseJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-}
-
-export function parsePresenceServerFrame(raw: string): PresenceServerFrame | null {
-  const result = presenceServerFrame.safeParse(parseJson(raw));
-  return result.success ? result.data : null;
-}
+export const parsePresenceServerFrame = (raw: string) => parseFrame(presenceServerFrame, raw);
 
 /**
  * A client frame, or the error message to answer it with. Ids of a watch are de-duplicated; more
@@ -70,7 +60,7 @@ export function parsePresenceServerFrame(raw: string): PresenceServerFrame | nul
 export function parsePresenceClientFrame(
   raw: string,
 ): { frame: PresenceClientFrame } | { error: string } {
-  const json = parseJson(raw);
+  const json = frameJson(raw);
   const result = presenceClientFrame.safeParse(json);
   if (!result.success) {
     const type = (json as { type?: unknown } | null)?.type;

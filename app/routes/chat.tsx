@@ -29,13 +29,15 @@ import {
   chatMeAtom,
   chatStateAtom,
   chatUnreadTotalAtom,
+  loadArchivedAtom,
+  loadConversationsAtom,
+  openConversationAtom,
+} from "~/state/chat-actions";
+import {
   conversationsLoaded,
   conversationUpdated,
   initialChatState,
   isListed,
-  loadArchivedAtom,
-  loadConversationsAtom,
-  openConversationAtom,
   totalUnread,
 } from "~/state/chat";
 import { useAtomValue, useHydrateAtoms, useSetAtom } from "~/state/jotai";

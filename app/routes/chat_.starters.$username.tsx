@@ -15,7 +15,7 @@ export async function loader({ context, request, params }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
   try {
     const [member, me] = await Promise.all([
-      viewMember(context.env, user.id, params.username ?? "", { recordView: false }),
+      viewMember(context.env, user.id, params.username ?? ""),
       loadProfile(context.env, user.id),
     ]);
     const starters = conversationStarters({

@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
-import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
-import { CsrfInput, PasswordField, FormAlert, useFormValidation } from "~/components/form";
-import { AuthLayout } from "~/components/shell";
+import { useActionData, useSearchParams } from "@remix-run/react";
+import { AuthFormPage } from "~/components/auth-form";
+import { FormAlert, PasswordField, useFormValidation, ValidatedForm } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { confirmPasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -29,20 +29,13 @@ export function action({ request, context }: ActionFunctionArgs) {
 export default function ConfirmPasswordPage() {
   const actionData = useActionData<ActionErrors>();
   const [params] = useSearchParams();
-  const navigation = useNavigation();
   const form = useFormValidation(confirmPasswordSchema, actionData?.errors);
   return (
-    <AuthLayout>
-      <h1>Confirm your password</h1>
-      <p className="lead">This is a secure area. Please confirm your password before continuing.</p>
-      <Form
-        method="post"
-        className="form"
-        noValidate
-        onChange={form.onChange}
-        onSubmit={form.onSubmit}
-      >
-        <CsrfInput />
+    <AuthFormPage
+      title="Confirm your password"
+      lead="This is a secure area. Please confirm your password before continuing."
+    >
+      <ValidatedForm validation={form} submit="Confirm">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
         <FormAlert
           message={actionData && !actionData.errors.password ? actionData.message : null}
@@ -55,14 +48,7 @@ export default function ConfirmPasswordPage() {
           autoFocus
           error={form.errorFor("password")}
         />
-        <button
-          type="submit"
-          className="btn btn-primary btn-block"
-          disabled={navigation.state === "submitting"}
-        >
-          Confirm
-        </button>
-      </Form>
-    </AuthLayout>
+      </ValidatedForm>
+    </AuthFormPage>
   );
 }

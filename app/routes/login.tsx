@@ -1,9 +1,15 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
-import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useActionData, useSearchParams } from "@remix-run/react";
 import { AppLink } from "~/components/link";
-import { CsrfInput, Field, PasswordField, FormAlert, useFormValidation } from "~/components/form";
-import { AuthLayout } from "~/components/shell";
+import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
+import {
+  Field,
+  FormAlert,
+  PasswordField,
+  useFormValidation,
+  ValidatedForm,
+} from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { loginSchema } from "~/schemas/auth";
 import type { ActionErrors } from "~/server/actions.server";
@@ -15,8 +21,7 @@ import { signIn } from "~/server/web-auth.server";
 
 export const meta: MetaFunction = () => titleMeta("Login");
 
-/** The form's schema, fetched with zod on the first keystroke rather than with the page. */
-const loadLoginSchema = () => import("~/schemas/auth").then((m) => m.loginSchema);
+const loadLoginSchema = lazyAuthSchema("loginSchema");
 
 export function loader({ context }: LoaderFunctionArgs) {
   requireGuest(context);
@@ -36,21 +41,19 @@ export function action({ request, context }: ActionFunctionArgs) {
 export default function LoginPage() {
   const actionData = useActionData<ActionErrors>();
   const [params] = useSearchParams();
-  const navigation = useNavigation();
   const form = useFormValidation(loadLoginSchema, actionData?.errors);
   const status = params.get("status");
   return (
-    <AuthLayout>
-      <h1>Welcome back</h1>
-      <p className="lead">Sign in to see who is waiting to meet you.</p>
-      <Form
-        method="post"
-        className="form"
-        noValidate
-        onChange={form.onChange}
-        onSubmit={form.onSubmit}
-      >
-        <CsrfInput />
+    <AuthFormPage
+      title="Welcome back"
+      lead="Sign in to see who is waiting to meet you."
+      footer={
+        <>
+          New to Heartline? <AppLink to="/register">Create an account</AppLink>
+        </>
+      }
+    >
+      <ValidatedForm validation={form} submit="Sign in" submitting="Signing in…">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
         <FormAlert message={status} tone="success" />
         <FormAlert message={actionData && !actionData.errors.email ? actionData.message : null} />
@@ -76,17 +79,7 @@ export default function LoginPage() {
           </label>
           <AppLink to="/forgot-password">Forgot your password?</AppLink>
         </div>
-        <button
-          type="submit"
-          className="btn btn-primary btn-block"
-          disabled={navigation.state === "submitting"}
-        >
-          {navigation.state === "submitting" ? "Signing in…" : "Sign in"}
-        </button>
-      </Form>
-      <p className="auth-footer">
-        New to Heartline? <AppLink to="/register">Create an account</AppLink>
-      </p>
-    </AuthLayout>
+      </ValidatedForm>
+    </AuthFormPage>
   );
 }

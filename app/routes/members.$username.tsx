@@ -18,7 +18,7 @@ import { titleMeta } from "~/lib/title";
 import { HttpError } from "~/server/errors.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { likeStatus } from "~/server/likes.server";
-import { isInAppVisit, viewMember } from "~/server/members.server";
+import { isInAppVisit, visitMember } from "~/server/profile-views.server";
 import menuStyles from "~/styles/menu.css?url";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
@@ -33,7 +33,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 export async function loader({ context, request, params }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
   try {
-    const member = await viewMember(context.env, user.id, params.username ?? "", {
+    const member = await visitMember(context.env, user.id, params.username ?? "", {
       recordView: isInAppVisit(request, false),
     });
     const isSelf = member.id === user.id;

@@ -2,7 +2,7 @@ import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-r
 import { TimeAgo } from "~/components/time-ago";
 import { json } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
-import { AppLink } from "~/components/link";
+import { EmptyState } from "~/components/empty-state";
 import { Avatar } from "~/components/profile/member";
 import { Pager } from "~/components/pager";
 import { AppShell } from "~/components/shell";
@@ -41,17 +41,15 @@ export default function ActivitiesPage() {
           </div>
         </div>
         {activities.length === 0 ? (
-          <div className="card empty-state empty-help">
+          <EmptyState
+            className="card empty-state"
+            actions={[{ to: "/my/matches", label: "Discover members", primary: true }]}
+          >
             <p>Nothing here yet.</p>
             <p className="muted">
               Your likes, matches and gifts will be listed here. Like someone to get started.
             </p>
-            <div className="empty-help-actions">
-              <AppLink to="/my/matches" className="btn btn-primary btn-sm">
-                Discover members
-              </AppLink>
-            </div>
-          </div>
+          </EmptyState>
         ) : (
           <ol className="activity-list" aria-label="Your activities">
             {activities.map((a) => (

@@ -1,15 +1,10 @@
 import { TimeAgo } from "~/components/time-ago";
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect } from "react";
 import { FormAlert } from "~/components/form";
-import { TestPaymentsNote } from "~/components/money";
+import { moneyLinks, TestPaymentsNote } from "~/components/money";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { formatPrice, transactionLabel } from "~/schemas/credits";
@@ -24,10 +19,9 @@ import {
   purchaseCreditsAtom,
 } from "~/state/credits";
 import { useAtom, useHydrateAtoms, useSetAtom } from "~/state/jotai";
-import moneyStyles from "~/styles/money.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Credits");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: moneyStyles }];
+export const links = moneyLinks;
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 /** The balance, the packs on sale and the newest transactions. */

@@ -1,22 +1,15 @@
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { BackLinks, TestPaymentsNote } from "~/components/money";
-import { AppShell } from "~/components/shell";
+import { CheckoutResult, moneyLinks } from "~/components/money";
 import { usePollWhile } from "~/lib/poll";
 import { titleMeta } from "~/lib/title";
 import { creditBalance, paymentOf } from "~/server/credits.server";
 import { requireVerifiedUser, safeRedirect } from "~/server/guards.server";
 import { isTestPayments } from "~/server/payments.server";
-import moneyStyles from "~/styles/money.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Payment Received");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: moneyStyles }];
+export const links = moneyLinks;
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 /**
@@ -49,41 +42,37 @@ export default function CreditsSuccessPage() {
   const data = useLoaderData<typeof loader>();
   const gaveUp = usePollWhile(data.found && !data.completed);
   return (
-    <AppShell>
-      <div className="container narrow money">
-        <div className="card money-result" aria-live="polite">
-          {data.completed ? (
-            <>
-              <h1>Thank you!</h1>
-              <p>
-                {data.credits} credits were added. Your balance is{" "}
-                <strong data-testid="balance">{data.balance}</strong> credits.
-              </p>
-            </>
-          ) : data.found ? (
-            <>
-              <h1>Confirming your payment…</h1>
-              <p className="muted">
-                {gaveUp
-                  ? "This is taking longer than usual. Your credits will appear on the credits page as soon as the payment is confirmed."
-                  : "Your credits appear here as soon as the payment is confirmed."}
-              </p>
-            </>
-          ) : (
-            <>
-              <h1>No payment found</h1>
-              <p className="muted">
-                We could not find this payment. Nothing was added or charged here.
-              </p>
-            </>
-          )}
-          <TestPaymentsNote test={data.testPayments} />
-          <BackLinks
-            returnTo={data.returnTo}
-            fallback={{ to: "/my/credits", label: "Go to credits" }}
-          />
-        </div>
-      </div>
-    </AppShell>
+    <CheckoutResult
+      live
+      testPayments={data.testPayments}
+      returnTo={data.returnTo}
+      fallback={{ to: "/my/credits", label: "Go to credits" }}
+    >
+      {data.completed ? (
+        <>
+          <h1>Thank you!</h1>
+          <p>
+            {data.credits} credits were added. Your balance is{" "}
+            <strong data-testid="balance">{data.balance}</strong> credits.
+          </p>
+        </>
+      ) : data.found ? (
+        <>
+          <h1>Confirming your payment…</h1>
+          <p className="muted">
+            {gaveUp
+              ? "This is taking longer than usual. Your credits will appear on the credits page as soon as the payment is confirmed."
+              : "Your credits appear here as soon as the payment is confirmed."}
+          </p>
+        </>
+      ) : (
+        <>
+          <h1>No payment found</h1>
+          <p className="muted">
+            We could not find this payment. Nothing was added or charged here.
+          </p>
+        </>
+      )}
+    </CheckoutResult>
   );
 }

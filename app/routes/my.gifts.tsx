@@ -1,27 +1,23 @@
 import { TimeAgo } from "~/components/time-ago";
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { z } from "~/schemas/zod";
+import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
 import { Pager } from "~/components/pager";
 import { AppShell } from "~/components/shell";
 import { displayName } from "~/lib/members";
+import { moneyLinks } from "~/components/money";
 import { titleMeta } from "~/lib/title";
 import { GIFT_LISTS } from "~/schemas/credits";
 import { creditBalance } from "~/server/credits.server";
 import { listGiftHistory } from "~/server/gifts.server";
 import { requireVerifiedUser } from "~/server/guards.server";
-import moneyStyles from "~/styles/money.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Gifts");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: moneyStyles }];
+export const links = moneyLinks;
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 const query = z.object({
@@ -70,18 +66,13 @@ export default function GiftsPage() {
           ))}
         </nav>
         {gifts.length === 0 ? (
-          <div className="card empty-state empty-help">
+          <EmptyState className="card empty-state" actions={[{ to: "/chat", label: "Open chat" }]}>
             <p>
               {list === "received"
                 ? "No gifts received yet. Gifts arrive in your conversations."
                 : "You have not sent a gift yet. Send one from a conversation with the 🎁 button."}
             </p>
-            <div className="empty-help-actions">
-              <AppLink to="/chat" className="btn btn-secondary btn-sm">
-                Open chat
-              </AppLink>
-            </div>
-          </div>
+          </EmptyState>
         ) : (
           <ol
             className="money-gifts"

@@ -10,6 +10,7 @@ import { useLoaderData, useLocation } from "@remix-run/react";
 import { useState } from "react";
 import { MatchNote } from "~/components/discovery/like-button";
 import { LikedMemberItem } from "~/components/discovery/likes";
+import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { AppShell } from "~/components/shell";
 import { api } from "~/lib/http";
@@ -138,14 +139,12 @@ function Likes({ initial }: { initial: LikesState }) {
                 </h2>
               </div>
               {state[list].length === 0 ? (
-                <div className="empty-state empty-help">
+                <EmptyState
+                  className="empty-state"
+                  actions={[{ to: action.to, label: action.label }]}
+                >
                   <p>{empty}</p>
-                  <div className="empty-help-actions">
-                    <AppLink to={action.to} className="btn btn-secondary btn-sm">
-                      {action.label}
-                    </AppLink>
-                  </div>
-                </div>
+                </EmptyState>
               ) : (
                 <ul className="liked-list" aria-label={title}>
                   {state[list].map((member) => (

@@ -1,23 +1,13 @@
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { MatchesPage } from "~/components/discovery/pages";
+import { MatchesPage, searchPageLinks } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
 import { searchPageData } from "~/server/search-pages.server";
 import { requireOnboardedUser } from "~/server/guards.server";
-import cardStyles from "~/styles/cards.css?url";
-import discoveryStyles from "~/styles/discovery.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Discover");
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: discoveryStyles },
-  { rel: "stylesheet", href: cardStyles },
-];
+export const links = searchPageLinks;
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 /** Discover: suggested members to search from, with the filters. */

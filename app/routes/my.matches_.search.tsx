@@ -1,24 +1,10 @@
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
-import { useLoaderData } from "@remix-run/react";
-import { MatchesPage } from "~/components/discovery/pages";
-import { titleMeta } from "~/lib/title";
 import { searchPageData } from "~/server/search-pages.server";
 import { requireVerifiedUser } from "~/server/guards.server";
-import cardStyles from "~/styles/cards.css?url";
-import discoveryStyles from "~/styles/discovery.css?url";
 
-export const meta: MetaFunction = () => titleMeta("Discover");
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: discoveryStyles },
-  { rel: "stylesheet", href: cardStyles },
-];
-export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
+/** The matches page itself: the same title, styles, headers and view. */
+export { default, headers, links, meta } from "./my.matches";
 
 /** GET /my/matches/search in a browser: the matches page showing the search in the query string. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
@@ -27,9 +13,4 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
     searched: true,
   });
   return json({ search }, { headers: { "Cache-Control": "private, no-store" } });
-}
-
-export default function MatchesSearch() {
-  const data = useLoaderData<typeof loader>();
-  return <MatchesPage {...data} />;
 }

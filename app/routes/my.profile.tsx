@@ -5,6 +5,7 @@ import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { useEffect } from "react";
 import { FormAlert } from "~/components/form";
+import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, MemberRow, PhotoGallery } from "~/components/profile/member";
 import { AppShell } from "~/components/shell";
@@ -180,14 +181,12 @@ export default function MyProfilePage() {
               message="Verify your email address to see who viewed your profile."
             />
           ) : viewers.viewers.length === 0 && !viewers.isLoading ? (
-            <div className="empty-state empty-help">
+            <EmptyState
+              className="empty-state"
+              actions={[{ to: "/settings/profile", label: "Improve your profile" }]}
+            >
               <p>No views yet. A great main photo and a few interests help members find you.</p>
-              <div className="empty-help-actions">
-                <AppLink to="/settings/profile" className="btn btn-secondary btn-sm">
-                  Improve your profile
-                </AppLink>
-              </div>
-            </div>
+            </EmptyState>
           ) : (
             <ul className="member-list">
               {viewers.viewers.map((viewer) => (

@@ -1,14 +1,9 @@
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { FormAlert } from "~/components/form";
-import { TestPaymentsNote } from "~/components/money";
+import { moneyLinks, TestPaymentsNote } from "~/components/money";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { formatPrice } from "~/schemas/credits";
@@ -24,10 +19,9 @@ import {
   initialSubscriptionState,
   subscriptionStateAtom,
 } from "~/state/subscription";
-import moneyStyles from "~/styles/money.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Subscription");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: moneyStyles }];
+export const links = moneyLinks;
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 export async function loader({ context, request }: LoaderFunctionArgs) {

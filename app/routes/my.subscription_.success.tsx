@@ -1,23 +1,16 @@
-import type {
-  HeadersFunction,
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/cloudflare";
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { BackLinks, TestPaymentsNote } from "~/components/money";
-import { AppShell } from "~/components/shell";
+import { CheckoutResult, moneyLinks } from "~/components/money";
 import { usePollWhile } from "~/lib/poll";
 import { titleMeta } from "~/lib/title";
 import { paymentOf } from "~/server/credits.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { isTestPayments } from "~/server/payments.server";
 import { currentSubscription } from "~/server/subscriptions.server";
-import moneyStyles from "~/styles/money.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Subscribed");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: moneyStyles }];
+export const links = moneyLinks;
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 /**
@@ -46,41 +39,37 @@ export default function SubscriptionSuccessPage() {
   const { subscription, waiting, testPayments } = useLoaderData<typeof loader>();
   const gaveUp = usePollWhile(waiting);
   return (
-    <AppShell>
-      <div className="container narrow money">
-        <div className="card money-result" aria-live="polite">
-          {subscription && subscription.status === "active" ? (
-            <>
-              <h1>Welcome to {subscription.plan.name}!</h1>
-              <p>Your perks are on now:</p>
-              <ul className="money-perks">
-                {subscription.plan.perks.map((perk) => (
-                  <li key={perk}>{perk}</li>
-                ))}
-              </ul>
-            </>
-          ) : waiting ? (
-            <>
-              <h1>Confirming your subscription…</h1>
-              <p className="muted">
-                {gaveUp
-                  ? "This is taking longer than usual. Your subscription page shows it as soon as the payment is confirmed."
-                  : "Your perks start as soon as the payment is confirmed."}
-              </p>
-            </>
-          ) : (
-            <>
-              <h1>No new subscription</h1>
-              <p className="muted">We could not find a subscription started here.</p>
-            </>
-          )}
-          <TestPaymentsNote test={testPayments} />
-          <BackLinks
-            returnTo={null}
-            fallback={{ to: "/my/subscription", label: "Your subscription" }}
-          />
-        </div>
-      </div>
-    </AppShell>
+    <CheckoutResult
+      live
+      testPayments={testPayments}
+      returnTo={null}
+      fallback={{ to: "/my/subscription", label: "Your subscription" }}
+    >
+      {subscription && subscription.status === "active" ? (
+        <>
+          <h1>Welcome to {subscription.plan.name}!</h1>
+          <p>Your perks are on now:</p>
+          <ul className="money-perks">
+            {subscription.plan.perks.map((perk) => (
+              <li key={perk}>{perk}</li>
+            ))}
+          </ul>
+        </>
+      ) : waiting ? (
+        <>
+          <h1>Confirming your subscription…</h1>
+          <p className="muted">
+            {gaveUp
+              ? "This is taking longer than usual. Your subscription page shows it as soon as the payment is confirmed."
+              : "Your perks start as soon as the payment is confirmed."}
+          </p>
+        </>
+      ) : (
+        <>
+          <h1>No new subscription</h1>
+          <p className="muted">We could not find a subscription started here.</p>
+        </>
+      )}
+    </CheckoutResult>
   );
 }

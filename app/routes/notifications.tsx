@@ -9,6 +9,7 @@ import { json } from "@remix-run/cloudflare";
 import { Link, useFetcher, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { CsrfInput } from "~/components/form";
+import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { Avatar } from "~/components/profile/member";
 import { AppShell } from "~/components/shell";
@@ -141,20 +142,18 @@ export default function NotificationsPage() {
           </readAll.Form>
         </div>
         {items.length === 0 ? (
-          <div className="card empty-state empty-help">
+          <EmptyState
+            className="card empty-state"
+            actions={[
+              { to: "/my/matches", label: "Discover members", primary: true },
+              { to: "/settings/notifications", label: "Choose what you hear about" },
+            ]}
+          >
             <p>No notifications yet.</p>
             <p className="muted">
               When someone likes you, writes to you or visits your profile, you will see it here.
             </p>
-            <div className="empty-help-actions">
-              <AppLink to="/my/matches" className="btn btn-primary btn-sm">
-                Discover members
-              </AppLink>
-              <AppLink to="/settings/notifications" className="btn btn-secondary btn-sm">
-                Choose what you hear about
-              </AppLink>
-            </div>
-          </div>
+          </EmptyState>
         ) : (
           <ul className="notification-list" aria-label="Notifications">
             {items.map((n) => (

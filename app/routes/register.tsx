@@ -2,10 +2,16 @@ import { latestAdultBirthday } from "~/lib/age";
 import { useNow } from "~/state/clock";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
-import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { useActionData } from "@remix-run/react";
 import { AppLink } from "~/components/link";
-import { CsrfInput, Field, PasswordField, FormAlert, useFormValidation } from "~/components/form";
-import { AuthLayout } from "~/components/shell";
+import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
+import {
+  Field,
+  FormAlert,
+  PasswordField,
+  useFormValidation,
+  ValidatedForm,
+} from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { registerSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -16,8 +22,7 @@ import { signIn } from "~/server/web-auth.server";
 
 export const meta: MetaFunction = () => titleMeta("Register");
 
-/** The form's schema, fetched with zod on the first keystroke rather than with the page. */
-const loadRegisterSchema = () => import("~/schemas/auth").then((m) => m.registerSchema);
+const loadRegisterSchema = lazyAuthSchema("registerSchema");
 
 export function loader({ context }: LoaderFunctionArgs) {
   requireGuest(context);
@@ -35,24 +40,22 @@ export function action({ request, context }: ActionFunctionArgs) {
 
 export default function RegisterPage() {
   const actionData = useActionData<ActionErrors>();
-  const navigation = useNavigation();
   const now = useNow();
   const form = useFormValidation(loadRegisterSchema, actionData?.errors);
   const knownFields = ["username", "email", "password", "password_confirmation", "dateOfBirth"];
   const otherError =
     actionData && !knownFields.some((f) => actionData.errors[f]) ? actionData.message : null;
   return (
-    <AuthLayout>
-      <h1>Create your account</h1>
-      <p className="lead">Free to join. Members must be 18 or older.</p>
-      <Form
-        method="post"
-        className="form"
-        noValidate
-        onChange={form.onChange}
-        onSubmit={form.onSubmit}
-      >
-        <CsrfInput />
+    <AuthFormPage
+      title="Create your account"
+      lead="Free to join. Members must be 18 or older."
+      footer={
+        <>
+          Already a member? <AppLink to="/login">Sign in</AppLink>
+        </>
+      }
+    >
+      <ValidatedForm validation={form} submit="Create account" submitting="Creating account…">
         <FormAlert message={otherError} />
         <Field
           name="username"
@@ -98,17 +101,7 @@ export default function RegisterPage() {
           By creating an account you confirm you are 18 or older and agree to our{" "}
           <AppLink to="/terms">Terms</AppLink> and <AppLink to="/privacy">Privacy policy</AppLink>.
         </p>
-        <button
-          type="submit"
-          className="btn btn-primary btn-block"
-          disabled={navigation.state === "submitting"}
-        >
-          {navigation.state === "submitting" ? "Creating account…" : "Create account"}
-        </button>
-      </Form>
-      <p className="auth-footer">
-        Already a member? <AppLink to="/login">Sign in</AppLink>
-      </p>
-    </AuthLayout>
+      </ValidatedForm>
+    </AuthFormPage>
   );
 }

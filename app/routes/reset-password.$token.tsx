@@ -1,14 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json, redirect } from "@remix-run/cloudflare";
+import { useActionData, useLoaderData, useParams, useSearchParams } from "@remix-run/react";
+import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
 import {
-  Form,
-  useActionData,
-  useLoaderData,
-  useNavigation,
-  useParams,
-  useSearchParams,
-} from "@remix-run/react";
-import { CsrfInput, Field, PasswordField, FormAlert, useFormValidation } from "~/components/form";
+  Field,
+  FormAlert,
+  PasswordField,
+  useFormValidation,
+  ValidatedForm,
+} from "~/components/form";
 import { AppLink } from "~/components/link";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
@@ -19,8 +19,7 @@ import { parseInput, readBody } from "~/server/validation.server";
 
 export const meta: MetaFunction = () => titleMeta("Reset Password");
 
-/** The form's schema, fetched with zod on the first keystroke rather than with the page. */
-const loadResetPasswordSchema = () => import("~/schemas/auth").then((m) => m.resetPasswordSchema);
+const loadResetPasswordSchema = lazyAuthSchema("resetPasswordSchema");
 
 /**
  * A link that can no longer be used (unknown, spent or expired) says so at once, instead of a form
@@ -70,20 +69,18 @@ function ResetPasswordForm() {
   const { token } = useParams();
   const [params] = useSearchParams();
   const actionData = useActionData<ActionErrors>();
-  const navigation = useNavigation();
   const form = useFormValidation(loadResetPasswordSchema, actionData?.errors);
   return (
-    <AuthLayout>
-      <h1>Choose a new password</h1>
-      <p className="lead">Pick something you have not used before.</p>
-      <Form
-        method="post"
-        className="form"
-        noValidate
-        onChange={form.onChange}
-        onSubmit={form.onSubmit}
-      >
-        <CsrfInput />
+    <AuthFormPage
+      title="Choose a new password"
+      lead="Pick something you have not used before."
+      footer={
+        <>
+          Link expired? <AppLink to="/forgot-password">Send a new one</AppLink>
+        </>
+      }
+    >
+      <ValidatedForm validation={form} submit="Reset password">
         <input type="hidden" name="token" value={token} />
         <FormAlert message={actionData?.errors.email ? null : actionData?.message} />
         <Field
@@ -110,17 +107,7 @@ function ResetPasswordForm() {
           required
           error={form.errorFor("password_confirmation")}
         />
-        <button
-          type="submit"
-          className="btn btn-primary btn-block"
-          disabled={navigation.state === "submitting"}
-        >
-          Reset password
-        </button>
-      </Form>
-      <p className="auth-footer">
-        Link expired? <AppLink to="/forgot-password">Send a new one</AppLink>
-      </p>
-    </AuthLayout>
+      </ValidatedForm>
+    </AuthFormPage>
   );
 }

@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
-import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { useActionData } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import { CsrfInput, Field, FormAlert, useFormValidation } from "~/components/form";
+import { Field, FormAlert, useFormValidation, ValidatedForm } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { updatePasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -28,7 +28,6 @@ export function action({ request, context }: ActionFunctionArgs) {
 
 export default function PasswordSettingsPage() {
   const data = useActionData<ActionErrors | { status: string }>();
-  const navigation = useNavigation();
   const errors = data && "errors" in data ? data.errors : undefined;
   const form = useFormValidation(updatePasswordSchema, errors);
   const ref = useRef<HTMLFormElement>(null);
@@ -39,15 +38,7 @@ export default function PasswordSettingsPage() {
     <section className="card">
       <h2>Change password</h2>
       <p className="muted">Changing your password signs you out everywhere else.</p>
-      <Form
-        ref={ref}
-        method="post"
-        className="form"
-        noValidate
-        onChange={form.onChange}
-        onSubmit={form.onSubmit}
-      >
-        <CsrfInput />
+      <ValidatedForm validation={form} submit="Update password" block={false} formRef={ref}>
         <FormAlert message={data && "status" in data ? data.status : null} tone="success" />
         <Field
           name="current_password"
@@ -73,16 +64,7 @@ export default function PasswordSettingsPage() {
           required
           error={form.errorFor("password_confirmation")}
         />
-        <div>
-          <button
-            type="submit"
-            className="btn btn-primary"
-            disabled={navigation.state === "submitting"}
-          >
-            Update password
-          </button>
-        </div>
-      </Form>
+      </ValidatedForm>
     </section>
   );
 }

@@ -6,17 +6,17 @@ import { useLoaderData, useRevalidator } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
-import { LocationPicker } from "~/components/profile/location-picker";
+import { LocationPicker } from "~/components/location-picker";
 import { PhotoManager } from "~/components/profile/photo-manager";
 import {
   BioField,
   ETHNICITIES,
-  GENDERS,
   InterestsField,
   LookingForFields,
   ProfileTextField,
   useProfileForm,
 } from "~/components/profile/profile-fields";
+import { GENDER_OPTIONS } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
 import { profileSchema } from "~/schemas/profile";
 import { firstErrors } from "~/schemas/validation";
@@ -167,7 +167,7 @@ export default function ProfileSettingsPage() {
             />
           </div>
           <datalist id="gender-options">
-            {GENDERS.map((g) => (
+            {GENDER_OPTIONS.map((g) => (
               <option key={g} value={g} />
             ))}
           </datalist>

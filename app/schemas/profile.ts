@@ -1,7 +1,7 @@
 import { z } from "./zod";
 import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
 import { DOB_REQUIRED_MESSAGE, UNDERAGE_MESSAGE, usernameField } from "./auth";
-import { safeText } from "./text";
+import { dedupe, safeText } from "./text";
 
 /**
  * The profile form of SPEC.md §3 with the rules of §5, written once: the settings page validates
@@ -114,16 +114,6 @@ const tagList = z
   .min(1, PROFILE_MESSAGES.atLeastOne)
   .max(LIST_MAX_ITEMS, PROFILE_MESSAGES.tooManyItems)
   .transform(dedupe);
-
-function dedupe(items: string[]): string[] {
-  const seen = new Set<string>();
-  return items.filter((item) => {
-    const key = item.toLowerCase();
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
 
 const ageNumber = (low: number, lowMessage: string, high: number, highMessage: string) =>
   z.number({ error: lowMessage }).int(lowMessage).min(low, lowMessage).max(high, highMessage);

@@ -1,4 +1,5 @@
 import { z } from "./zod";
+import { dedupe } from "./text";
 import type { MemberCardView } from "~/lib/members";
 
 /**
@@ -59,16 +60,6 @@ const flag = z.preprocess(
   (v) => v === true || v === "true" || v === "1" || v === "on" || v === 1,
   z.boolean(),
 );
-
-function dedupe(items: string[]): string[] {
-  const seen = new Set<string>();
-  return items.filter((item) => {
-    const key = item.toLowerCase();
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
 
 export const searchFiltersSchema = z
   .object({
@@ -244,17 +235,6 @@ export const SEARCH_SCOPES = {
   dashboard: { page: "/dashboard", endpoint: "/dashboard/search" },
 } as const;
 export type SearchScope = keyof typeof SEARCH_SCOPES;
-
-/** The genders the gender filter offers (a member's gender is free text; these are the common ones). */
-export const GENDER_OPTIONS = [
-  "Woman",
-  "Man",
-  "Non-binary",
-  "Trans woman",
-  "Trans man",
-  "Genderqueer",
-  "Agender",
-] as const;
 
 /** Interests offered with one click in the interests filter (any interest can be typed). */
 export const INTEREST_SUGGESTIONS = [

@@ -36,3 +36,14 @@ export const safeText = <T extends z.ZodType<string, string>>(
   schema: T,
   { multiline = false, message = UNSAFE_TEXT_MESSAGE } = {},
 ): T => schema.refine((value) => isSafeText(value, { multiline }), { message }) as T;
+
+/** A list without repeats, ignoring case: the first spelling of each item stays, in order. */
+export function dedupe(items: string[]): string[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = item.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -5,6 +5,7 @@ import { newId } from "./crypto.server";
 import { getDb, nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { memberCards, type MemberCard } from "./members.server";
+import { isActiveMember, neitherBlocked } from "./visibility.server";
 
 /**
  * A member's own history (the activities page): likes given and received, matches, gifts sent and
@@ -84,11 +85,9 @@ export async function listActivities(
       data: activities.data,
       createdAt: activities.createdAt,
       // The other member shows only while active and while neither side blocks the other.
-      visible: sql<number>`${activities.otherUserId} IS NOT NULL AND NOT EXISTS (
-        SELECT 1 FROM blocks b
-        WHERE (b.blocker_id = ${userId} AND b.blocked_id = ${activities.otherUserId})
-           OR (b.blocker_id = ${activities.otherUserId} AND b.blocked_id = ${userId}))
-        AND EXISTS (SELECT 1 FROM users o WHERE o.id = ${activities.otherUserId} AND o.status = 'active')`,
+      visible: sql<number>`${activities.otherUserId} IS NOT NULL
+        AND ${neitherBlocked(userId, activities.otherUserId)}
+        AND ${isActiveMember(activities.otherUserId)}`,
     })
     .from(activities)
     .where(eq(activities.userId, userId))

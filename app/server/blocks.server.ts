@@ -8,12 +8,10 @@ import type { Env } from "./env.server";
 import { notFound, ValidationError } from "./errors.server";
 import { cardColumns, toMemberCard } from "./members.server";
 import { presenceBlockChanged } from "./presence.server";
+import { isBlockedEitherWay } from "./visibility.server";
 
 export const BLOCKED_MESSAGE = "User has been blocked successfully.";
 export const UNBLOCKED_MESSAGE = "User has been unblocked successfully.";
-
-/** The SQL condition "no block either way" lives with the visibility rule; re-exported here. */
-export { notBlockedWith } from "./visibility.server";
 
 export async function blockStatus(env: Env, me: string, other: string) {
   const rows = await getDb(env.DB)
@@ -33,28 +31,6 @@ export async function blockStatus(env: Env, me: string, other: string) {
     is_blocked_by: isBlockedBy,
     has_mutual_block: isBlocked && isBlockedBy,
   };
-}
-
-/** True when either member has blocked the other. */
-export async function isBlockedEitherWay(env: Env, a: string, b: string): Promise<boolean> {
-  if (a === b) return false;
-  const row = await env.DB.prepare(
-    `SELECT 1 FROM blocks WHERE (blocker_id = ?1 AND blocked_id = ?2) OR (blocker_id = ?2 AND blocked_id = ?1) LIMIT 1`,
-  )
-    .bind(a, b)
-    .first();
-  return row !== null;
-}
-
-/**
- * Every member on either side of a block with `me` (the presence room leaves them out): a
- * statement whose rows are `{id}`, batched with the presence socket's other reads.
- */
-export function blockedEitherWayStatement(env: Env, me: string): D1PreparedStatement {
-  return env.DB.prepare(
-    `SELECT blocked_id AS id FROM blocks WHERE blocker_id = ?1
-     UNION SELECT blocker_id AS id FROM blocks WHERE blocked_id = ?1`,
-  ).bind(me);
 }
 
 async function requireMember(env: Env, id: string) {

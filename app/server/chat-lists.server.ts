@@ -1,4 +1,5 @@
 import type { Env } from "./env.server";
+import type { ListUpdate } from "./room-api.server";
 import { memberHub } from "./member-hub.server";
 
 /**
@@ -8,31 +9,8 @@ import { memberHub } from "./member-hub.server";
  * (docs/decisions/012-chat-in-rooms.md); the chat module reads it.
  */
 
-/** A member's list entry as the room computed it after a change (absolute values). */
-export interface ListUpdate {
-  conversation_id: string;
-  other_id: string;
-  /** The room's change counter: an entry older than the one held is ignored. */
-  version: number;
-  last_message: string | null;
-  last_message_time: string | null;
-  /** What the list is ordered by: the newest message's time, or when the conversation began. */
-  activity_at: string;
-  unread_count: number;
-  /** Either member blocked the other, or the other member is suspended: out of the totals. */
-  hidden: boolean;
-  /** The new message that caused the change (it lists the conversation and brings it back). */
-  message: { id: string; sender_id: string; message: string; sent_at: string } | null;
-}
-
-export type ListRow = {
-  conversation_id: string;
-  other_id: string;
-  last_message: string | null;
-  last_message_time: string | null;
-  activity_at: string;
-  unread_count: number;
-};
+// Re-exported while the conversation room still imports it from here (room-api.server.ts).
+export type { ListUpdate };
 
 /** Writes a list entry into the member's hub (throws when the hub cannot be reached). */
 export async function applyToMemberList(env: Env, userId: string, update: ListUpdate) {

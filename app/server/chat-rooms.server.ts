@@ -1,20 +1,10 @@
 import type { Env } from "./env.server";
+import { logFailure } from "./log.server";
 import { memberHub } from "./member-hub.server";
 
 /** The room of one conversation (a Durable Object addressed by the conversation id). */
 export function conversationRoom(env: Env, conversationId: string) {
   return env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(conversationId));
-}
-
-function logFailure(event: string, conversationId: string, error: unknown) {
-  console.error(
-    JSON.stringify({
-      level: "error",
-      event,
-      conversation_id: conversationId,
-      error: String(error),
-    }),
-  );
 }
 
 /**
@@ -65,7 +55,7 @@ export async function conversationBlockChanged(
   try {
     await conversationRoom(env, row.id).setBlocked(row.id, blocked);
   } catch (error) {
-    logFailure("conversation_block_push_failed", row.id, error);
+    logFailure("conversation_block_push_failed", error, { conversation_id: row.id });
   }
 }
 
@@ -79,7 +69,7 @@ export async function memberSuspended(env: Env, userId: string): Promise<void> {
       try {
         await conversationRoom(env, id).setMemberActive(id, userId, false);
       } catch (error) {
-        logFailure("conversation_suspension_push_failed", id, error);
+        logFailure("conversation_suspension_push_failed", error, { conversation_id: id });
       }
     }),
   );

@@ -1,5 +1,6 @@
 import { UNANSWERED_MESSAGE_LIMIT } from "~/schemas/chat";
-import { slidingWindowHit, type RateLimitSpec } from "./rate-limit.server";
+import { slidingWindowHit } from "./rate-limit.server";
+import type { RateLimitSpec, Refusal, RoomResult } from "./room-api.server";
 
 /**
  * The rules of sending a message (API.md "Chat"), as pure functions over what a conversation's
@@ -22,15 +23,8 @@ export const WAIT_FOR_REPLY = `You can send ${UNANSWERED_MESSAGE_LIMIT} messages
 /** Retry-After for the unanswered-messages limit: waiting alone does not lift it, a reply does. */
 export const WAIT_FOR_REPLY_RETRY_AFTER = 3600;
 
-/** A refusal as the HTTP API answers it (the room returns it; the Worker turns it into a 4xx). */
-export interface Refusal {
-  status: number;
-  message: string;
-  retryAfter?: number;
-}
-
-/** What a room answers: the value, or the refusal the API turns into a 4xx. */
-export type RoomResult<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
+// Re-exported while the conversation room still imports them from here (room-api.server.ts).
+export type { Refusal, RoomResult };
 
 /** What a room knows about its conversation's rules. */
 export interface RoomRules {

@@ -6,8 +6,6 @@ import {
   type SendMessageInput,
   type StartConversationInput,
 } from "~/schemas/chat";
-import { isBlockedEitherWay } from "./blocks.server";
-import type { ListRow } from "./chat-lists.server";
 import { conversationOfMessage, conversationRoom } from "./chat-rooms.server";
 import {
   CANNOT_MESSAGE,
@@ -15,7 +13,6 @@ import {
   MESSAGE_NOT_FOUND,
   NOT_YOUR_CONVERSATION,
   STARTING_TOO_FAST,
-  type RoomResult,
 } from "./chat-rules.server";
 import { creditBalance } from "./credits.server";
 import { newId } from "./crypto.server";
@@ -26,7 +23,8 @@ import { activeGift, GIFT_REQUIRED } from "./gifts.server";
 import { memberHub } from "./member-hub.server";
 import { cardQuery, toMemberCard, type MemberCard } from "./members.server";
 import { hit } from "./rate-limit.server";
-import { canSee, visibleTo } from "./visibility.server";
+import type { ListRow, RoomResult } from "./room-api.server";
+import { canSee, isBlockedEitherWay, visibleTo } from "./visibility.server";
 
 /**
  * Chat (API.md "Chat"): conversations between two members, their messages in one order, read

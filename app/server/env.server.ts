@@ -1,16 +1,19 @@
 import { z } from "zod";
-import type { ConversationRoom } from "../../durable-objects/conversation/room";
-import type { MemberHub } from "../../durable-objects/member-hub";
-import type { PresenceRoom } from "../../durable-objects/presence/room";
+import type { ConversationRoomApi, MemberHubApi, PresenceRoomApi } from "./room-api.server";
+
+/** A Durable Object namespace whose stubs answer `Api` (the class implements it). */
+type Rooms<Api> = DurableObjectNamespace<Api & Rpc.DurableObjectBranded>;
+/** A stub of a room, as `env.<NAMESPACE>.get(id)` returns it. */
+export type RoomStub<Api> = DurableObjectStub<Api & Rpc.DurableObjectBranded>;
 
 /** Bindings and variables the Worker receives (wrangler.toml, secrets, .dev.vars). */
 export interface Env {
   DB: D1Database;
   PHOTOS: R2Bucket;
   ASSETS: Fetcher;
-  MEMBER_HUB: DurableObjectNamespace<MemberHub>;
-  PRESENCE_ROOM: DurableObjectNamespace<PresenceRoom>;
-  CONVERSATION_ROOM: DurableObjectNamespace<ConversationRoom>;
+  MEMBER_HUB: Rooms<MemberHubApi>;
+  PRESENCE_ROOM: Rooms<PresenceRoomApi>;
+  CONVERSATION_ROOM: Rooms<ConversationRoomApi>;
   APP_ENV: string;
   APP_NAME: string;
   APP_KEY: string;

@@ -172,7 +172,7 @@ export async function listLikes(
   const where = and(
     list === "received" ? eq(likes.likedId, me) : eq(likes.likerId, me),
     list === "matches" ? reverse : sql`NOT ${reverse}`,
-    // Active, verified, and no block either way (visibility.server.ts's notBlockedWith).
+    // Active, verified, and no block either way (visibility.server.ts's neitherBlocked).
     visibleTo(me),
   );
   // A match dates from the second of the two likes.

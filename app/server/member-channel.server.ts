@@ -1,12 +1,9 @@
 import type { MemberServerFrame } from "~/realtime/member";
 import { conversationRoom } from "./chat-rooms.server";
 import type { Env } from "./env.server";
+import { logFailure } from "./log.server";
 import { memberHub } from "./member-hub.server";
 import { presenceShardFor } from "./presence.server";
-
-function logFailure(event: string, error: unknown) {
-  console.error(JSON.stringify({ level: "error", event, error: String(error) }));
-}
 
 /**
  * Publishes a frame to a member's own channel (every open page of theirs). Delivery is best

@@ -5,14 +5,15 @@ import type { Location } from "~/schemas/profile";
 import { getDb, schema, type Db } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
-import { photoUrl } from "./photos.server";
-import { recordProfileView } from "./profile-views.server";
 import { canSee } from "./visibility.server";
 
 /** A member counts as online when seen within this window and not hiding it. */
 export const ONLINE_WINDOW_MS = 5 * 60_000;
 
 export type MemberCard = MemberCardView;
+
+/** Where a photo is served (photos.server.ts answers it, to members who may see its owner). */
+export const photoUrl = (id: string) => `/photos/${id}`;
 
 /** The columns a card is built from; select them with `cardQuery` or add them to a query of yours. */
 export const cardColumns = {
@@ -102,43 +103,17 @@ export async function memberCards(env: Env, ids: string[], now = Date.now()) {
   });
 }
 
-/**
- * Whether loading a profile counts as a view (docs/decisions/009): only a visit the member made
- * inside the app does. A link posted on another site must not tell its author who followed it
- * (the session cookie is SameSite=Lax, so such a top-level GET arrives signed in).
- * - A browser's speculative fetch (link prefetch on hover) is not a visit.
- * - With Fetch Metadata (every current browser): only `Sec-Fetch-Site: same-origin`. `none` (an
- *   address typed, a bookmark, a link opened from a mail or chat app), `same-site` and
- *   `cross-site` record nothing.
- * - Without it (older browsers, API clients): a Referer of this origin, or a JSON request, which a
- *   page of another site cannot send with the member's cookie.
- */
-export function isInAppVisit(request: Request, wantsJson: boolean): boolean {
-  const purpose = `${request.headers.get("Sec-Purpose") ?? ""} ${request.headers.get("Purpose") ?? ""}`;
-  if (/prefetch/i.test(purpose)) return false;
-  const site = request.headers.get("Sec-Fetch-Site");
-  if (site !== null) return site === "same-origin";
-  if (wantsJson) return true;
-  const referer = request.headers.get("Referer");
-  if (!referer) return false;
-  try {
-    return new URL(referer).origin === new URL(request.url).origin;
-  } catch {
-    return false;
-  }
-}
-
 export type MemberProfile = MemberProfileView;
 
 /**
  * Another member's public profile as `viewerId` sees it (404 when unknown or hidden from them).
- * Unless `recordView` is false, a view by someone else is recorded (at most one row a day).
+ * Reading it records nothing: a visit is recorded by profile-views.server.ts's `visitMember`.
  */
 export async function viewMember(
   env: Env,
   viewerId: string,
   username: string,
-  { recordView = true, now = Date.now() }: { recordView?: boolean; now?: number } = {},
+  now = Date.now(),
 ): Promise<MemberProfile> {
   const db = getDb(env.DB);
   const row = await db
@@ -161,7 +136,6 @@ export async function viewMember(
     .where(eq(schema.photos.userId, row.card.id))
     .orderBy(schema.photos.position, schema.photos.id)
     .all();
-  if (recordView) await recordProfileView(env, viewerId, row.card.id, now);
   return {
     ...toMemberCard(row.card, now),
     bio: row.bio,

@@ -5,7 +5,6 @@ import {
   type NotificationType,
   type NotificationView,
 } from "~/schemas/notifications";
-import { isBlockedEitherWay, notBlockedWith } from "./blocks.server";
 import { newId } from "./crypto.server";
 import { notificationPreferences, notifications } from "./db/notifications";
 import { getDb, nowIso } from "./db.server";
@@ -13,6 +12,7 @@ import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
 import { publishToMember } from "./member-channel.server";
 import { memberCards, type MemberCard } from "./members.server";
+import { isActiveMember, isBlockedEitherWay, neitherBlocked } from "./visibility.server";
 
 /**
  * Notifications (API.md "Notifications"): stored per member, newest first, and pushed at once to
@@ -49,10 +49,7 @@ function visibleRows(userId: string) {
     eq(notifications.userId, userId),
     or(
       isNull(notifications.actorId),
-      and(
-        notBlockedWith(userId, notifications.actorId),
-        sql`EXISTS (SELECT 1 FROM users a WHERE a.id = ${notifications.actorId} AND a.status = 'active')`,
-      ),
+      and(neitherBlocked(userId, notifications.actorId), isActiveMember(notifications.actorId)),
     ),
   );
 }

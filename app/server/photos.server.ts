@@ -12,12 +12,11 @@ import type { ProfilePhoto } from "~/schemas/profile";
 import { newId } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
-import { emailNotVerified, HttpError, notFound, ValidationError } from "./errors.server";
-import type { SessionUser } from "./session.server";
+import { HttpError, notFound, ValidationError } from "./errors.server";
+import { photoUrl } from "./members.server";
+import { requireVerifiedEmail, type SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
 import { readBytesCapped } from "./validation.server";
-
-export const photoUrl = (id: string) => `/photos/${id}`;
 
 /** Photo ids never change content, so a browser may keep them for a year (in its own cache only). */
 export const PHOTO_CACHE_CONTROL = "private, max-age=31536000, immutable";
@@ -247,7 +246,7 @@ export async function readPhoto(env: Env, viewer: SessionUser, photoId: string) 
     .where(eq(schema.photos.id, photoId))
     .get();
   if (!photo || photo.userId !== viewer.id) {
-    if (!viewer.emailVerifiedAt) throw emailNotVerified();
+    requireVerifiedEmail(viewer);
     if (!photo || !(await canSee(env, viewer.id, photo.userId))) {
       throw notFound("Photo not found.");
     }

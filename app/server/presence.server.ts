@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
 import { presenceConfig, shardName, shardOf } from "~/realtime/presence-shards";
 import { PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
-import { blockedEitherWayStatement, isBlockedEitherWay } from "./blocks.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
+import { logFailure } from "./log.server";
+import { blockedEitherWayStatement, isBlockedEitherWay } from "./visibility.server";
 
 /**
  * Presence: the room's shards (docs/decisions/011), what a socket starts with (blocks and
@@ -45,10 +46,6 @@ export async function presenceConnectInfo(env: Env, userId: string) {
   const ids = (rows: { results: { id: string }[] } | undefined) =>
     (rows?.results ?? []).map((r) => r.id);
   return { blocks: ids(blocks), contacts: ids(contacts) };
-}
-
-function logFailure(event: string, error: unknown) {
-  console.error(JSON.stringify({ level: "error", event, error: String(error) }));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { and, countDistinct, desc, eq, max, sql } from "drizzle-orm";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
-import { memberCards, type MemberCard } from "./members.server";
+import { memberCards, viewMember, type MemberCard, type MemberProfile } from "./members.server";
 import { notify } from "./notifications.server";
 import { memberPerks } from "./subscriptions.server";
 import { visibleTo } from "./visibility.server";
@@ -41,6 +41,47 @@ export async function recordProfileView(
     .update(v)
     .set({ viewedAt: sql`max(${v.viewedAt}, ${viewedAt})` })
     .where(and(eq(v.viewedId, viewedId), eq(v.viewerId, viewerId), eq(v.day, day)));
+}
+
+/**
+ * Whether loading a profile counts as a view (docs/decisions/009): only a visit the member made
+ * inside the app does. A link posted on another site must not tell its author who followed it
+ * (the session cookie is SameSite=Lax, so such a top-level GET arrives signed in).
+ * - A browser's speculative fetch (link prefetch on hover) is not a visit.
+ * - With Fetch Metadata (every current browser): only `Sec-Fetch-Site: same-origin`. `none` (an
+ *   address typed, a bookmark, a link opened from a mail or chat app), `same-site` and
+ *   `cross-site` record nothing.
+ * - Without it (older browsers, API clients): a Referer of this origin, or a JSON request, which a
+ *   page of another site cannot send with the member's cookie.
+ */
+export function isInAppVisit(request: Request, wantsJson: boolean): boolean {
+  const purpose = `${request.headers.get("Sec-Purpose") ?? ""} ${request.headers.get("Purpose") ?? ""}`;
+  if (/prefetch/i.test(purpose)) return false;
+  const site = request.headers.get("Sec-Fetch-Site");
+  if (site !== null) return site === "same-origin";
+  if (wantsJson) return true;
+  const referer = request.headers.get("Referer");
+  if (!referer) return false;
+  try {
+    return new URL(referer).origin === new URL(request.url).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A member opens another member's profile: the profile as `viewerId` sees it (404 when unknown or
+ * hidden from them), and, when `recordView` (an in-app visit), the view is recorded.
+ */
+export async function visitMember(
+  env: Env,
+  viewerId: string,
+  username: string,
+  { recordView, now = Date.now() }: { recordView: boolean; now?: number },
+): Promise<MemberProfile> {
+  const member = await viewMember(env, viewerId, username, now);
+  if (recordView) await recordProfileView(env, viewerId, member.id, now);
+  return member;
 }
 
 export interface ProfileViewers {

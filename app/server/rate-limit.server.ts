@@ -1,4 +1,5 @@
 import { readConfig, type Env, type RateLimitName } from "./env.server";
+import type { RateLimitSpec } from "./room-api.server";
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -13,11 +14,8 @@ export class RateLimitedError extends Error {
   }
 }
 
-/** A limit as configured: at most `max` hits in any `windowSeconds`. */
-export interface RateLimitSpec {
-  max: number;
-  windowSeconds: number;
-}
+// Re-exported while the conversation room still imports it from here (room-api.server.ts holds it).
+export type { RateLimitSpec };
 
 function windowFor(env: Env, name: RateLimitName, now: number) {
   return windowOf(readConfig(env).rateLimits[name], now);

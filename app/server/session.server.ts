@@ -3,6 +3,7 @@ import { cookieName, expireCookie, readCookie, serializeCookie } from "./cookies
 import { randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
+import { emailNotVerified } from "./errors.server";
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -31,6 +32,11 @@ export interface SessionUser {
   /** The profile's first name, which greets the member wherever the app addresses them. */
   firstName: string | null;
   onboarding: "pending" | "skipped" | "done";
+}
+
+/** 403 unless the member's email is verified (what every member-to-member feature needs). */
+export function requireVerifiedEmail(user: Pick<SessionUser, "emailVerifiedAt">): void {
+  if (!user.emailVerifiedAt) throw emailNotVerified();
 }
 
 export interface ActiveSession {

@@ -1,6 +1,5 @@
-import { useRouteLoaderData } from "@remix-run/react";
 import { useEffect } from "react";
-import type { RootLoaderData } from "~/root";
+import { useRootData } from "~/lib/root-data";
 import { atom, useAtomValue, useSetAtom } from "./jotai";
 
 /** How often relative times ("5 minutes ago") move on while a page stays open. */
@@ -16,7 +15,7 @@ export const clientNowAtom = atom<number | null>(null);
 /** "Now" for rendering: the server's time during hydration, then the browser's, ticking. */
 export function useNow(): number {
   const clientNow = useAtomValue(clientNowAtom);
-  const root = useRouteLoaderData<RootLoaderData>("root");
+  const root = useRootData();
   return clientNow ?? root?.now ?? Date.now();
 }
 

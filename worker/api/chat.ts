@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import {
   chatMigrationSchema,
   conversationsQuerySchema,
@@ -12,8 +12,8 @@ import { conversationRoom } from "~/server/chat-rooms.server";
 import { requireModerator } from "~/server/reports.server";
 import { noteConversationSocket } from "~/server/member-channel.server";
 import { readConfig } from "~/server/env.server";
-import { emailNotVerified, unauthenticated } from "~/server/errors.server";
 import { parseInput, readBody } from "~/server/validation.server";
+import { verifiedUser } from "../middleware/auth";
 import { wantsJson } from "../http";
 import { authorizeUpgrade, forwardUpgrade } from "../realtime";
 import type { AppBindings } from "../types";
@@ -25,24 +25,16 @@ import type { AppBindings } from "../types";
  */
 export const chatApi = new Hono<AppBindings>();
 
-/** The signed-in member with a verified email (401, 403). */
-function member(c: Context<AppBindings>) {
-  const user = c.get("rc").user;
-  if (!user) throw unauthenticated();
-  if (!user.emailVerifiedAt) throw emailNotVerified();
-  return user;
-}
-
 chatApi.get("/chat/conversations", async (c, next) => {
   if (!wantsJson(c)) return next();
-  const user = member(c);
+  const user = verifiedUser(c);
   const { cursor } = parseInput(conversationsQuerySchema, c.req.query());
   return c.json(await chat.listConversations(c.env, user.id, { cursor }));
 });
 
 chatApi.get("/chat/conversations/archived", async (c, next) => {
   if (!wantsJson(c)) return next();
-  const user = member(c);
+  const user = verifiedUser(c);
   const { cursor } = parseInput(conversationsQuerySchema, c.req.query());
   const { conversations, meta } = await chat.listConversations(c.env, user.id, {
     archived: true,
@@ -52,54 +44,54 @@ chatApi.get("/chat/conversations/archived", async (c, next) => {
 });
 
 chatApi.post("/chat/conversations", async (c) => {
-  const user = member(c);
+  const user = verifiedUser(c);
   const input = parseInput(startConversationSchema, await readBody(c.req.raw));
   const { conversation, message, created } = await chat.startConversation(c.env, user.id, input);
   return c.json({ conversation, message }, created ? 201 : 200);
 });
 
 chatApi.get("/chat/conversations/:id/messages", async (c) => {
-  const user = member(c);
+  const user = verifiedUser(c);
   const query = parseInput(messagesQuerySchema, c.req.query());
   return c.json(await chat.listMessages(c.env, user.id, c.req.param("id"), query));
 });
 
 chatApi.post("/chat/conversations/:id/messages", async (c) => {
-  const user = member(c);
+  const user = verifiedUser(c);
   const input = parseInput(sendMessageSchema, await readBody(c.req.raw));
   const { message } = await chat.sendMessage(c.env, user.id, c.req.param("id"), input);
   return c.json({ message }, 201);
 });
 
 chatApi.post("/chat/conversations/:id/archive", async (c) => {
-  const user = member(c);
+  const user = verifiedUser(c);
   return c.json(await chat.setArchived(c.env, user.id, c.req.param("id"), true));
 });
 
 chatApi.post("/chat/conversations/:id/unarchive", async (c) => {
-  const user = member(c);
+  const user = verifiedUser(c);
   return c.json(await chat.setArchived(c.env, user.id, c.req.param("id"), false));
 });
 
 chatApi.post("/chat/conversations/:id/read", async (c) => {
-  const user = member(c);
+  const user = verifiedUser(c);
   await chat.markRead(c.env, user.id, c.req.param("id"));
   return c.body(null, 204);
 });
 
 chatApi.get("/chat/gifts", async (c, next) => {
   if (!wantsJson(c)) return next();
-  const user = member(c);
+  const user = verifiedUser(c);
   return c.json(await chat.listGifts(c.env, user.id));
 });
 
 chatApi.get("/chat/unread", async (c) => {
-  const user = member(c);
+  const user = verifiedUser(c);
   return c.json({ unread_count: await chat.unreadTotal(c.env, user.id) });
 });
 
 chatApi.delete("/chat/messages/:id", async (c) => {
-  const user = member(c);
+  const user = verifiedUser(c);
   await chat.deleteMessage(c.env, user.id, c.req.param("id"));
   return c.body(null, 204);
 });

@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import { pageParam, perPageParam } from "~/schemas/query";
 import {
@@ -20,10 +20,9 @@ import {
   listLikes,
   unlikeMember,
 } from "~/server/likes.server";
-import { emailNotVerified } from "~/server/errors.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { wantsJson } from "../http";
-import { currentUser, requireVerified } from "../middleware/auth";
+import { currentUser, requireVerified, verifiedUser } from "../middleware/auth";
 import type { AppBindings } from "../types";
 
 /**
@@ -32,13 +31,6 @@ import type { AppBindings } from "../types";
  * plain form POST to …/search (no JavaScript) is sent on to the GET page of the same search.
  */
 export const discoveryApi = new Hono<AppBindings>();
-
-/** The signed-in member with a verified email (401, 403), for handlers that may fall through. */
-function verifiedUser(c: Context<AppBindings>) {
-  const { user } = currentUser(c);
-  if (!user.emailVerifiedAt) throw emailNotVerified();
-  return user;
-}
 
 function searchRoutes(scope: SearchScope) {
   const { endpoint } = SEARCH_SCOPES[scope];

@@ -6,7 +6,6 @@ import {
   privacySchema,
 } from "~/schemas/notifications";
 import { listActivities } from "~/server/activities.server";
-import { emailNotVerified } from "~/server/errors.server";
 import {
   getNotificationPreferences,
   listNotifications,
@@ -17,7 +16,7 @@ import {
 import { getHideOnline, setHideOnline } from "~/server/presence.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { wantsJson } from "../http";
-import { currentUser, requireUser, requireVerified } from "../middleware/auth";
+import { currentUser, requireUser, requireVerified, verifiedUser } from "../middleware/auth";
 import type { AppBindings } from "../types";
 
 /**
@@ -29,8 +28,7 @@ export const notificationsApi = new Hono<AppBindings>();
 
 notificationsApi.get("/notifications", async (c, next) => {
   if (!wantsJson(c)) return next();
-  const { user } = currentUser(c);
-  if (!user.emailVerifiedAt) throw emailNotVerified();
+  const user = verifiedUser(c);
   const query = notificationsQuerySchema.parse(c.req.query());
   return c.json(
     await listNotifications(c.env, user.id, { page: query.page, perPage: query.per_page }),
@@ -71,8 +69,7 @@ notificationsApi.put("/my/privacy", requireUser, async (c) => {
 
 notificationsApi.get("/my/activities", async (c, next) => {
   if (!wantsJson(c)) return next();
-  const { user } = currentUser(c);
-  if (!user.emailVerifiedAt) throw emailNotVerified();
+  const user = verifiedUser(c);
   const query = activitiesQuerySchema.parse(c.req.query());
   return c.json(
     await listActivities(c.env, user.id, { page: query.page, perPage: query.per_page }),

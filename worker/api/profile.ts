@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { pageQuery } from "~/schemas/query";
-import { isInAppVisit, viewMember } from "~/server/members.server";
 import {
   deletePhoto,
   PHOTO_CACHE_CONTROL,
@@ -13,14 +12,16 @@ import {
   uploadPhotos,
 } from "~/server/photos.server";
 import {
+  isInAppVisit,
   listProfileViewers,
+  visitMember,
   VIEWERS_MAX_PER_PAGE,
   VIEWERS_PER_PAGE,
 } from "~/server/profile-views.server";
 import { loadProfile, updateProfile } from "~/server/profiles.server";
-import { emailNotVerified, ValidationError } from "~/server/errors.server";
+import { ValidationError } from "~/server/errors.server";
 import { parseInput } from "~/server/validation.server";
-import { currentUser, requireUser, requireVerified } from "../middleware/auth";
+import { currentUser, requireUser, requireVerified, verifiedUser } from "../middleware/auth";
 import { wantsJson } from "../http";
 import type { AppBindings } from "../types";
 
@@ -100,9 +101,8 @@ profileApi.get("/photos/:id", requireUser, async (c) => {
 
 profileApi.get("/members/:username", async (c, next) => {
   if (!wantsJson(c)) return next();
-  const { user } = currentUser(c);
-  if (!user.emailVerifiedAt) throw emailNotVerified();
-  const member = await viewMember(c.env, user.id, c.req.param("username"), {
+  const user = verifiedUser(c);
+  const member = await visitMember(c.env, user.id, c.req.param("username"), {
     recordView: isInAppVisit(c.req.raw, true),
   });
   return c.json({ member });

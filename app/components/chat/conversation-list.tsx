@@ -1,7 +1,7 @@
 import { Avatar } from "~/components/profile/member";
 import { displayName } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
-import { AppLink } from "~/components/link";
+import { EmptyState } from "~/components/empty-state";
 import { OnlineDot } from "~/components/online-dot";
 import { ChatTime } from "./time";
 
@@ -112,20 +112,18 @@ export function ConversationList({
         isLoading ? (
           <p className="chat-list-empty muted">Loading conversations…</p>
         ) : tab === "active" ? (
-          <div className="chat-list-empty empty-help">
+          <EmptyState
+            className="chat-list-empty"
+            actions={[
+              { to: "/my/likes?list=matches", label: "Your matches", primary: true },
+              { to: "/my/matches", label: "Discover members" },
+            ]}
+          >
             <p>
               <strong>No conversations yet.</strong> Your matches are waiting for a first message,
               and anyone whose profile you like can get one.
             </p>
-            <div className="empty-help-actions">
-              <AppLink to="/my/likes?list=matches" className="btn btn-primary btn-sm">
-                Your matches
-              </AppLink>
-              <AppLink to="/my/matches" className="btn btn-secondary btn-sm">
-                Discover members
-              </AppLink>
-            </div>
-          </div>
+          </EmptyState>
         ) : (
           <p className="chat-list-empty muted">
             No archived conversations. Archive one from its ⋯ menu to tidy your list; a new message

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { AppNavLink } from "~/components/link";
-import { chatUnreadTotalAtom } from "~/state/chat";
+import { chatUnreadTotalAtom } from "~/state/chat-actions";
 import { useAtomValue } from "~/state/jotai";
 
 /**

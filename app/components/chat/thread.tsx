@@ -24,16 +24,13 @@ import {
   chatStateAtom,
   chatTransportAtom,
   deleteMessageAtom,
-  discardLocal,
-  lastSeq,
   loadGiftsAtom,
   loadOlderAtom,
   markReadAtom,
-  roomFrameReceived,
   sendMessageAtom,
   unarchiveAtom,
-  type ChatMessage,
-} from "~/state/chat";
+} from "~/state/chat-actions";
+import { discardLocal, lastSeq, roomFrameReceived, type ChatMessage } from "~/state/chat";
 import { chatTimeline } from "~/state/chat-timeline";
 import { useNow } from "~/state/clock";
 import { useAtomValue, useSetAtom } from "~/state/jotai";

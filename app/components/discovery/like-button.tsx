@@ -1,9 +1,8 @@
-import { useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useId, useState } from "react";
 import { MessageButton } from "~/components/chat/message-button";
 import { Avatar } from "~/components/profile/member";
 import { Modal } from "~/components/safety";
-import type { RootLoaderData } from "~/root";
+import { useRootData } from "~/lib/root-data";
 import { api, ApiError } from "~/lib/http";
 
 export const LIKE_ERRORS = {
@@ -96,7 +95,7 @@ export function MatchNote({
 }) {
   const [open, setOpen] = useState(true);
   const [myPhoto, setMyPhoto] = useState<string | null>(null);
-  const myName = useRouteLoaderData<RootLoaderData>("root")?.user?.username ?? "You";
+  const myName = useRootData()?.user?.username ?? "You";
   useEffect(() => {
     api<{ profile: { photos: { url: string }[] } }>("/my/profile")
       .then((res) => setMyPhoto(res.profile.photos[0]?.url ?? null))

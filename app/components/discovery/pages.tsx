@@ -1,7 +1,9 @@
+import type { LinksFunction } from "@remix-run/cloudflare";
 import { Form, Link, useSearchParams } from "@remix-run/react";
 import { TimeAgo } from "~/components/time-ago";
 import { useMemo, useState, type ReactNode } from "react";
 import { FormAlert } from "~/components/form";
+import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { OnlineCount } from "~/components/online-count";
 import { OnlineDot } from "~/components/online-dot";
@@ -15,6 +17,14 @@ import type { LikedMember } from "~/state/likes";
 import { pageSearchState, type SearchFilterState, type SearchRequestBody } from "~/state/search";
 import { MemberCard } from "./member-card";
 import { DiscoverySearch } from "./search";
+import cardStyles from "~/styles/cards.css?url";
+import discoveryStyles from "~/styles/discovery.css?url";
+
+/** The stylesheets of the pages with a member search (the dashboard and the matches page). */
+export const searchPageLinks: LinksFunction = () => [
+  { rel: "stylesheet", href: discoveryStyles },
+  { rel: "stylesheet", href: cardStyles },
+];
 
 /** The search part of a page's loader data (app/server/discovery-pages.server.ts). */
 export interface SearchPageProps {
@@ -27,7 +37,7 @@ export interface SearchPageProps {
 }
 
 interface DashboardProps {
-  username: string;
+  name: string;
   search: SearchPageProps;
   summary: {
     new_likes: { members: LikedMember[]; total: number };
@@ -56,7 +66,7 @@ export function DashboardSearchPage({ search }: { search: SearchPageProps }) {
  * me and a few suggestions, faces first. Its search bar opens /dashboard/search; Discover is where
  * browsing with filters happens.
  */
-export function DashboardPage({ username, search, summary, viewers }: DashboardProps) {
+export function DashboardPage({ name, search, summary, viewers }: DashboardProps) {
   const [params] = useSearchParams();
   const [suggested, setSuggested] = useState(() => search.response?.results ?? []);
   const unread = summary.unread_conversations.reduce((n, c) => n + c.unread_count, 0);
@@ -80,7 +90,7 @@ export function DashboardPage({ username, search, summary, viewers }: DashboardP
         ) : null}
         <div className="today-head">
           <div>
-            <h1 className="dashboard-title">Hi {username}</h1>
+            <h1 className="dashboard-title">Hi {name}</h1>
             <OnlineCount />
           </div>
           <Form
@@ -151,19 +161,16 @@ export function DashboardPage({ username, search, summary, viewers }: DashboardP
                 </AppLink>
               </div>
               {suggested.length === 0 ? (
-                <div className="empty-help">
+                <EmptyState
+                  actions={[
+                    { to: "/settings/profile", label: "Change your age range" },
+                    { to: "/my/matches", label: "Search everyone", primary: true },
+                  ]}
+                >
                   <p className="muted">
                     No suggestions right now: nobody fits the ages you are looking for yet.
                   </p>
-                  <div className="empty-help-actions">
-                    <AppLink to="/settings/profile" className="btn btn-secondary btn-sm">
-                      Change your age range
-                    </AppLink>
-                    <AppLink to="/my/matches" className="btn btn-primary btn-sm">
-                      Search everyone
-                    </AppLink>
-                  </div>
-                </div>
+                </EmptyState>
               ) : (
                 <ul className="member-grid" aria-label="Suggested members">
                   {suggested.map((member) => (
@@ -193,16 +200,11 @@ export function DashboardPage({ username, search, summary, viewers }: DashboardP
                 </AppLink>
               </div>
               {summary.unread_conversations.length === 0 ? (
-                <div className="empty-help">
+                <EmptyState actions={[{ to: "/chat", label: "Open chat" }]}>
                   <p className="muted small">
                     You are all caught up. A first message to a new match is the best way to start.
                   </p>
-                  <div className="empty-help-actions">
-                    <AppLink to="/chat" className="btn btn-secondary btn-sm">
-                      Open chat
-                    </AppLink>
-                  </div>
-                </div>
+                </EmptyState>
               ) : (
                 <ul className="unread-list">
                   {summary.unread_conversations.map((c) => (

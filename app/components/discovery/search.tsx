@@ -2,8 +2,8 @@ import { Link, useLocation } from "@remix-run/react";
 import { type FormEvent } from "react";
 import { TagInput } from "~/components/profile/tag-input";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
+import { GENDER_OPTIONS } from "~/lib/members";
 import {
-  GENDER_OPTIONS,
   INTEREST_SUGGESTIONS,
   SEARCH_AGE,
   searchQueryString,
@@ -26,7 +26,7 @@ import {
   type SearchState,
 } from "~/state/search";
 import { KeepPresenceStore } from "~/state/presence";
-import { LocationFilter } from "./location-filter";
+import { LocationFilter } from "~/components/location-picker";
 import { MemberCard } from "./member-card";
 
 interface DiscoverySearchProps {

@@ -9,7 +9,6 @@ import {
   type ProfileFormInput,
   type ProfileFormValues,
 } from "~/schemas/profile";
-import { GENDER_OPTIONS } from "~/schemas/search";
 import { fieldErrors, firstErrors } from "~/schemas/validation";
 
 /**
@@ -49,8 +48,6 @@ export const PREFERENCE_SUGGESTIONS = [
   "Good listener",
 ] as const;
 
-/** The genders the profile suggests (free text; the same common ones the search filter offers). */
-export const GENDERS = GENDER_OPTIONS;
 export const ETHNICITIES = [
   "Asian",
   "Black",

@@ -1,0 +1,139 @@
+import type { ChatMessageView, ChatServerFrame } from "~/realtime/chat";
+import type { MemberServerFrame } from "~/realtime/member";
+import type { Gift, PageMeta } from "~/schemas/chat";
+
+/**
+ * What the Durable Objects answer over RPC, and the values they exchange: the Worker's `Env`
+ * (env.server.ts) types its namespaces with these interfaces, which the room classes implement,
+ * so that nothing below the entries imports a room class. Types only.
+ */
+
+/** A limit as configured: at most `max` hits in any `windowSeconds`. */
+export interface RateLimitSpec {
+  max: number;
+  windowSeconds: number;
+}
+
+/** A refusal as the HTTP API answers it (the room returns it; the Worker turns it into a 4xx). */
+export interface Refusal {
+  status: number;
+  message: string;
+  retryAfter?: number;
+}
+
+/** What a room answers: the value, or the refusal the API turns into a 4xx. */
+export type RoomResult<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
+
+export interface SendRequest {
+  conversationId: string;
+  senderId: string;
+  text: string;
+  clientId: string | null;
+  gift: Gift | null;
+  limit: RateLimitSpec;
+}
+
+export interface StoredMessage extends ChatMessageView {
+  deleted_at: string | null;
+}
+
+/** A member's list entry as the room computed it after a change (absolute values). */
+export interface ListUpdate {
+  conversation_id: string;
+  other_id: string;
+  /** The room's change counter: an entry older than the one held is ignored. */
+  version: number;
+  last_message: string | null;
+  last_message_time: string | null;
+  /** What the list is ordered by: the newest message's time, or when the conversation began. */
+  activity_at: string;
+  unread_count: number;
+  /** Either member blocked the other, or the other member is suspended: out of the totals. */
+  hidden: boolean;
+  /** The new message that caused the change (it lists the conversation and brings it back). */
+  message: { id: string; sender_id: string; message: string; sent_at: string } | null;
+}
+
+export type ListRow = {
+  conversation_id: string;
+  other_id: string;
+  last_message: string | null;
+  last_message_time: string | null;
+  activity_at: string;
+  unread_count: number;
+};
+
+/** A list entry the chat module starts or changes for the member (not from a room). */
+export interface ListEntry {
+  conversation_id: string;
+  other_id: string;
+  activity_at: string;
+}
+
+/** One member's state at their presence home, with its version (docs/decisions/011). */
+export interface Change {
+  id: string;
+  online: boolean;
+  version: number;
+}
+
+/** The room of one conversation (durable-objects/conversation-room.ts). */
+export interface ConversationRoomApi {
+  publish(frame: ChatServerFrame): Promise<string[]>;
+  closeMember(userId: string): Promise<number>;
+  closeAll(reason?: string): Promise<number>;
+  connectionCount(): Promise<number>;
+  setBlocked(conversationId: string, blocked: boolean): Promise<void>;
+  setMemberActive(conversationId: string, userId: string, active: boolean): Promise<void>;
+  send(req: SendRequest): Promise<RoomResult<{ message: ChatMessageView; created: boolean }>>;
+  page(
+    conversationId: string,
+    me: string,
+    query: { cursor?: number; after?: number },
+  ): Promise<RoomResult<{ messages: ChatMessageView[]; meta: PageMeta }>>;
+  read(conversationId: string, me: string): Promise<RoomResult<null>>;
+  deleteMessage(
+    conversationId: string,
+    me: string,
+    messageId: string,
+  ): Promise<RoomResult<string | null>>;
+  findMessage(conversationId: string, messageId: string): Promise<StoredMessage | null>;
+  sentBy(conversationId: string, userId: string): Promise<ChatMessageView[]>;
+  allMessages(conversationId: string): Promise<StoredMessage[]>;
+  erase(): Promise<void>;
+  importLegacy(conversationId: string): Promise<number>;
+}
+
+/** The hub of one member (durable-objects/member-hub.ts): their sockets and conversation list. */
+export interface MemberHubApi {
+  applyConversation(update: ListUpdate): Promise<void>;
+  listConversation(entry: ListEntry): Promise<void>;
+  setArchived(entry: ListEntry, archivedAt: string | null): Promise<void>;
+  importListState(entry: ListEntry, listed: boolean, archivedAt: string | null): Promise<void>;
+  forgetChat(): Promise<void>;
+  dropConversation(conversationId: string): Promise<void>;
+  conversations(
+    archived: boolean,
+    limit: number,
+    cursor?: [string, string] | null,
+  ): Promise<ListRow[]>;
+  conversation(conversationId: string): Promise<ListRow | null>;
+  unreadTotal(): number;
+  claimClientId(clientId: string, conversationId: string): Promise<string>;
+  publish(frame: MemberServerFrame): Promise<number>;
+  noteConversation(conversationId: string): Promise<void>;
+  endSessions(): Promise<string[]>;
+  connectionCount(): Promise<number>;
+}
+
+/** One shard of the presence room (durable-objects/presence-room.ts, docs/decisions/011). */
+export interface PresenceRoomApi {
+  writeLastSeen(): Promise<number>;
+  watchRemote(shard: number, from: number, add: string[], remove: string[]): Promise<Change[]>;
+  changes(shard: number, from: number, changes: Change[]): Promise<void>;
+  reportCount(shard: number, from: number, count: number): Promise<number>;
+  blockChanged(shard: number, userId: string, otherId: string, blocked: boolean): Promise<void>;
+  setHidden(shard: number, userId: string, hidden: boolean): Promise<void>;
+  closeMember(shard: number, userId: string): Promise<number>;
+  connectionCount(): Promise<number>;
+}

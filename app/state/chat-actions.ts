@@ -1,0 +1,254 @@
+import { ApiError } from "~/lib/http";
+import type { ChatMessageView } from "~/realtime/chat";
+import type { Gift } from "~/schemas/chat";
+import {
+  archivedLoaded,
+  caughtUp,
+  CHAT_ERRORS,
+  chatErrorMessage,
+  chatFailed,
+  conversationArchived,
+  conversationsLoaded,
+  conversationsLoadStart,
+  conversationStarted,
+  conversationUnarchived,
+  creditsSpent,
+  deleteFailed,
+  deleteStarted,
+  failureReason,
+  giftsLoaded,
+  initialChatState,
+  lastSeq,
+  messageRemoved,
+  messagesLoaded,
+  messagesLoadStart,
+  retryQueued,
+  selectConversation,
+  sendFailed,
+  sendQueued,
+  sendSucceeded,
+  type ChatState,
+} from "./chat";
+import { chatApi, newClientId, type ChatTransport } from "./chat-transport";
+import { atom } from "./jotai";
+
+/**
+ * The chat page's store and what it does: each action calls the server (app/state/chat-transport.ts)
+ * and applies the pure transitions of app/state/chat.ts to the result. One store per render tree:
+ * nothing here is shared between requests.
+ */
+
+export const chatStateAtom = atom<ChatState>(initialChatState);
+/** The open conversation's socket, while it is connected (set by the thread). */
+export const chatTransportAtom = atom<ChatTransport | null>(null);
+/** The signed-in member's id (set by the chat page). */
+export const chatMeAtom = atom<string>("");
+/** The header's unread badge, kept fresh by the member's own channel on every page. */
+export const chatUnreadTotalAtom = atom<number | null>(null);
+
+/** The store after `error`, in the error banner. */
+const withError = (s: ChatState, error: unknown, fallback: string): ChatState => ({
+  ...s,
+  error: chatErrorMessage(error, fallback),
+});
+
+export const loadConversationsAtom = atom(null, async (get, set, more?: boolean) => {
+  const state = get(chatStateAtom);
+  if (more && !state.conversationsCursor) return;
+  set(chatStateAtom, conversationsLoadStart(get(chatStateAtom)));
+  try {
+    const res = await chatApi.conversations(more ? state.conversationsCursor : null);
+    set(chatStateAtom, conversationsLoaded(get(chatStateAtom), res.conversations, res.meta, more));
+  } catch (error) {
+    set(
+      chatStateAtom,
+      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.conversations)),
+    );
+  }
+});
+
+export const loadArchivedAtom = atom(null, async (get, set) => {
+  try {
+    const res = await chatApi.archived();
+    set(chatStateAtom, archivedLoaded(get(chatStateAtom), res.archived_conversations));
+  } catch (error) {
+    set(
+      chatStateAtom,
+      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.archived)),
+    );
+  }
+});
+
+/** Opens a conversation and loads its newest page (which marks it read). */
+export const openConversationAtom = atom(null, async (get, set, id: string | null) => {
+  set(chatStateAtom, selectConversation(get(chatStateAtom), id));
+  if (!id) return;
+  set(chatStateAtom, messagesLoadStart(get(chatStateAtom), false));
+  try {
+    const page = await chatApi.messages(id);
+    set(chatStateAtom, messagesLoaded(get(chatStateAtom), id, page, false));
+  } catch (error) {
+    if (get(chatStateAtom).activeConversationId !== id) return;
+    set(
+      chatStateAtom,
+      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.messages)),
+    );
+  }
+});
+
+/** Infinite scroll upward: the page before the oldest message held. */
+export const loadOlderAtom = atom(null, async (get, set) => {
+  const s = get(chatStateAtom);
+  const id = s.activeConversationId;
+  if (!id || !s.hasMore || !s.cursor || s.isLoadingMore) return;
+  set(chatStateAtom, messagesLoadStart(s, true));
+  try {
+    const page = await chatApi.messages(id, { cursor: s.cursor });
+    set(chatStateAtom, messagesLoaded(get(chatStateAtom), id, page, true));
+  } catch (error) {
+    set(
+      chatStateAtom,
+      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.messages)),
+    );
+  }
+});
+
+/** After a (re)connect: every message after the last one held, page by page, merged by id. */
+export const catchUpAtom = atom(null, async (get, set) => {
+  const id = get(chatStateAtom).activeConversationId;
+  if (!id || get(chatStateAtom).isLoadingMessages) return;
+  for (let round = 0; round < 100; round++) {
+    const page = await chatApi.messages(id, { after: lastSeq(get(chatStateAtom)) });
+    set(chatStateAtom, caughtUp(get(chatStateAtom), id, page.messages));
+    if (!page.meta.has_more || get(chatStateAtom).activeConversationId !== id) return;
+  }
+});
+
+export const markReadAtom = atom(null, async (get, _set, id: string) => {
+  if (get(chatStateAtom).activeConversationId !== id) return;
+  const transport = get(chatTransportAtom);
+  if (transport?.conversationId === id && transport.read()) return;
+  await chatApi.markRead(id);
+});
+
+/**
+ * Optimistic send: the message shows at once as pending, then becomes the stored message (or
+ * failed, with retry). The client id makes a retry after a timeout safe: the server stores the
+ * message once.
+ */
+export const sendMessageAtom = atom(
+  null,
+  async (get, set, input: { text: string; gift?: Gift; clientId?: string }) => {
+    const s = get(chatStateAtom);
+    const id = s.activeConversationId;
+    const me = get(chatMeAtom);
+    if (!id) return;
+    const clientId = input.clientId ?? newClientId();
+    const text = input.text.trim() || (input.gift ? `${input.gift.icon} ${input.gift.name}` : "");
+    if (!input.clientId) {
+      set(
+        chatStateAtom,
+        sendQueued(s, {
+          id: `local-${clientId}`,
+          conversation_id: id,
+          seq: 0,
+          sender_id: me,
+          client_id: clientId,
+          message: text,
+          sent_at: new Date().toISOString(),
+          read_at: null,
+          gift: input.gift ?? null,
+          status: "pending",
+        }),
+      );
+    } else {
+      set(chatStateAtom, retryQueued(s, clientId));
+    }
+    const body = {
+      message: input.text.trim(),
+      client_id: clientId,
+      ...(input.gift ? { gift_id: input.gift.id } : {}),
+    };
+    try {
+      let stored: ChatMessageView | null = null;
+      const transport = get(chatTransportAtom);
+      if (transport?.conversationId === id) {
+        try {
+          stored = await transport.send(body);
+        } catch (error) {
+          if (error instanceof ApiError) throw error;
+          // The socket could not say: HTTP, with the same client id, stores it at most once.
+        }
+      }
+      stored ??= (await chatApi.send(id, body)).message;
+      set(chatStateAtom, sendSucceeded(get(chatStateAtom), stored, me));
+      if (stored.gift) {
+        set(chatStateAtom, creditsSpent(get(chatStateAtom), stored.gift.price_credits));
+      }
+    } catch (error) {
+      set(chatStateAtom, sendFailed(get(chatStateAtom), clientId, failureReason(error)));
+      set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.send));
+    }
+  },
+);
+
+export const deleteMessageAtom = atom(null, async (get, set, messageId: string) => {
+  const id = get(chatStateAtom).activeConversationId;
+  if (!id) return;
+  set(chatStateAtom, deleteStarted(get(chatStateAtom), messageId));
+  try {
+    await chatApi.deleteMessage(messageId);
+    set(chatStateAtom, messageRemoved(get(chatStateAtom), id, messageId));
+  } catch (error) {
+    set(
+      chatStateAtom,
+      deleteFailed(get(chatStateAtom), messageId, chatErrorMessage(error, CHAT_ERRORS.delete)),
+    );
+  }
+});
+
+export const archiveAtom = atom(null, async (get, set, id: string) => {
+  try {
+    await chatApi.archive(id);
+    set(chatStateAtom, conversationArchived(get(chatStateAtom), id));
+    return true;
+  } catch (error) {
+    set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.archive));
+    return false;
+  }
+});
+
+export const unarchiveAtom = atom(null, async (get, set, id: string) => {
+  try {
+    await chatApi.unarchive(id);
+    set(chatStateAtom, conversationUnarchived(get(chatStateAtom), id));
+  } catch (error) {
+    set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.unarchive));
+  }
+});
+
+export const startConversationAtom = atom(
+  null,
+  async (get, set, input: { user_id: string; message?: string }) => {
+    try {
+      const res = await chatApi.start({
+        ...input,
+        ...(input.message ? { client_id: newClientId() } : {}),
+      });
+      set(chatStateAtom, conversationStarted(get(chatStateAtom), res));
+      return res.conversation;
+    } catch (error) {
+      set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.start));
+      return null;
+    }
+  },
+);
+
+export const loadGiftsAtom = atom(null, async (get, set) => {
+  try {
+    const res = await chatApi.gifts();
+    set(chatStateAtom, giftsLoaded(get(chatStateAtom), res.gifts, res.user_credits));
+  } catch (error) {
+    set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.gifts));
+  }
+});

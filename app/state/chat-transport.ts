@@ -1,0 +1,94 @@
+import { api } from "~/lib/http";
+import type { ChatMessageView } from "~/realtime/chat";
+import type { ConversationView, Gift, PageMeta } from "~/schemas/chat";
+
+/**
+ * How the chat page talks to the server: the chat calls of API.md over HTTP, one function each,
+ * and the open conversation's socket as a second way to send and mark read. The page's state
+ * (app/state/chat.ts) knows neither; its actions (app/state/chat-actions.ts) use both.
+ */
+
+/**
+ * The open conversation's socket as a way to send: resolves with the stored message, rejects with
+ * an ApiError when the server refused it, or with another error when the socket could not say
+ * (closed, no answer in time), in which case the message goes by HTTP with the same client id.
+ */
+export interface ChatTransport {
+  conversationId: string;
+  send(input: OutgoingMessage): Promise<ChatMessageView>;
+  /** Marks the conversation read over the socket; false when it cannot. */
+  read(): boolean;
+}
+
+export interface OutgoingMessage {
+  client_id: string;
+  message: string;
+  gift_id?: string;
+}
+
+/** A message sent by HTTP is given up on (and may be retried with its client id) after this. */
+const SEND_TIMEOUT_MS = 15_000;
+
+/** The id a message is written under, so that sending it again stores it once. */
+export function newClientId(): string {
+  return typeof crypto !== "undefined" && "randomUUID" in crypto
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+const conversationsPath = "/chat/conversations";
+const conversationPath = (id: string) => `${conversationsPath}/${encodeURIComponent(id)}`;
+const messagesPath = (id: string) => `${conversationPath(id)}/messages`;
+
+type MessagePage = { messages: ChatMessageView[]; meta: PageMeta };
+
+export const chatApi = {
+  conversations: (cursor?: string | null) =>
+    api<{ conversations: ConversationView[]; meta: PageMeta }>(
+      `${conversationsPath}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`,
+    ),
+
+  archived: () =>
+    api<{ archived_conversations: ConversationView[] }>(`${conversationsPath}/archived`),
+
+  /** The newest page, the page before `cursor`, or every message after `after` (a catch-up). */
+  messages: (id: string, page: { cursor?: string; after?: number } = {}) =>
+    api<MessagePage>(
+      page.cursor
+        ? `${messagesPath(id)}?cursor=${encodeURIComponent(page.cursor)}`
+        : page.after !== undefined
+          ? `${messagesPath(id)}?after=${page.after}`
+          : messagesPath(id),
+    ),
+
+  markRead: (id: string) => api(`${conversationPath(id)}/read`, { method: "POST" }),
+
+  async send(conversationId: string, body: OutgoingMessage) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), SEND_TIMEOUT_MS);
+    try {
+      return await api<{ message: ChatMessageView }>(messagesPath(conversationId), {
+        method: "POST",
+        body,
+        signal: controller.signal,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  },
+
+  deleteMessage: (id: string) =>
+    api(`/chat/messages/${encodeURIComponent(id)}`, { method: "DELETE" }),
+
+  archive: (id: string) => api(`${conversationPath(id)}/archive`, { method: "POST" }),
+
+  unarchive: (id: string) => api(`${conversationPath(id)}/unarchive`, { method: "POST" }),
+
+  start: (body: { user_id: string; message?: string; client_id?: string }) =>
+    api<{ conversation: ConversationView; message: ChatMessageView | null }>(conversationsPath, {
+      method: "POST",
+      body,
+    }),
+
+  gifts: () => api<{ gifts: Gift[]; user_credits: number }>("/chat/gifts"),
+};
