@@ -1,6 +1,7 @@
 import { otherMember, type RoomRules } from "~/server/chat-rules.server";
 import { applyToMemberList, type ListUpdate } from "~/server/chat-lists.server";
 import type { Env } from "~/server/env.server";
+import { logFailure } from "~/server/log.server";
 import type { RoomRulesCache } from "./rules";
 import type { ConversationFacts, ConversationStorage } from "./storage";
 
@@ -55,9 +56,7 @@ export class Outbox {
     }
     this.flushing = this.flush()
       .catch((error: unknown) => {
-        console.error(
-          JSON.stringify({ level: "error", event: "chat_outbox_failed", error: String(error) }),
-        );
+        logFailure("chat_outbox_failed", error);
       })
       .finally(() => {
         this.flushing = null;
@@ -88,13 +87,7 @@ export class Outbox {
           this.storage.delivered(q.user_id, q.version);
         } catch (error) {
           failed = true;
-          console.error(
-            JSON.stringify({
-              level: "error",
-              event: "chat_list_update_failed",
-              error: String(error),
-            }),
-          );
+          logFailure("chat_list_update_failed", error);
         }
       }),
     );

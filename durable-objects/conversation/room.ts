@@ -7,14 +7,15 @@ import {
 } from "~/realtime/chat";
 import type { SendCounter } from "~/server/chat-rules.server";
 import type { Env } from "~/server/env.server";
+import type { ConversationRoomApi, SendRequest, StoredMessage } from "~/server/room-api.server";
 import { importLegacy } from "./legacy-import";
 import { Outbox } from "./outbox";
 import type { RoomParts } from "./parts";
 import { deleteMessage, page, read } from "./reading";
 import { RoomRulesCache } from "./rules";
-import { send, sendFromSocket, type SendRequest } from "./sending";
+import { send, sendFromSocket } from "./sending";
 import { RoomSockets, type Attachment } from "./sockets";
-import { ConversationStorage, storedMessage, messageView, type StoredMessage } from "./storage";
+import { ConversationStorage, messageView, storedMessage } from "./storage";
 
 /**
  * One room per conversation, addressed by the conversation id: the home of its messages
@@ -37,7 +38,7 @@ import { ConversationStorage, storedMessage, messageView, type StoredMessage } f
  * rules), sockets.ts (accepting, fan-out in sequence order), sending.ts, reading.ts (pages,
  * receipts, deletion), outbox.ts (the members' list entries) and legacy-import.ts.
  */
-export class ConversationRoom extends DurableObject<Env> {
+export class ConversationRoom extends DurableObject<Env> implements ConversationRoomApi {
   private readonly room: RoomParts;
   private lastTyping = new Map<string, number>();
   private importing: Promise<void> | null = null;

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { RoomRules } from "~/server/chat-rules.server";
 import type { Env } from "~/server/env.server";
 import { first } from "~/server/sql.server";
+import { blockedEitherWay } from "~/server/visibility.server";
 import type { ConversationStorage } from "./storage";
 
 /**
@@ -79,8 +80,7 @@ export async function readRules(env: Env, conversationId: string): Promise<RoomR
   }>(
     env.DB,
     sql`SELECT c.user_low, c.user_high, c.created_at,
-         EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = c.user_low AND b.blocked_id = c.user_high)
-           OR (b.blocker_id = c.user_high AND b.blocked_id = c.user_low)) AS blocked,
+         ${blockedEitherWay(sql`c.user_low`, sql`c.user_high`)} AS blocked,
          (SELECT status FROM users WHERE id = c.user_low) AS low_status,
          (SELECT status FROM users WHERE id = c.user_high) AS high_status
        FROM conversations c WHERE c.id = ${conversationId}`,

@@ -1,5 +1,5 @@
 import type { ChatMessageView, SendFrame } from "~/realtime/chat";
-import { sendMessageSchema, type Gift } from "~/schemas/chat";
+import { sendMessageSchema } from "~/schemas/chat";
 import { recordActivity } from "~/server/activities.server";
 import { claimClientId } from "~/server/chat-lists.server";
 import {
@@ -17,6 +17,7 @@ import { newId } from "~/server/crypto.server";
 import { nowIso } from "~/server/db.server";
 import { readConfig } from "~/server/env.server";
 import { HttpError } from "~/server/errors.server";
+import { logFailure } from "~/server/log.server";
 import {
   activeGift,
   GIFT_REQUIRED,
@@ -25,20 +26,11 @@ import {
   spendForGift,
 } from "~/server/gifts.server";
 import { notify } from "~/server/notifications.server";
-import type { RateLimitSpec } from "~/server/rate-limit.server";
+import type { SendRequest } from "~/server/room-api.server";
 import { parseInput } from "~/server/validation.server";
 import { refused, type RoomParts } from "./parts";
 import type { Attachment } from "./sockets";
 import { messageView } from "./storage";
-
-export interface SendRequest {
-  conversationId: string;
-  senderId: string;
-  text: string;
-  clientId: string | null;
-  gift: Gift | null;
-  limit: RateLimitSpec;
-}
 
 /**
  * Stores a message and fans it out. With a client id the send is idempotent: the same client id
@@ -165,13 +157,7 @@ export async function sendFromSocket(
     }
   } catch (error) {
     if (!(error instanceof HttpError)) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          event: "chat_socket_send_failed",
-          error: String(error),
-        }),
-      );
+      logFailure("chat_socket_send_failed", error);
     }
     refusal =
       error instanceof HttpError
@@ -220,8 +206,6 @@ async function afterSend(
       );
     }
   } catch (error) {
-    console.error(
-      JSON.stringify({ level: "error", event: "chat_after_send_failed", error: String(error) }),
-    );
+    logFailure("chat_after_send_failed", error);
   }
 }

@@ -2,6 +2,7 @@ import type { ChatMessageView } from "~/realtime/chat";
 import { UNANSWERED_MESSAGE_LIMIT, type Gift } from "~/schemas/chat";
 import type { MessageRow } from "~/server/chat-migration.server";
 import type { RoomRules } from "~/server/chat-rules.server";
+import type { StoredMessage } from "~/server/room-api.server";
 
 /**
  * The conversation room's own SQLite storage: its tables and every statement on them. Statements
@@ -30,10 +31,6 @@ export interface ConversationFacts {
   low: string;
   high: string;
   createdAt: string;
-}
-
-export interface StoredMessage extends ChatMessageView {
-  deleted_at: string | null;
 }
 
 /** A member's list entry still to tell their hub. */

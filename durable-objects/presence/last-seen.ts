@@ -1,4 +1,5 @@
 import type { Env } from "~/server/env.server";
+import { logFailure } from "~/server/log.server";
 import { writeLastSeen } from "~/server/presence.server";
 
 /**
@@ -32,13 +33,7 @@ export class LastSeen {
     try {
       return await writeLastSeen(this.env, [...seen], now);
     } catch (error) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          event: "presence_last_seen_failed",
-          error: String(error),
-        }),
-      );
+      logFailure("presence_last_seen_failed", error);
       return 0;
     }
   }

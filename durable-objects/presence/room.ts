@@ -13,19 +13,13 @@ import {
   type PresenceConfig,
 } from "~/realtime/presence-shards";
 import type { Env } from "~/server/env.server";
+import { logFailure } from "~/server/log.server";
+import type { Change, PresenceRoomApi } from "~/server/room-api.server";
 import { AlarmSchedule } from "./alarm-schedule";
 import { MemberBlocks } from "./blocks";
 import { LastSeen } from "./last-seen";
 import { OnlineCounts, OnlineTotal } from "./online-count";
-import {
-  PEER_PREFIX,
-  PeerLink,
-  PeerWatchers,
-  Relays,
-  RemoteStatuses,
-  VersionClock,
-  type Change,
-} from "./peers";
+import { PEER_PREFIX, PeerLink, PeerWatchers, Relays, RemoteStatuses, VersionClock } from "./peers";
 import { ShardSockets } from "./sockets";
 import {
   chunks,
@@ -61,7 +55,7 @@ import { WatchIndex } from "./watch-index";
  * (the watch sets, grace periods, blocks and registrations) is in the socket attachments and the
  * object's storage.
  */
-export class PresenceRoom extends DurableObject<Env> {
+export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi {
   private readonly config: PresenceConfig;
   private shard = 0;
   private shardKnown = false;
@@ -193,9 +187,7 @@ export class PresenceRoom extends DurableObject<Env> {
     const next = previous
       .then(() => this.applyWatch(sid, ids, connecting))
       .catch((error: unknown) => {
-        console.error(
-          JSON.stringify({ level: "error", event: "presence_watch_failed", error: String(error) }),
-        );
+        logFailure("presence_watch_failed", error);
       })
       .finally(() => {
         if (this.watchQueue.get(sid) === next) this.watchQueue.delete(sid);
@@ -383,9 +375,7 @@ export class PresenceRoom extends DurableObject<Env> {
           ? this.counts.report(0, reportedLocal)
           : await this.room(0).reportCount(0, this.shard, reportedLocal);
     } catch (error) {
-      console.error(
-        JSON.stringify({ level: "error", event: "presence_count_failed", error: String(error) }),
-      );
+      logFailure("presence_count_failed", error);
       return;
     }
     this.total.learned(count, reportedLocal);
