@@ -2,6 +2,77 @@ import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
+/**
+ * The server's layers (docs/decisions/013-layers.md): a module imports only from its own layer and
+ * the layers below it; type imports count. Each layer lists its app/server modules by name (the
+ * file name without `.server.ts`); every other module of app/server is a use case. Circles inside a
+ * layer are caught by `npm run lint:cycles`.
+ */
+const layers = [
+  {
+    name: "foundations",
+    modules: [
+      "env",
+      "room-api",
+      "db",
+      "db-time",
+      "sql",
+      "search-sql",
+      "errors",
+      "crypto",
+      "log",
+      "cookies",
+      "csrf",
+      "validation",
+      "password",
+      "geo",
+      "rate-limit",
+      "session",
+    ],
+    files: ["app/server/db/**"],
+  },
+  { name: "read rules", modules: ["visibility", "members"] },
+  {
+    name: "channels",
+    modules: [
+      "member-hub",
+      "chat-rooms",
+      "chat-lists",
+      "presence",
+      "member-channel",
+      "notifications",
+      "mail",
+      "emails",
+    ],
+  },
+];
+
+/** Entries: nothing below them imports them. */
+const entries = {
+  regex: "(^|/)(durable-objects|worker|routes)(/|$)|(^|/)(root|entry\\.(server|client))$",
+  message:
+    "Entries (worker, durable-objects, routes, the root) are imported by nothing below them.",
+};
+
+/** A `no-restricted-imports` pattern for the app/server modules outside `allowed`. */
+const modulesOutside = (allowed, layer) => ({
+  regex: `(^|/)(?!(${allowed.join("|")})\\.server$)[^/]+\\.server$`,
+  message: `The ${layer} layer imports only from itself and the layers below (docs/decisions/013-layers.md).`,
+});
+
+const layerRules = layers.map((layer, i) => {
+  const allowed = layers.slice(0, i + 1).flatMap((l) => l.modules);
+  return {
+    files: [...layer.modules.map((m) => `app/server/${m}.server.ts`), ...(layer.files ?? [])],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [modulesOutside(allowed, layer.name), entries] },
+      ],
+    },
+  };
+});
+
 export default tseslint.config(
   {
     ignores: [
@@ -41,6 +112,32 @@ export default tseslint.config(
               name: "zod",
               message: "Import { z } from ~/schemas/zod (zod without eval, as the CSP requires).",
               allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  ...layerRules,
+  {
+    // Use cases: every other module of app/server.
+    files: ["app/server/**/*.ts"],
+    ignores: layerRules.flatMap((l) => l.files),
+    rules: { "no-restricted-imports": ["error", { patterns: [entries] }] },
+  },
+  {
+    // Code shared with the browser (and the browser's own) never reaches into the server or the
+    // entries: what a page needs from the root or the server comes through app/lib's types.
+    files: ["app/lib/**", "app/schemas/**", "app/realtime/**", "app/state/**", "app/components/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            entries,
+            {
+              regex: "(^|/)server/|\\.server$",
+              message: "Code that runs in the browser does not import the server.",
             },
           ],
         },
