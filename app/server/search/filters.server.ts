@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { ageOn } from "~/lib/age";
 import { SEARCH_AGE, type SearchFilters } from "~/schemas/search";
 import { ONLINE_WINDOW_MS } from "../members.server";
+import { blockedWith } from "../visibility.server";
 
 /**
  * What a search asks for, as SQL: the filters, keywords and interests of a request and the
@@ -267,10 +268,8 @@ export function conditions(c: SearchContext, plan?: SearchPlan, alias = "s"): SQ
       sql`${s}.sort_key >= ${t.onlineFloor} AND EXISTS (SELECT 1 FROM users u WHERE u.id = ${s}.user_id AND ${onlineNow(c)})`,
     );
   }
-  // Either side's block hides the member (the rule of visibility.server.ts's notBlockedWith),
-  // written as one list read once per statement rather than two lookups for every row examined.
-  parts.push(
-    sql`${s}.user_id NOT IN (SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${c.me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${c.me})`,
-  );
+  // Either side's block hides the member (visibility.server.ts), as one list read once per
+  // statement rather than two lookups for every row examined.
+  parts.push(sql`${s}.user_id NOT IN (${blockedWith(c.me)})`);
   return sql.join(parts, sql` AND `);
 }
