@@ -8,7 +8,7 @@ import {
 } from "~/schemas/search";
 import { usesAdvancedFilters } from "~/schemas/subscription";
 import { fieldErrors } from "~/schemas/validation";
-import type { SearchFilterState, SearchRequestBody } from "~/state/search";
+import { emptyFilters, type SearchFilterState, type SearchRequestBody } from "~/state/search";
 import { searchMembers } from "./search.server";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
@@ -60,16 +60,6 @@ async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterStat
   };
 }
 
-const EMPTY_FILTERS: SearchFilterState = {
-  age_min: null,
-  age_max: null,
-  gender: "",
-  location: null,
-  interests: [],
-  online_only: false,
-  with_photo: false,
-};
-
 export async function searchPageData(
   env: Env,
   me: string,
@@ -82,7 +72,7 @@ export async function searchPageData(
     return {
       searched,
       request: { keywords: "", filters: {} },
-      filters: EMPTY_FILTERS,
+      filters: emptyFilters,
       response: await searchMembers(env, me, request),
       error: null,
       ageRange,
@@ -96,7 +86,7 @@ export async function searchPageData(
     return {
       searched,
       request: { keywords, filters: {} },
-      filters: EMPTY_FILTERS,
+      filters: emptyFilters,
       response: null,
       error: messages.join(", "),
       ageRange,
