@@ -1,14 +1,12 @@
-import { sql } from "drizzle-orm";
 import type { ChatMessageView } from "~/realtime/chat";
 import { UNANSWERED_MESSAGE_LIMIT, type Gift } from "~/schemas/chat";
 import type { MessageRow } from "~/server/chat-migration.server";
 import type { RoomRules } from "~/server/chat-rules.server";
 import type { StoredMessage } from "~/server/room-api.server";
-import { exec } from "~/server/sql.server";
 
 /**
- * The conversation room's own SQLite storage: its tables and every statement on them, each a
- * drizzle `sql` template run with sql.server.ts's `exec` (docs/decisions/014-room-modules.md).
+ * The conversation room's own SQLite storage: its tables and every statement on them. Statements
+ * are constant text with `?` parameters (docs/decisions/014-room-modules.md).
  */
 
 export const SCHEMA = [
@@ -76,7 +74,7 @@ export class ConversationStorage {
 
   /** Creates the tables (again, after `deleteAll`). */
   create() {
-    for (const statement of SCHEMA) exec(this.sql, sql.raw(statement));
+    for (const statement of SCHEMA) this.sql.exec(statement);
   }
 
   // Messages
@@ -90,111 +88,143 @@ export class ConversationStorage {
     gift: Gift | null;
     sentAt: string;
   }) {
-    exec(
-      this.sql,
-      sql`INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name, gift_icon,
-         gift_price, sent_at) VALUES (${m.seq}, ${m.id}, ${m.senderId}, ${m.clientId}, ${m.text}, ${m.gift?.id ?? null}, ${m.gift?.name ?? null}, ${m.gift?.icon ?? null}, ${m.gift?.price_credits ?? null}, ${m.sentAt})`,
+    this.sql.exec(
+      `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name, gift_icon,
+         gift_price, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      m.seq,
+      m.id,
+      m.senderId,
+      m.clientId,
+      m.text,
+      m.gift?.id ?? null,
+      m.gift?.name ?? null,
+      m.gift?.icon ?? null,
+      m.gift?.price_credits ?? null,
+      m.sentAt,
     );
   }
 
   /** A message as D1 held it (an id or seq already here is skipped). */
   insertLegacy(m: MessageRow) {
-    exec(
-      this.sql,
-      sql`INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name,
+    this.sql.exec(
+      `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name,
          gift_icon, gift_price, sent_at, read_at, deleted_at)
-       VALUES (${m.seq}, ${m.id}, ${m.sender_id}, ${m.client_id}, ${m.message}, ${m.gift_id}, ${m.gift_name}, ${m.gift_icon}, ${m.gift_price}, ${m.sent_at}, ${m.read_at}, ${m.deleted_at}) ON CONFLICT DO NOTHING`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      m.seq,
+      m.id,
+      m.sender_id,
+      m.client_id,
+      m.message,
+      m.gift_id,
+      m.gift_name,
+      m.gift_icon,
+      m.gift_price,
+      m.sent_at,
+      m.read_at,
+      m.deleted_at,
     );
   }
 
   row(seq: number): MessageRow | null {
     return (
-      exec<MessageRow>(this.sql, sql`SELECT * FROM messages WHERE seq = ${seq}`).toArray()[0] ??
-      null
+      this.sql.exec<MessageRow>("SELECT * FROM messages WHERE seq = ?", seq).toArray()[0] ?? null
     );
   }
 
   byId(messageId: string): MessageRow | null {
     return (
-      exec<MessageRow>(
-        this.sql,
-        sql`SELECT * FROM messages WHERE id = ${messageId}`,
-      ).toArray()[0] ?? null
+      this.sql.exec<MessageRow>("SELECT * FROM messages WHERE id = ?", messageId).toArray()[0] ??
+      null
     );
   }
 
   byClientId(senderId: string, clientId: string): MessageRow | null {
     return (
-      exec<MessageRow>(
-        this.sql,
-        sql`SELECT * FROM messages WHERE sender_id = ${senderId} AND client_id = ${clientId}`,
-      ).toArray()[0] ?? null
+      this.sql
+        .exec<MessageRow>(
+          "SELECT * FROM messages WHERE sender_id = ? AND client_id = ?",
+          senderId,
+          clientId,
+        )
+        .toArray()[0] ?? null
     );
   }
 
   /** Up to `limit` messages after `seq`, not deleted, oldest first. */
   after(seq: number, limit: number): MessageRow[] {
-    return exec<MessageRow>(
-      this.sql,
-      sql`SELECT * FROM messages WHERE seq > ${seq} AND deleted_at IS NULL ORDER BY seq ASC LIMIT ${limit}`,
-    ).toArray();
+    return this.sql
+      .exec<MessageRow>(
+        "SELECT * FROM messages WHERE seq > ? AND deleted_at IS NULL ORDER BY seq ASC LIMIT ?",
+        seq,
+        limit,
+      )
+      .toArray();
   }
 
   /** Up to `limit` messages before `seq`, not deleted, newest first. */
   before(seq: number, limit: number): MessageRow[] {
-    return exec<MessageRow>(
-      this.sql,
-      sql`SELECT * FROM messages WHERE seq < ${seq} AND deleted_at IS NULL ORDER BY seq DESC LIMIT ${limit}`,
-    ).toArray();
+    return this.sql
+      .exec<MessageRow>(
+        "SELECT * FROM messages WHERE seq < ? AND deleted_at IS NULL ORDER BY seq DESC LIMIT ?",
+        seq,
+        limit,
+      )
+      .toArray();
   }
 
   sentBy(userId: string): MessageRow[] {
-    return exec<MessageRow>(
-      this.sql,
-      sql`SELECT * FROM messages WHERE sender_id = ${userId} AND deleted_at IS NULL ORDER BY seq`,
-    ).toArray();
+    return this.sql
+      .exec<MessageRow>(
+        "SELECT * FROM messages WHERE sender_id = ? AND deleted_at IS NULL ORDER BY seq",
+        userId,
+      )
+      .toArray();
   }
 
   all(): MessageRow[] {
-    return exec<MessageRow>(this.sql, sql`SELECT * FROM messages ORDER BY seq`).toArray();
+    return this.sql.exec<MessageRow>("SELECT * FROM messages ORDER BY seq").toArray();
   }
 
   count(): number {
-    return exec<{ n: number }>(this.sql, sql`SELECT count(*) AS n FROM messages`).one().n;
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
   }
 
   /** The newest message that is not deleted. */
   newest(): { message: string; sent_at: string } | undefined {
-    return exec<{ message: string; sent_at: string }>(
-      this.sql,
-      sql`SELECT message, sent_at FROM messages WHERE deleted_at IS NULL ORDER BY seq DESC LIMIT 1`,
-    ).toArray()[0];
+    return this.sql
+      .exec<{ message: string; sent_at: string }>(
+        "SELECT message, sent_at FROM messages WHERE deleted_at IS NULL ORDER BY seq DESC LIMIT 1",
+      )
+      .toArray()[0];
   }
 
   /** Keeps the row (its sequence number is never given again) without its text. */
   markDeleted(messageId: string, deletedAt: string) {
-    exec(
-      this.sql,
-      sql`UPDATE messages SET message = '', deleted_at = ${deletedAt} WHERE id = ${messageId}`,
+    this.sql.exec(
+      "UPDATE messages SET message = '', deleted_at = ? WHERE id = ?",
+      deletedAt,
+      messageId,
     );
   }
 
   lastSeq(): number {
-    return exec<{ n: number }>(this.sql, sql`SELECT coalesce(max(seq), 0) AS n FROM messages`).one()
-      .n;
+    return this.sql.exec<{ n: number }>("SELECT coalesce(max(seq), 0) AS n FROM messages").one().n;
   }
 
   /** Whether the other member has written, and how many messages `me` wrote (up to the limit). */
   history(me: string, other: string) {
     const replied =
-      exec(this.sql, sql`SELECT 1 FROM messages WHERE sender_id = ${other} LIMIT 1`).toArray()
-        .length > 0;
+      this.sql.exec("SELECT 1 FROM messages WHERE sender_id = ? LIMIT 1", other).toArray().length >
+      0;
     const sentBeforeReply = replied
       ? 0
-      : exec<{ n: number }>(
-          this.sql,
-          sql`SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE sender_id = ${me} LIMIT ${UNANSWERED_MESSAGE_LIMIT})`,
-        ).one().n;
+      : this.sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE sender_id = ? LIMIT ?)",
+            me,
+            UNANSWERED_MESSAGE_LIMIT,
+          )
+          .one().n;
     return { replied, sentBeforeReply };
   }
 
@@ -202,83 +232,91 @@ export class ConversationStorage {
 
   lastRead(userId: string): number {
     return (
-      exec<{ n: number }>(
-        this.sql,
-        sql`SELECT last_read_seq AS n FROM readers WHERE user_id = ${userId}`,
-      ).toArray()[0]?.n ?? 0
+      this.sql
+        .exec<{ n: number }>("SELECT last_read_seq AS n FROM readers WHERE user_id = ?", userId)
+        .toArray()[0]?.n ?? 0
     );
   }
 
   unreadFor(userId: string, other: string): number {
-    return exec<{ n: number }>(
-      this.sql,
-      sql`SELECT count(*) AS n FROM messages WHERE sender_id = ${other} AND deleted_at IS NULL AND seq > ${this.lastRead(userId)}`,
-    ).one().n;
+    return this.sql
+      .exec<{ n: number }>(
+        "SELECT count(*) AS n FROM messages WHERE sender_id = ? AND deleted_at IS NULL AND seq > ?",
+        other,
+        this.lastRead(userId),
+      )
+      .one().n;
   }
 
   /** Stamps `senderId`'s unread messages after `after` read; returns how many changed. */
   stampRead(senderId: string, after: number, readAt: string): number {
-    return exec(
-      this.sql,
-      sql`UPDATE messages SET read_at = ${readAt} WHERE sender_id = ${senderId} AND read_at IS NULL AND seq > ${after}`,
+    return this.sql.exec(
+      `UPDATE messages SET read_at = ? WHERE sender_id = ? AND read_at IS NULL AND seq > ?`,
+      readAt,
+      senderId,
+      after,
     ).rowsWritten;
   }
 
   setLastRead(userId: string, seq: number) {
-    exec(
-      this.sql,
-      sql`INSERT INTO readers (user_id, last_read_seq) VALUES (${userId}, ${seq})
+    this.sql.exec(
+      `INSERT INTO readers (user_id, last_read_seq) VALUES (?, ?)
        ON CONFLICT (user_id) DO UPDATE SET last_read_seq = excluded.last_read_seq`,
+      userId,
+      seq,
     );
   }
 
   /** A read position as D1 held it: the furthest wins. */
   mergeLastRead(userId: string, seq: number) {
-    exec(
-      this.sql,
-      sql`INSERT INTO readers (user_id, last_read_seq) VALUES (${userId}, ${seq})
+    this.sql.exec(
+      `INSERT INTO readers (user_id, last_read_seq) VALUES (?, ?)
        ON CONFLICT (user_id) DO UPDATE SET last_read_seq = max(last_read_seq, excluded.last_read_seq)`,
+      userId,
+      seq,
     );
   }
 
   // Outbox
 
   queue(userId: string, version: number, seq: number | null) {
-    exec(
-      this.sql,
-      sql`INSERT INTO outbox (user_id, version, message_seq) VALUES (${userId}, ${version}, ${seq})
+    this.sql.exec(
+      `INSERT INTO outbox (user_id, version, message_seq) VALUES (?, ?, ?)
        ON CONFLICT (user_id) DO UPDATE SET version = excluded.version,
          message_seq = coalesce(excluded.message_seq, outbox.message_seq)`,
+      userId,
+      version,
+      seq,
     );
   }
 
   queued(): OutboxRow[] {
-    return exec<OutboxRow>(this.sql, sql`SELECT * FROM outbox`).toArray();
+    return this.sql.exec<OutboxRow>("SELECT * FROM outbox").toArray();
   }
 
   /** The entry landed: unless a newer one was queued meanwhile, it leaves the outbox. */
   delivered(userId: string, version: number) {
-    exec(this.sql, sql`DELETE FROM outbox WHERE user_id = ${userId} AND version = ${version}`);
+    this.sql.exec("DELETE FROM outbox WHERE user_id = ? AND version = ?", userId, version);
   }
 
   // Meta
 
   imported(): boolean {
-    return exec(this.sql, sql`SELECT 1 FROM meta WHERE key = 'imported'`).toArray().length > 0;
+    return this.sql.exec("SELECT 1 FROM meta WHERE key = 'imported'").toArray().length > 0;
   }
 
   markImported() {
-    exec(
-      this.sql,
-      sql`INSERT INTO meta (key, value) VALUES ('imported', '1') ON CONFLICT (key) DO NOTHING`,
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES ('imported', '1') ON CONFLICT (key) DO NOTHING",
     );
   }
 
   facts(): ConversationFacts | null {
-    const rows = exec<{ key: string; value: string }>(
-      this.sql,
-      sql`SELECT key, value FROM meta WHERE key IN ('id', 'low', 'high', 'created_at')`,
-    ).toArray();
+    const rows = this.sql
+      .exec<{ key: string; value: string }>(
+        "SELECT key, value FROM meta WHERE key IN ('id', 'low', 'high', 'created_at')",
+      )
+      .toArray();
     const get = (key: string) => rows.find((r) => r.key === key)?.value;
     const id = get("id");
     const low = get("low");
@@ -295,23 +333,22 @@ export class ConversationStorage {
       ["high", rules.high],
       ["created_at", rules.createdAt],
     ]) {
-      exec(
-        this.sql,
-        sql`INSERT INTO meta (key, value) VALUES (${key}, ${value}) ON CONFLICT (key) DO NOTHING`,
+      this.sql.exec(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+        key,
+        value,
       );
     }
   }
 
   /** The conversation's change counter, counted up: the version of the list entries queued. */
   bumpVersion(): number {
-    exec(
-      this.sql,
-      sql`INSERT INTO meta (key, value) VALUES ('version', '1')
+    this.sql.exec(
+      `INSERT INTO meta (key, value) VALUES ('version', '1')
        ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
     );
     return Number(
-      exec<{ value: string }>(this.sql, sql`SELECT value FROM meta WHERE key = 'version'`).one()
-        .value,
+      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'version'").one().value,
     );
   }
 }
