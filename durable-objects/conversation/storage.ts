@@ -6,7 +6,7 @@ import type { StoredMessage } from "~/server/room-api.server";
 
 /**
  * The conversation room's own SQLite storage: its tables and every statement on them. Statements
- * are constant text with `?` parameters (docs/decisions/014-room-modules.md).
+ * are constant text with `?` parameters (docs/decisions/014-room-and-search-modules.md).
  */
 
 export const SCHEMA = [
