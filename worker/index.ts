@@ -7,9 +7,9 @@ import { createApp } from "./app";
 
 const app = createApp(remixBuild as unknown as ServerBuild);
 
-export { ConversationRoom } from "../durable-objects/conversation-room";
+export { ConversationRoom } from "../durable-objects/conversation/room";
 export { MemberHub } from "../durable-objects/member-hub";
-export { PresenceRoom } from "../durable-objects/presence-room";
+export { PresenceRoom } from "../durable-objects/presence/room";
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),

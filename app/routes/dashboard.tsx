@@ -6,7 +6,7 @@ import { useRootData } from "~/lib/root-data";
 import { titleMeta } from "~/lib/title";
 import { DASHBOARD_ITEMS, dashboardSummary } from "~/server/dashboard.server";
 import { listProfileViewers } from "~/server/profile-views.server";
-import { searchPageData } from "~/server/discovery-pages.server";
+import { searchPageData } from "~/server/search-pages.server";
 import { requireOnboardedUser } from "~/server/guards.server";
 
 export const meta: MetaFunction = () => titleMeta("Dashboard");

@@ -3,7 +3,7 @@ import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { MatchesPage, searchPageLinks } from "~/components/discovery/pages";
 import { titleMeta } from "~/lib/title";
-import { searchPageData } from "~/server/discovery-pages.server";
+import { searchPageData } from "~/server/search-pages.server";
 import { requireOnboardedUser } from "~/server/guards.server";
 
 export const meta: MetaFunction = () => titleMeta("Discover");

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
-import { searchPageData } from "~/server/discovery-pages.server";
+import { searchPageData } from "~/server/search-pages.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 
 /** The matches page itself: the same title, styles, headers and view. */

@@ -2,7 +2,7 @@ import { and, desc, eq, or } from "drizzle-orm";
 import type { BlockInput } from "~/schemas/block";
 import { conversationBlockChanged } from "./chat-rooms.server";
 import { blocks } from "./db/blocks";
-import { likes } from "./db/discovery";
+import { likes } from "./db/likes";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound, ValidationError } from "./errors.server";

@@ -77,7 +77,7 @@ export interface Change {
   version: number;
 }
 
-/** The room of one conversation (durable-objects/conversation-room.ts). */
+/** The room of one conversation (durable-objects/conversation/room.ts). */
 export interface ConversationRoomApi {
   publish(frame: ChatServerFrame): Promise<string[]>;
   closeMember(userId: string): Promise<number>;
@@ -126,7 +126,7 @@ export interface MemberHubApi {
   connectionCount(): Promise<number>;
 }
 
-/** One shard of the presence room (durable-objects/presence-room.ts, docs/decisions/011). */
+/** One shard of the presence room (durable-objects/presence/room.ts, docs/decisions/011). */
 export interface PresenceRoomApi {
   writeLastSeen(): Promise<number>;
   watchRemote(shard: number, from: number, add: string[], remove: string[]): Promise<Change[]>;

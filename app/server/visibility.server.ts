@@ -23,6 +23,14 @@ export function blockedEitherWay(a: MemberRef, b: MemberRef): SQL {
 }
 
 /**
+ * SQL: the ids of every member on either side of a block with `me`, a list for `NOT IN (…)` that
+ * SQLite reads once per statement (search: rather than two lookups for every row examined).
+ */
+export function blockedWith(me: MemberRef): SQL {
+  return sql`SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${me}`;
+}
+
+/**
  * SQL: neither `a` nor `b` has blocked the other, for every query that lists or finds members. A
  * block hides both members from each other.
  */

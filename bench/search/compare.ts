@@ -111,7 +111,7 @@ async function main() {
   try {
     const designs: [string, Search][] = [
       [`base (${base})`, (await import(baseFile)).searchMembers as Search],
-      ["this tree", (await import("~/server/discovery.server")).searchMembers as Search],
+      ["this tree", (await import("~/server/search.server")).searchMembers as Search],
     ];
     const searcher = await proxy.env.DB.prepare(
       "SELECT id FROM users WHERE username = 'bench_searcher'",

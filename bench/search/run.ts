@@ -38,7 +38,7 @@ import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { getPlatformProxy } from "wrangler";
 import { searchRequestSchema } from "~/schemas/search";
-import { explainSearch } from "~/server/discovery.server";
+import { explainSearch } from "~/server/search.server";
 import type { Env } from "~/server/env.server";
 import { hashPassword } from "~/server/password.server";
 import { buildMembers, type SeedMember } from "../../scripts/lib/members";

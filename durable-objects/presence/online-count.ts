@@ -20,3 +20,34 @@ export class OnlineCounts {
     return total;
   }
 }
+
+/**
+ * What one shard knows of the total: the last total shard 0 answered, with the count this shard
+ * reported for it, and the total last told to its sockets.
+ */
+export class OnlineTotal {
+  private last: { count: number; reportedLocal: number } | null = null;
+  private lastSent: number | null = null;
+
+  /** Whether a total was learned since the instance started. */
+  get known() {
+    return this.last !== null;
+  }
+
+  learned(count: number, reportedLocal: number) {
+    this.last = { count, reportedLocal };
+  }
+
+  /** The members online everywhere: the last total, with this shard's own count as it is now. */
+  value(local: number): number {
+    const t = this.last ?? { count: 0, reportedLocal: 0 };
+    return Math.max(local, t.count - t.reportedLocal + local);
+  }
+
+  /** Whether the sockets must hear of `total` (it changed since they last did). */
+  changed(total: number): boolean {
+    if (total === this.lastSent) return false;
+    this.lastSent = total;
+    return true;
+  }
+}

@@ -1,3 +1,6 @@
+import { logFailure } from "~/server/log.server";
+import type { Change } from "~/server/room-api.server";
+
 /**
  * How presence shards tell each other about watched members (docs/decisions/011).
  *
@@ -11,21 +14,10 @@
  * tried again after a growing pause, until it goes through.
  */
 
-/** One member's state at their home, with its version. */
-export interface Change {
-  id: string;
-  online: boolean;
-  version: number;
-}
-
 const RETRIES = 3;
 /** The pause before a failed call is tried again: 250 ms, doubling, at most 5 s. */
 export const backoffMs = (failures: number) => Math.min(5000, 250 * 2 ** (failures - 1));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function logFailure(event: string, detail: Record<string, unknown>, error: unknown) {
-  console.error(JSON.stringify({ level: "error", event, ...detail, error: String(error) }));
-}
 
 /** Runs `attempt` up to RETRIES times (a Durable Object being reset answers the next try). */
 async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
@@ -132,7 +124,7 @@ export class PeerLink {
     try {
       this.answered(await withRetries(() => this.call(add, remove)), false);
     } catch (error) {
-      logFailure("presence_watch_remote_failed", { home: this.home, ids: add.length }, error);
+      logFailure("presence_watch_remote_failed", error, { home: this.home, ids: add.length });
       // Whoever waits for this call goes on with what is known (the `here` says offline); the
       // call is kept, and its late answer announces whoever turns out to be online.
       void this.retry(add, remove);
@@ -154,7 +146,7 @@ export class PeerLink {
         await done;
         return;
       } catch (error) {
-        logFailure("presence_watch_remote_failed", { home: this.home, ids: adding.length }, error);
+        logFailure("presence_watch_remote_failed", error, { home: this.home, ids: adding.length });
       }
     }
   }
@@ -192,7 +184,7 @@ export class Relays {
           failures = 0;
         } catch (error) {
           failures += 1;
-          logFailure("presence_relay_failed", { to: shard, changes: changes.size }, error);
+          logFailure("presence_relay_failed", error, { to: shard, changes: changes.size });
           // Kept for the next call, unless a newer change of the same member came meanwhile.
           let later = this.pending.get(shard);
           if (!later) this.pending.set(shard, (later = new Map()));

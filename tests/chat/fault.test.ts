@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { parseChatServerFrame, type ChatMessageView } from "~/realtime/chat";
-import type { ConversationRoom } from "../../durable-objects/conversation-room";
+import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import type { TestClient } from "../helpers/client";
 import { conversationPair, page, send, withLimits, type Member } from "./helpers";
 

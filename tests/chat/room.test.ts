@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChatMessageView } from "~/realtime/chat";
 import { CHAT_CLOSE_FORBIDDEN } from "~/realtime/chat";
-import type { ConversationRoom } from "../../durable-objects/conversation-room";
+import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 import { block, conversationPair, page, send, sent } from "./helpers";
 

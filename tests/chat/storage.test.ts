@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { giftMessageId, spendForGift } from "~/server/gifts.server";
-import type { ConversationRoom } from "../../durable-objects/conversation-room";
+import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import { openSocket } from "../helpers/sockets";
 import {
   block,

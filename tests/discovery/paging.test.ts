@@ -1,14 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { searchFiltersSchema, SEARCH_TOTAL_CAP } from "~/schemas/search";
-import {
-  buildContext,
-  explainSearch,
-  pageStatement,
-  type SearchPlan,
-} from "~/server/discovery.server";
+import { explainSearch } from "~/server/search.server";
+import { buildContext, type SearchPlan } from "~/server/search/filters.server";
+import { pageStatement } from "~/server/search/plans.server";
 import { hmacSign } from "~/server/crypto.server";
-import { prepare } from "~/server/search-sql.server";
+import { statement } from "~/server/sql.server";
 import { searchRequestSchema } from "~/schemas/search";
 import { search, searcher, seedBulk, seedMember, setProfile, setUser, TEXAS, US } from "./fixtures";
 
@@ -311,7 +308,7 @@ describe("totals and query plans", () => {
       const out: string[] = [];
       let after = Number.MAX_SAFE_INTEGER;
       for (;;) {
-        const { results } = await prepare(env.DB, pageStatement(ctx, plan, after, 4)).all<{
+        const { results } = await statement(env.DB, pageStatement(ctx, plan, after, 4)).all<{
           sortKey: number;
           userId: string;
         }>();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError, httpErrorMessage } from "~/lib/http";
 import type { SearchCard, SearchResponse } from "~/schemas/search";
 import { searchQueryString, searchRequestFromQuery, searchRequestSchema } from "~/schemas/search";
-import { interestToken, matchExpression, placeTokens } from "~/server/discovery.server";
+import { interestToken, matchExpression, placeTokens } from "~/server/search/filters.server";
 import {
   initialLikesState,
   likesLoaded,

@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { parsePresenceServerFrame } from "~/realtime/presence";
 import { presenceConfig, shardOf } from "~/realtime/presence-shards";
 import { presenceShardFor } from "~/server/presence.server";
-import type { PresenceRoom } from "../../durable-objects/presence-room";
+import type { PresenceRoom } from "../../durable-objects/presence/room";
 import type { TestClient } from "../helpers/client";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";

@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { livenessTickMs, presenceConfig } from "~/realtime/presence-shards";
 import { presenceShardFor } from "~/server/presence.server";
-import type { PresenceRoom } from "../../durable-objects/presence-room";
+import type { PresenceRoom } from "../../durable-objects/presence/room";
 import {
   inTwoShards,
   joinPresence,

@@ -2,7 +2,7 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import { PRESENCE_ERRORS, PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
 import { presenceShardFor } from "~/server/presence.server";
-import type { PresenceRoom } from "../../durable-objects/presence-room";
+import type { PresenceRoom } from "../../durable-objects/presence/room";
 import { verifiedMember } from "../helpers/members";
 import type { TestSocket } from "../helpers/sockets";
 import {

@@ -10,7 +10,7 @@ import {
 import { dashboardSummary } from "~/server/dashboard.server";
 import { usesAdvancedFilters } from "~/schemas/subscription";
 import { dbTimeFor, serverTiming } from "~/server/db-time.server";
-import { searchMembers } from "~/server/discovery.server";
+import { searchMembers } from "~/server/search.server";
 import { assertSearchFiltersAllowed } from "~/server/subscriptions.server";
 import {
   LIKE_LISTS,

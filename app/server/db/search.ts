@@ -1,47 +1,9 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./schema";
 
 /**
- * One row per member who liked another. A like both ways is a match. Rows go when either member's
- * account goes; unliking deletes the row.
- */
-export const likes = sqliteTable(
-  "likes",
-  {
-    likerId: text("liker_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    likedId: text("liked_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    createdAt: text("created_at").notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.likerId, t.likedId] }),
-    index("likes_liked_created").on(t.likedId, t.createdAt),
-    index("likes_liker_created").on(t.likerId, t.createdAt),
-  ],
-);
-
-/**
- * How many likes a member gave on one UTC day (YYYY-MM-DD). Counted when a like is given and never
- * given back by an unlike, so unliking and liking again cannot get round the daily limit.
- */
-export const likeQuota = sqliteTable(
-  "like_quota",
-  {
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    day: text("day").notNull(),
-    count: integer("count").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.userId, t.day] })],
-);
-
-/**
- * The search index of discovery: one row per searchable member (active, email verified, with a
+ * The search index: one row per searchable member (active, email verified, with a
  * profile) and version, kept in step with users, profiles and photos by the triggers of the
  * `discovery_fts` migration (never written by application code). Its columns copy what the
  * filters need, so that every filter combination is answered from this table and its indexes.

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   searchRequestFromQuery,
   searchRequestSchema,
@@ -7,11 +8,12 @@ import {
 } from "~/schemas/search";
 import { usesAdvancedFilters } from "~/schemas/subscription";
 import { fieldErrors } from "~/schemas/validation";
-import type { SearchFilterState, SearchRequestBody } from "~/state/search";
-import { searchMembers } from "./discovery.server";
+import { emptyFilters, type SearchFilterState, type SearchRequestBody } from "~/state/search";
+import { searchMembers } from "./search.server";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
 import { canonicalLocation } from "./geo.server";
+import { first } from "./sql.server";
 import { assertSearchFiltersAllowed } from "./subscriptions.server";
 
 /**
@@ -29,11 +31,10 @@ export interface SearchPageData {
 }
 
 async function ageRangeOf(env: Env, me: string) {
-  const row = await env.DB.prepare(
-    "SELECT age_min AS min, age_max AS max FROM profiles WHERE user_id = ?1",
-  )
-    .bind(me)
-    .first<{ min: number; max: number }>();
+  const row = await first<{ min: number; max: number }>(
+    env.DB,
+    sql`SELECT age_min AS min, age_max AS max FROM profiles WHERE user_id = ${me}`,
+  );
   return row ?? { min: 18, max: 100 };
 }
 
@@ -59,16 +60,6 @@ async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterStat
   };
 }
 
-const EMPTY_FILTERS: SearchFilterState = {
-  age_min: null,
-  age_max: null,
-  gender: "",
-  location: null,
-  interests: [],
-  online_only: false,
-  with_photo: false,
-};
-
 export async function searchPageData(
   env: Env,
   me: string,
@@ -81,7 +72,7 @@ export async function searchPageData(
     return {
       searched,
       request: { keywords: "", filters: {} },
-      filters: EMPTY_FILTERS,
+      filters: emptyFilters,
       response: await searchMembers(env, me, request),
       error: null,
       ageRange,
@@ -95,7 +86,7 @@ export async function searchPageData(
     return {
       searched,
       request: { keywords, filters: {} },
-      filters: EMPTY_FILTERS,
+      filters: emptyFilters,
       response: null,
       error: messages.join(", "),
       ageRange,

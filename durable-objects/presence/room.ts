@@ -7,61 +7,32 @@ import {
 } from "~/realtime/presence";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import {
-  livenessTickMs,
   presenceConfig,
   shardName,
   shardOf,
   type PresenceConfig,
 } from "~/realtime/presence-shards";
 import type { Env } from "~/server/env.server";
-import { LAST_SEEN_EVERY_MS, writeLastSeen } from "~/server/presence.server";
-import { OnlineCounts, ONLINE_COUNT_EVERY_MS } from "./presence/online-count";
+import { logFailure } from "~/server/log.server";
+import type { Change, PresenceRoomApi } from "~/server/room-api.server";
+import { AlarmSchedule } from "./alarm-schedule";
+import { MemberBlocks } from "./blocks";
+import { LastSeen } from "./last-seen";
+import { OnlineCounts, OnlineTotal } from "./online-count";
+import { PEER_PREFIX, PeerLink, PeerWatchers, Relays, RemoteStatuses, VersionClock } from "./peers";
+import { ShardSockets } from "./sockets";
 import {
-  PEER_PREFIX,
-  PeerLink,
-  PeerWatchers,
-  Relays,
-  RemoteStatuses,
-  VersionClock,
-  type Change,
-} from "./presence/peers";
-import { WatchIndex } from "./presence/watch-index";
-
-/** What each socket carries through hibernation (attachments hold at most 2 KB). */
-interface Attachment {
-  /** The socket's id (a watch set too large for the attachment is stored under `watch:{sid}`). */
-  sid: string;
-  userId: string;
-  hidden: boolean;
-  /** Whether the member has blocks (kept in storage under `blocks:{id}`). */
-  hasBlocks: boolean;
-  /** The socket's watch set, when it fits (WATCH_IN_ATTACHMENT); otherwise it is in storage. */
-  watch?: string[];
-}
-
-const LEAVE_PREFIX = "leave:";
-const BLOCKS_PREFIX = "blocks:";
-const WATCH_PREFIX = "watch:";
-/** `member:{id}`: the member has a socket here (or is in grace), so that a restart knows them. */
-const MEMBER_PREFIX = "member:";
-const SHARD_KEY = "shard";
-/**
- * Watch sets up to this many characters (about 60 ids) live in the socket's attachment, which
- * costs no storage write; larger ones in storage.
- */
-const WATCH_IN_ATTACHMENT = 1500;
-
-/** A member with a socket here, as stored for after a restart. */
-interface StoredMember {
-  hidden: boolean;
-}
-
-/** A socket's watch set in storage, with whose socket it is. */
-interface StoredWatch {
-  userId: string;
-  hidden: boolean;
-  ids: string[];
-}
+  chunks,
+  LEAVE_PREFIX,
+  MEMBER_PREFIX,
+  SHARD_KEY,
+  WATCH_IN_ATTACHMENT,
+  WATCH_PREFIX,
+  type Attachment,
+  type StoredMember,
+  type StoredWatch,
+} from "./storage";
+import { WatchIndex } from "./watch-index";
 
 /**
  * One shard of the presence room (API.md "Realtime", docs/decisions/011).
@@ -84,20 +55,19 @@ interface StoredWatch {
  * (the watch sets, grace periods, blocks and registrations) is in the socket attachments and the
  * object's storage.
  */
-export class PresenceRoom extends DurableObject<Env> {
+export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi {
   private readonly config: PresenceConfig;
   private shard = 0;
   private shardKnown = false;
 
   /** The open sockets by id, with their attachments. */
-  private readonly sockets = new Map<string, { ws: WebSocket; a: Attachment }>();
+  private readonly sockets: ShardSockets;
   /** This shard's members who count as online to others (visible; with a socket or in grace). */
   private readonly local = new Set<string>();
   /** When each member in their grace period leaves (mirrors the `leave:` storage keys). */
   private readonly leaveAt = new Map<string, number>();
-  /** Members who left since the last last_seen write, and when. */
-  private readonly departed = new Map<string, number>();
-  private readonly blockCache = new Map<string, Set<string>>();
+  private readonly lastSeen: LastSeen;
+  private readonly blocks: MemberBlocks;
   private readonly watches = new WatchIndex();
   /** Per socket, its watch frames in order (each `here` answers the set it follows). */
   private readonly watchQueue = new Map<string, Promise<void>>();
@@ -110,18 +80,17 @@ export class PresenceRoom extends DurableObject<Env> {
 
   /** Shard 0 only: the counts reported by every shard. */
   private readonly counts = new OnlineCounts();
-  private total: { count: number; reportedLocal: number } | null = null;
-  private lastCountSent: number | null = null;
-  private nextCountAt = 0;
-  private nextLastSeenAt = 0;
-  private nextAliveAt = 0;
-  /** The alarm as set (null: none; undefined: not read since the instance started). */
-  private alarmAt: number | null | undefined = undefined;
+  private readonly total = new OnlineTotal();
+  private readonly schedule: AlarmSchedule;
   private readonly peerRooms = new Map<number, DurableObjectStub<PresenceRoom>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.config = presenceConfig(env);
+    this.sockets = new ShardSockets(ctx);
+    this.lastSeen = new LastSeen(env);
+    this.blocks = new MemberBlocks(ctx.storage);
+    this.schedule = new AlarmSchedule(ctx.storage, this.config);
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
     this.relays = new Relays((to, changes) => this.room(to).changes(to, this.shard, changes));
     void this.ctx.blockConcurrencyWhile(() => this.load());
@@ -151,10 +120,8 @@ export class PresenceRoom extends DurableObject<Env> {
       hidden,
       hasBlocks: blocks.length > 0,
     };
-    const first = this.socketsOf(userId).length === 0 && !this.leaveAt.has(userId);
-    this.ctx.acceptWebSocket(ws, [userId]);
-    ws.serializeAttachment(a);
-    this.sockets.set(a.sid, { ws, a });
+    const first = this.sockets.of(userId).length === 0 && !this.leaveAt.has(userId);
+    this.sockets.accept(ws, a);
     if (first) {
       await this.ctx.storage.put(MEMBER_PREFIX + userId, { hidden } satisfies StoredMember);
     }
@@ -172,11 +139,11 @@ export class PresenceRoom extends DurableObject<Env> {
     if (!a) return;
     const parsed = parsePresenceClientFrame(typeof message === "string" ? message : "");
     if ("error" in parsed) {
-      this.send(ws, { type: "error", message: parsed.error });
+      this.sockets.send(ws, { type: "error", message: parsed.error });
       return;
     }
     if (parsed.frame.type === "ping") {
-      this.sendText(ws, PONG_FRAME);
+      this.sockets.sendText(ws, PONG_FRAME);
       return;
     }
     this.queueWatch(a.sid, parsed.frame.user_ids, false);
@@ -202,21 +169,13 @@ export class PresenceRoom extends DurableObject<Env> {
     this.sockets.delete(a.sid);
     this.watches.drop(a.sid);
     if (a.watch === undefined) await this.ctx.storage.delete(WATCH_PREFIX + a.sid);
-    if (this.socketsOf(a.userId).length > 0) return;
+    if (this.sockets.of(a.userId).length > 0) return;
     // Blocks matter only while the member has a socket here; a new one brings them afresh.
-    await this.forgetBlocks(a.userId, a.hasBlocks);
+    await this.blocks.forget(a.userId, a.hasBlocks);
     const at = Date.now() + this.config.graceMs;
     this.leaveAt.set(a.userId, at);
     await this.ctx.storage.put(LEAVE_PREFIX + a.userId, at);
     await this.scheduleAlarm();
-  }
-
-  /** The open sockets of a member. */
-  private socketsOf(userId: string): WebSocket[] {
-    return this.ctx.getWebSockets(userId).filter((s) => {
-      const a = s.deserializeAttachment() as Attachment | null;
-      return a !== null && this.sockets.has(a.sid) && s.readyState === WebSocket.OPEN;
-    });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -228,9 +187,7 @@ export class PresenceRoom extends DurableObject<Env> {
     const next = previous
       .then(() => this.applyWatch(sid, ids, connecting))
       .catch((error: unknown) => {
-        console.error(
-          JSON.stringify({ level: "error", event: "presence_watch_failed", error: String(error) }),
-        );
+        logFailure("presence_watch_failed", error);
       })
       .finally(() => {
         if (this.watchQueue.get(sid) === next) this.watchQueue.delete(sid);
@@ -244,8 +201,7 @@ export class PresenceRoom extends DurableObject<Env> {
     const { ws, a } = this.sockets.get(sid)!;
     const fits = JSON.stringify(ids).length <= WATCH_IN_ATTACHMENT;
     const next: Attachment = { ...a, watch: fits ? ids : undefined };
-    ws.serializeAttachment(next);
-    this.sockets.set(sid, { ws, a: next });
+    this.sockets.save(ws, next);
     if (!fits) {
       await this.ctx.storage.put(WATCH_PREFIX + sid, {
         userId: a.userId,
@@ -265,14 +221,17 @@ export class PresenceRoom extends DurableObject<Env> {
     );
     const socket = this.sockets.get(sid);
     if (!socket) return;
-    const blocked = this.blockCache.get(socket.a.userId);
+    const blocked = this.blocks.of(socket.a.userId);
     const users = [...this.watches.watchedBy(sid)].filter(
       (id) => this.isOnline(id) && !blocked?.has(id),
     );
-    this.send(socket.ws, { type: "here", users });
+    this.sockets.send(socket.ws, { type: "here", users });
     if (connecting) {
       await this.refreshCount(false);
-      this.send(socket.ws, { type: "online_count", count: this.onlineTotal() });
+      this.sockets.send(socket.ws, {
+        type: "online_count",
+        count: this.total.value(this.local.size),
+      });
     }
   }
 
@@ -341,20 +300,18 @@ export class PresenceRoom extends DurableObject<Env> {
     for (const sid of watchers) {
       const socket = this.sockets.get(sid);
       if (!socket) continue;
-      if (socket.a.hasBlocks && this.blockCache.get(socket.a.userId)?.has(memberId)) continue;
-      this.sendText(socket.ws, text);
+      if (socket.a.hasBlocks && this.blocks.between(socket.a.userId, memberId)) continue;
+      this.sockets.sendText(socket.ws, text);
     }
   }
 
   /** Makes a member (with an open page or in grace) visible or hidden, announcing the change. */
   private applyHidden(userId: string, hidden: boolean) {
     let changed = false;
-    for (const ws of this.socketsOf(userId)) {
+    for (const ws of this.sockets.of(userId)) {
       const a = ws.deserializeAttachment() as Attachment;
       if (a.hidden === hidden) continue;
-      const next = { ...a, hidden };
-      ws.serializeAttachment(next);
-      this.sockets.set(a.sid, { ws, a: next });
+      this.sockets.save(ws, { ...a, hidden });
       changed = true;
     }
     // Storage writes of an object apply in order; nothing here needs to wait for this one.
@@ -371,68 +328,37 @@ export class PresenceRoom extends DurableObject<Env> {
   // Grace periods, the online count and last_seen_at (the alarm)
 
   override async alarm(): Promise<void> {
-    this.alarmAt = null;
     const now = Date.now();
-    // The liveness tick: while the shard holds sockets its alarm is never more than half a
-    // grace period away, so that if the instance dies with nobody reconnecting, that alarm wakes
-    // the next one soon and its members leave (load()) instead of at the next periodic task.
-    if (now >= this.nextAliveAt) this.nextAliveAt = 0;
+    // The liveness tick (AlarmSchedule): if the instance dies with nobody reconnecting, the alarm
+    // wakes the next one soon and its members leave (load()) instead of at the next periodic task.
+    this.schedule.rang(now);
     const done: string[] = [];
     for (const [userId, at] of [...this.leaveAt]) {
       if (at > now) continue;
       this.leaveAt.delete(userId);
       done.push(LEAVE_PREFIX + userId);
-      if (this.socketsOf(userId).length > 0) continue;
+      if (this.sockets.of(userId).length > 0) continue;
       done.push(MEMBER_PREFIX + userId);
-      this.departed.set(userId, at - this.config.graceMs);
+      this.lastSeen.left(userId, at - this.config.graceMs);
       // Versions matter only to shards that watch the member; the others learn the start value.
       if (this.peers.of(userId).size === 0) this.clock.forget(userId);
       if (this.local.delete(userId)) this.change(userId, false);
     }
     // One storage call for every member whose grace ended.
-    for (const keys of chunks(done, 128)) await this.ctx.storage.delete(keys);
-    if (now >= this.nextCountAt) {
-      this.nextCountAt = now + ONLINE_COUNT_EVERY_MS;
-      await this.refreshCount(true);
-    }
-    if (now >= this.nextLastSeenAt) {
-      this.nextLastSeenAt = now + LAST_SEEN_EVERY_MS;
-      await this.writeLastSeen();
-    }
+    for (const keys of chunks(done)) await this.ctx.storage.delete(keys);
+    if (this.schedule.countDue(now)) await this.refreshCount(true);
+    if (this.schedule.lastSeenDue(now)) await this.writeLastSeen();
     await this.scheduleAlarm(true);
   }
 
-  /** Whether the shard has anything that needs its periodic work. */
-  private active() {
-    return this.sockets.size > 0 || this.local.size > 0 || this.departed.size > 0;
-  }
-
-  /**
-   * Sets the alarm to the next grace end or periodic task, when that is earlier than the set one
-   * (`always` from the alarm handler itself, whose own alarm is spent).
-   */
+  /** Sets the alarm to the next grace end or periodic task (AlarmSchedule). */
   private async scheduleAlarm(always = false) {
-    let next: number | null = null;
-    for (const at of this.leaveAt.values()) next = next === null ? at : Math.min(next, at);
-    if (this.active()) {
-      const now = Date.now();
-      if (this.nextCountAt === 0) this.nextCountAt = now + ONLINE_COUNT_EVERY_MS;
-      if (this.nextLastSeenAt === 0) this.nextLastSeenAt = now + LAST_SEEN_EVERY_MS;
-      let tick = Math.min(this.nextCountAt, this.nextLastSeenAt);
-      if (this.sockets.size > 0) {
-        if (this.nextAliveAt === 0) this.nextAliveAt = now + livenessTickMs(this.config);
-        tick = Math.min(tick, this.nextAliveAt);
-      }
-      next = next === null ? tick : Math.min(next, tick);
-    }
-    if (next === null) return;
-    // Only this object sets its alarm: after the first read, memory knows it.
-    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
-    const current = always ? null : this.alarmAt;
-    if (current === null || next < current) {
-      this.alarmAt = next;
-      await this.ctx.storage.setAlarm(next);
-    }
+    const active = this.sockets.size > 0 || this.local.size > 0 || this.lastSeen.pending;
+    await this.schedule.schedule(
+      this.leaveAt.values(),
+      { active, hasSockets: this.sockets.size > 0 },
+      always,
+    );
   }
 
   /**
@@ -440,7 +366,7 @@ export class PresenceRoom extends DurableObject<Env> {
    * with `broadcast`, tells the sockets when the total changed.
    */
   private async refreshCount(broadcast: boolean) {
-    if (this.total && !broadcast) return;
+    if (this.total.known && !broadcast) return;
     const reportedLocal = this.local.size;
     let count: number;
     try {
@@ -449,53 +375,19 @@ export class PresenceRoom extends DurableObject<Env> {
           ? this.counts.report(0, reportedLocal)
           : await this.room(0).reportCount(0, this.shard, reportedLocal);
     } catch (error) {
-      console.error(
-        JSON.stringify({ level: "error", event: "presence_count_failed", error: String(error) }),
-      );
+      logFailure("presence_count_failed", error);
       return;
     }
-    this.total = { count, reportedLocal };
+    this.total.learned(count, reportedLocal);
     if (!broadcast) return;
-    const total = this.onlineTotal();
-    if (total === this.lastCountSent) return;
-    this.lastCountSent = total;
-    const text = JSON.stringify({
-      type: "online_count",
-      count: total,
-    } satisfies PresenceServerFrame);
-    for (const { ws } of this.sockets.values()) this.sendText(ws, text);
+    const total = this.total.value(this.local.size);
+    if (this.total.changed(total)) this.sockets.broadcast({ type: "online_count", count: total });
   }
 
-  /** The members online everywhere: the last total, with this shard's own count as it is now. */
-  private onlineTotal(): number {
-    const t = this.total ?? { count: 0, reportedLocal: 0 };
-    return Math.max(this.local.size, t.count - t.reportedLocal + this.local.size);
-  }
-
-  /**
-   * Writes last_seen_at of this shard's members in one batch: now for those with a socket or in
-   * grace, their leaving time for those who left since the last write.
-   */
+  /** Writes last_seen_at of this shard's members in one batch (LastSeen). */
   async writeLastSeen(): Promise<number> {
-    const now = Date.now();
-    const nowIso = new Date(now).toISOString();
-    const seen = new Map<string, string>();
-    for (const [userId, at] of this.departed) seen.set(userId, new Date(at).toISOString());
-    for (const { a } of this.sockets.values()) seen.set(a.userId, nowIso);
-    for (const userId of this.leaveAt.keys()) seen.set(userId, nowIso);
-    this.departed.clear();
-    try {
-      return await writeLastSeen(this.env, [...seen], now);
-    } catch (error) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          event: "presence_last_seen_failed",
-          error: String(error),
-        }),
-      );
-      return 0;
-    }
+    const present = [...this.sockets.values()].map(({ a }) => a.userId);
+    return this.lastSeen.write([...present, ...this.leaveAt.keys()]);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -519,10 +411,10 @@ export class PresenceRoom extends DurableObject<Env> {
       if (value) puts[key] = value;
       else deletes.push(key);
     }
-    for (const chunk of chunks(Object.entries(puts), 128)) {
+    for (const chunk of chunks(Object.entries(puts))) {
       await this.ctx.storage.put(Object.fromEntries(chunk));
     }
-    for (const chunk of chunks(deletes, 128)) await this.ctx.storage.delete(chunk);
+    for (const chunk of chunks(deletes)) await this.ctx.storage.delete(chunk);
     return add.map((id) => ({ id, online: this.local.has(id), version: this.clock.of(id) }));
   }
 
@@ -559,9 +451,9 @@ export class PresenceRoom extends DurableObject<Env> {
    */
   async blockChanged(shard: number, userId: string, otherId: string, blocked: boolean) {
     await this.learnShard(shard);
-    const sockets = this.socketsOf(userId);
+    const sockets = this.sockets.of(userId);
     if (sockets.length === 0) return;
-    const next = new Set(this.blockCache.get(userId) ?? []);
+    const next = new Set(this.blocks.of(userId) ?? []);
     // Nothing to tell when the pair was already on this side of a block (or already not).
     if (next.has(otherId) === blocked) return;
     if (blocked) next.add(otherId);
@@ -570,8 +462,7 @@ export class PresenceRoom extends DurableObject<Env> {
     const watching: WebSocket[] = [];
     for (const ws of sockets) {
       const a = { ...(ws.deserializeAttachment() as Attachment), hasBlocks: next.size > 0 };
-      ws.serializeAttachment(a);
-      this.sockets.set(a.sid, { ws, a });
+      this.sockets.save(ws, a);
       if (this.watches.watchedBy(a.sid).has(otherId)) watching.push(ws);
     }
     if (watching.length === 0) return;
@@ -582,13 +473,13 @@ export class PresenceRoom extends DurableObject<Env> {
     const frame: PresenceServerFrame = blocked
       ? { type: "leaving", user_id: otherId }
       : { type: "joining", user_id: otherId };
-    for (const ws of watching) this.send(ws, frame);
+    for (const ws of watching) this.sockets.send(ws, frame);
   }
 
   /** A member switched "hide my online status" on or off while their pages are open. */
   async setHidden(shard: number, userId: string, hidden: boolean) {
     await this.learnShard(shard);
-    if (this.socketsOf(userId).length === 0 && !this.leaveAt.has(userId)) return;
+    if (this.sockets.of(userId).length === 0 && !this.leaveAt.has(userId)) return;
     this.applyHidden(userId, hidden);
   }
 
@@ -598,7 +489,7 @@ export class PresenceRoom extends DurableObject<Env> {
    */
   async closeMember(shard: number, userId: string): Promise<number> {
     await this.learnShard(shard);
-    const sockets = this.socketsOf(userId);
+    const sockets = this.sockets.of(userId);
     for (const ws of sockets) {
       try {
         ws.close(SESSION_ENDED_CLOSE, "Signed out.");
@@ -612,7 +503,7 @@ export class PresenceRoom extends DurableObject<Env> {
 
   /** How many sockets this shard holds (operations and tests). */
   async connectionCount(): Promise<number> {
-    return this.ctx.getWebSockets().length;
+    return this.sockets.count();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -630,10 +521,7 @@ export class PresenceRoom extends DurableObject<Env> {
       this.shardKnown = true;
     }
     const withBlocks = new Set<string>();
-    for (const ws of this.ctx.getWebSockets()) {
-      const a = ws.deserializeAttachment() as Attachment | null;
-      if (!a || ws.readyState !== WebSocket.OPEN) continue;
-      this.sockets.set(a.sid, { ws, a });
+    for (const a of this.sockets.restore()) {
       if (a.watch) this.watches.set(a.sid, a.watch);
       if (!a.hidden) this.local.add(a.userId);
       if (a.hasBlocks) withBlocks.add(a.userId);
@@ -663,11 +551,8 @@ export class PresenceRoom extends DurableObject<Env> {
       stale.push(key);
       if (!watch.hidden && !connected.has(watch.userId)) gone.add(watch.userId);
     }
-    for (const keys of chunks(stale, 128)) await this.ctx.storage.delete(keys);
-    for (const id of withBlocks) {
-      const blocks = await this.ctx.storage.get<string[]>(BLOCKS_PREFIX + id);
-      this.blockCache.set(id, new Set(blocks ?? []));
-    }
+    for (const keys of chunks(stale)) await this.ctx.storage.delete(keys);
+    await this.blocks.load(withBlocks);
     for (const [key, at] of await this.ctx.storage.list<number>({ prefix: LEAVE_PREFIX })) {
       const userId = key.slice(LEAVE_PREFIX.length);
       this.leaveAt.set(userId, at);
@@ -694,27 +579,12 @@ export class PresenceRoom extends DurableObject<Env> {
     await this.ctx.storage.put(SHARD_KEY, this.shard);
   }
 
-  /**
-   * A connected member's blocks: in memory for fan-out, and in storage (only when there are some)
-   * for after a restart. Stored blocks exist only while the member has a socket here.
-   */
+  /** A connected member's blocks (MemberBlocks). */
   private async setBlocks(userId: string, blocks: string[]) {
-    const had = this.blockCache.get(userId);
-    const stored =
-      (had !== undefined && had.size > 0) ||
-      this.socketsOf(userId).some((s) => (s.deserializeAttachment() as Attachment).hasBlocks);
-    if (blocks.length > 0) this.blockCache.set(userId, new Set(blocks));
-    else this.blockCache.delete(userId);
-    if (blocks.length > 0) await this.ctx.storage.put(BLOCKS_PREFIX + userId, blocks);
-    else if (stored) await this.ctx.storage.delete(BLOCKS_PREFIX + userId);
-  }
-
-  private async forgetBlocks(userId: string, stored: boolean) {
-    const had = this.blockCache.get(userId);
-    this.blockCache.delete(userId);
-    if (stored || (had !== undefined && had.size > 0)) {
-      await this.ctx.storage.delete(BLOCKS_PREFIX + userId);
-    }
+    const stored = this.sockets
+      .of(userId)
+      .some((s) => (s.deserializeAttachment() as Attachment).hasBlocks);
+    await this.blocks.set(userId, blocks, stored);
   }
 
   private room(shard: number): DurableObjectStub<PresenceRoom> {
@@ -725,18 +595,6 @@ export class PresenceRoom extends DurableObject<Env> {
       this.peerRooms.set(shard, peer);
     }
     return peer;
-  }
-
-  private send(ws: WebSocket, frame: PresenceServerFrame) {
-    this.sendText(ws, JSON.stringify(frame));
-  }
-
-  private sendText(ws: WebSocket, text: string) {
-    try {
-      ws.send(text);
-    } catch {
-      // A socket closing while we send: its close handler tidies up.
-    }
   }
 }
 
@@ -749,10 +607,4 @@ function idList(raw: string | null): string[] | null {
   } catch {
     return null;
   }
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }

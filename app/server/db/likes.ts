@@ -1,0 +1,40 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "./schema";
+
+/**
+ * One row per member who liked another. A like both ways is a match. Rows go when either member's
+ * account goes; unliking deletes the row.
+ */
+export const likes = sqliteTable(
+  "likes",
+  {
+    likerId: text("liker_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    likedId: text("liked_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.likerId, t.likedId] }),
+    index("likes_liked_created").on(t.likedId, t.createdAt),
+    index("likes_liker_created").on(t.likerId, t.createdAt),
+  ],
+);
+
+/**
+ * How many likes a member gave on one UTC day (YYYY-MM-DD). Counted when a like is given and never
+ * given back by an unlike, so unliking and liking again cannot get round the daily limit.
+ */
+export const likeQuota = sqliteTable(
+  "like_quota",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    day: text("day").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day] })],
+);

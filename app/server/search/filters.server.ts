@@ -1,0 +1,275 @@
+import { sql, type SQL } from "drizzle-orm";
+import { ageOn } from "~/lib/age";
+import { SEARCH_AGE, type SearchFilters } from "~/schemas/search";
+import { ONLINE_WINDOW_MS } from "../members.server";
+import { blockedWith } from "../visibility.server";
+
+/**
+ * What a search asks for, as SQL: the filters, keywords and interests of a request and the
+ * searcher's values at the snapshot (the context of a search), and the conditions on the rows of
+ * `member_search` that every plan (plans.server.ts) applies.
+ */
+
+/** Width of one (bucket, completeness) range of sort keys (see member_search). */
+const KEY_RANGE = 2 ** 30;
+
+/** The query plans a page can run (plans.server.ts). */
+export type SearchPlan = "cover" | "pk" | "fts" | "online";
+
+/** The searcher's date of birth and desired age range (their profile). */
+export interface Searcher {
+  dob: string;
+  ageMin: number;
+  ageMax: number;
+}
+
+/** YYYY-MM-DD such that someone born on or before it is at least `years` old on `today` (UTC). */
+export function bornBy(today: Date, years: number): string {
+  const y = String(today.getUTCFullYear() - years).padStart(4, "0");
+  const m = String(today.getUTCMonth() + 1).padStart(2, "0");
+  const d = String(today.getUTCDate()).padStart(2, "0");
+  return `${y}-${m}-${d}`;
+}
+
+/** Words of the keywords, as the full-text tokenizer splits them (letters and digits). */
+export function keywordTokens(keywords: string): string[] {
+  const tokens = keywords.toLowerCase().match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+  return [...new Set(tokens)].slice(0, 8);
+}
+
+const hexOf = (text: string) =>
+  Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
+
+/**
+ * An interest as the one token the index stores for it: the hex of its UTF-8 text after the same
+ * trimming and lower-casing (ASCII letters only) as SQLite's trim() and lower().
+ */
+export function interestToken(interest: string): string {
+  return hexOf(interest.replace(/^ +| +$/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase()));
+}
+
+/** The place filters, as the index also stores them in `tags` (see placeTokens). */
+export interface Place {
+  country?: string;
+  state?: string;
+  city?: string;
+}
+
+/**
+ * The tokens of the place filters given, as `member_search_source` writes them into `tags`
+ * (migrations/0017): a letter that is not a hex digit (n country, p state, y city), then the hex of
+ * the value exactly as `member_search` stores it, so that a token matches exactly when the column
+ * equals the filter. Interest tokens are hex alone, so the two never collide. (Gender has no token:
+ * it passes about half of the members, so checking it on each row costs less than intersecting
+ * its list of half the site in the full-text index.)
+ */
+export function placeTokens(p: Place): string[] {
+  const pairs: [string, string | undefined][] = [
+    ["n", p.country],
+    ["p", p.state],
+    ["y", p.city],
+  ];
+  return pairs.filter((e): e is [string, string] => Boolean(e[1])).map(([l, v]) => l + hexOf(v));
+}
+
+/**
+ * The full-text query for keywords and interests, or null when there are neither. Every word must
+ * match the start of a word of the username, first name, bio or interests; any one of the
+ * interests must be among the member's. With either, the place filters given are tokens of the
+ * same query (placeTokens), so that the full-text index yields only the members of that place,
+ * already in result order. Built from tokens only, so no input is read as FTS syntax.
+ */
+export function matchExpression(
+  keywords: string,
+  interests: string[],
+  place: Place = {},
+): string | null {
+  const parts: string[] = [];
+  const words = keywordTokens(keywords);
+  if (words.length) {
+    parts.push(
+      `{username first_name bio interests} : (${words.map((w) => `"${w}"*`).join(" AND ")})`,
+    );
+  }
+  if (interests.length) {
+    parts.push(`tags : (${interests.map((i) => `"${interestToken(i)}"`).join(" OR ")})`);
+  }
+  if (!parts.length) return null;
+  const places = placeTokens(place).map((t) => `"${t}"`);
+  if (places.length) parts.push(`tags : (${places.join(" AND ")})`);
+  return parts.join(" AND ");
+}
+
+/** The searcher-dependent values of a search, as SQL: bound values, or reads of the `me` CTE. */
+export interface Terms {
+  asOf: SQL;
+  myAge: SQL;
+  bornAfter: SQL;
+  bornUpTo: SQL;
+  onlineFloor: SQL;
+}
+
+/**
+ * What a search asks for (the request, the searcher, the clock of `online_only`) and the searcher's
+ * values at the snapshot, as `terms`. Built from known values (`buildContext`), or, for the first
+ * page, from the `me` CTE that reads the profile in the same statement.
+ */
+export interface SearchContext {
+  me: string;
+  gender?: string;
+  country?: string;
+  state?: string;
+  city?: string;
+  withPhoto: boolean;
+  /** Members online are those seen since then (null: no online filter). */
+  onlineSince: string | null;
+  match: string | null;
+  /** The age range the filters ask for, or null for the searcher's own desired range. */
+  custom: { from: number; to: number } | null;
+  terms: Terms;
+}
+
+/** The searcher's values at a snapshot: what the first page resolves and the cursor carries. */
+export interface Resolved {
+  asOf: number;
+  myAge: number;
+  ageFrom: number;
+  ageTo: number;
+}
+
+const onlineFloorKey = (asOf: number) =>
+  Math.floor((asOf - ONLINE_WINDOW_MS) / 3_600_000) * 4 * KEY_RANGE;
+
+export function valueTerms(r: Resolved): Terms {
+  const today = new Date(r.asOf);
+  return {
+    asOf: sql`${r.asOf}`,
+    myAge: sql`${r.myAge}`,
+    bornAfter: sql`${bornBy(today, r.ageTo + 1)}`,
+    bornUpTo: sql`${bornBy(today, r.ageFrom)}`,
+    // A member online at `asOf` was active in this hour or the one before, so their row at
+    // `asOf` has a key from that hour's range or above.
+    onlineFloor: sql`${onlineFloorKey(r.asOf)}`,
+  };
+}
+
+/**
+ * The terms of a first page at `asOf`: the clock's values bound, the searcher's read from `me` (see
+ * meQuery) in the same statement.
+ */
+export function snapshotTerms(asOf: number): Terms {
+  return {
+    asOf: sql`${asOf}`,
+    myAge: sql.raw("(SELECT my_age FROM me)"),
+    bornAfter: sql.raw("(SELECT born_after FROM me)"),
+    bornUpTo: sql.raw("(SELECT born_up_to FROM me)"),
+    onlineFloor: sql`${onlineFloorKey(asOf)}`,
+  };
+}
+
+export function queryOf(
+  me: string,
+  filters: SearchFilters,
+  keywords: string,
+  terms: Terms,
+): SearchContext {
+  const custom = filters.age_min !== undefined || filters.age_max !== undefined;
+  const place: Place = {
+    country: filters.country,
+    state: filters.state,
+    city: filters.city?.toLowerCase(),
+  };
+  return {
+    me,
+    gender: filters.gender,
+    ...place,
+    withPhoto: filters.with_photo,
+    onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
+    match: matchExpression(keywords, filters.interests, place),
+    custom: custom
+      ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
+      : null,
+    terms,
+  };
+}
+
+/** Resolves a request against the searcher's profile at snapshot time `asOf` (pure). */
+export function buildContext(
+  me: string,
+  searcher: Searcher,
+  filters: SearchFilters,
+  keywords: string,
+  asOf: number,
+): SearchContext {
+  const base = queryOf(me, filters, keywords, snapshotTerms(asOf));
+  return { ...base, terms: valueTerms(resolve(base, searcher, asOf)) };
+}
+
+function resolve(c: SearchContext, searcher: Searcher, asOf: number): Resolved {
+  return {
+    asOf,
+    myAge: ageOn(searcher.dob, new Date(asOf)),
+    ageFrom: c.custom ? c.custom.from : searcher.ageMin,
+    ageTo: c.custom ? c.custom.to : searcher.ageMax,
+  };
+}
+
+/**
+ * `me`: the searcher's values read from their profile, with the same arithmetic as `resolve`,
+ * `bornBy` and `ageOn` (UTC dates as text) on the date of `asOf`.
+ */
+export function meQuery(c: SearchContext, asOf: number): SQL {
+  const today = new Date(asOf);
+  const y = today.getUTCFullYear();
+  const md = bornBy(today, 0).slice(4);
+  return sql`SELECT my_age, age_from, age_to,
+      printf('%04d', ${y} - age_to - 1) || ${md} AS born_after,
+      printf('%04d', ${y} - age_from) || ${md} AS born_up_to
+    FROM (
+      SELECT ${y} - CAST(substr(p.date_of_birth, 1, 4) AS INTEGER)
+          - (${md.slice(1)} < substr(p.date_of_birth, 6)) AS my_age,
+        coalesce(${c.custom?.from ?? null}, p.age_min) AS age_from,
+        coalesce(${c.custom?.to ?? null}, p.age_max) AS age_to
+      FROM profiles p
+      WHERE p.user_id = ${c.me}
+    )`;
+}
+
+/**
+ * Whether the member of `users u` is online now: seen since `onlineSince` and not hiding it. The
+ * one reading of "online now" in search (with the partial index users_online on last_seen_at),
+ * whoever writes last_seen_at.
+ */
+export const onlineNow = (c: SearchContext) =>
+  sql`u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0`;
+
+/**
+ * Every condition but the keywords and the paging position, on `member_search s` (or the rows of
+ * member_search under another alias).
+ */
+export function conditions(c: SearchContext, plan?: SearchPlan, alias = "s"): SQL {
+  const t = c.terms;
+  const s = sql.raw(alias);
+  const parts = [
+    sql`${s}.valid_from <= ${t.asOf} AND (${s}.valid_to IS NULL OR ${s}.valid_to > ${t.asOf})`,
+    sql`${s}.user_id <> ${c.me}`,
+    sql`${s}.birth > ${t.bornAfter} AND ${s}.birth <= ${t.bornUpTo}`,
+    sql`${s}.age_min <= ${t.myAge} AND ${s}.age_max >= ${t.myAge}`,
+  ];
+  if (c.gender) parts.push(sql`${s}.gender = ${c.gender}`);
+  if (c.country) parts.push(sql`${s}.country = ${c.country}`);
+  if (c.state) parts.push(sql`${s}.state = ${c.state}`);
+  if (c.city) parts.push(sql`${s}.city = ${c.city}`);
+  if (c.withPhoto) parts.push(sql`${s}.has_photo = 1`);
+  // The online plan starts from the members online; the others check each row (its key first:
+  // a member online at the snapshot has a key from the last hour or two, in every index entry).
+  if (c.onlineSince && plan !== "online") {
+    parts.push(
+      sql`${s}.sort_key >= ${t.onlineFloor} AND EXISTS (SELECT 1 FROM users u WHERE u.id = ${s}.user_id AND ${onlineNow(c)})`,
+    );
+  }
+  // Either side's block hides the member (visibility.server.ts), as one list read once per
+  // statement rather than two lookups for every row examined.
+  parts.push(sql`${s}.user_id NOT IN (${blockedWith(c.me)})`);
+  return sql.join(parts, sql` AND `);
+}

@@ -1,0 +1,24 @@
+import type { Refusal, SendCounter } from "~/server/chat-rules.server";
+import type { Env } from "~/server/env.server";
+import type { Outbox } from "./outbox";
+import type { RoomRulesCache } from "./rules";
+import type { RoomSockets } from "./sockets";
+import type { ConversationStorage } from "./storage";
+
+/** The parts of one conversation room, which its sending, reading and import work with. */
+export interface RoomParts {
+  readonly ctx: DurableObjectState;
+  readonly env: Env;
+  readonly storage: ConversationStorage;
+  readonly rules: RoomRulesCache;
+  readonly sockets: RoomSockets;
+  readonly outbox: Outbox;
+  /** Each member's sends in the rate limit's window, counted in memory. */
+  readonly counters: Map<string, SendCounter>;
+}
+
+/** A refusal the API turns into a 4xx. */
+export const refused = (status: number, message: string): { ok: false; refusal: Refusal } => ({
+  ok: false,
+  refusal: { status, message },
+});

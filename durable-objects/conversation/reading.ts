@@ -1,0 +1,126 @@
+import type { ChatMessageView } from "~/realtime/chat";
+import { MESSAGES_PAGE_SIZE, type PageMeta } from "~/schemas/chat";
+import {
+  accessRefusal,
+  CONVERSATION_NOT_FOUND,
+  MESSAGE_NOT_FOUND,
+  ONLY_OWN_MESSAGES,
+  otherMember,
+  type RoomResult,
+  type RoomRules,
+} from "~/server/chat-rules.server";
+import { nowIso } from "~/server/db.server";
+import { refused, type RoomParts } from "./parts";
+import { messageView } from "./storage";
+
+/**
+ * A page of messages, oldest first (API.md): without `cursor` or `after` the newest page, which
+ * marks the conversation read for `me`; `cursor` the page before it; `after` the messages after
+ * that sequence number (catch-up), `next_cursor` being the `after` of the next page.
+ */
+export async function page(
+  room: RoomParts,
+  conversationId: string,
+  me: string,
+  { cursor, after }: { cursor?: number; after?: number },
+): Promise<RoomResult<{ messages: ChatMessageView[]; meta: PageMeta }>> {
+  const rules = await room.rules.load(conversationId);
+  if (!rules) return refused(404, CONVERSATION_NOT_FOUND);
+  const refusal = accessRefusal(rules, me);
+  if (refusal) return { ok: false, refusal };
+  const limit = MESSAGES_PAGE_SIZE + 1;
+  if (after !== undefined) {
+    const rows = room.storage.after(after, limit);
+    const page = rows.slice(0, MESSAGES_PAGE_SIZE);
+    const hasMore = rows.length > MESSAGES_PAGE_SIZE;
+    return {
+      ok: true,
+      value: {
+        messages: page.map((r) => messageView(conversationId, r)),
+        meta: { has_more: hasMore, next_cursor: hasMore ? String(page.at(-1)!.seq) : null },
+      },
+    };
+  }
+  if (cursor === undefined && markRead(room, conversationId, rules, me)) {
+    await room.outbox.flushSoon();
+  }
+  const rows = room.storage.before(cursor ?? Number.MAX_SAFE_INTEGER, limit);
+  const page = rows.slice(0, MESSAGES_PAGE_SIZE).reverse();
+  const hasMore = rows.length > MESSAGES_PAGE_SIZE;
+  return {
+    ok: true,
+    value: {
+      messages: page.map((r) => messageView(conversationId, r)),
+      meta: { has_more: hasMore, next_cursor: hasMore ? String(page[0]!.seq) : null },
+    },
+  };
+}
+
+/** POST …/read, or `{type: "read"}` over the socket. */
+export async function read(
+  room: RoomParts,
+  conversationId: string,
+  me: string,
+): Promise<RoomResult<null>> {
+  const rules = await room.rules.load(conversationId);
+  if (!rules) return refused(404, CONVERSATION_NOT_FOUND);
+  const refusal = accessRefusal(rules, me);
+  if (refusal) return { ok: false, refusal };
+  if (markRead(room, conversationId, rules, me)) await room.outbox.flushSoon();
+  return { ok: true, value: null };
+}
+
+/**
+ * Marks every message read for `me`: the other member's unread messages get `read_at`, the open
+ * sockets hear of it (the sender sees the read ticks), and `me`'s list entry clears its count.
+ * Nothing is published when there was nothing new to read. Returns whether anything changed.
+ */
+function markRead(room: RoomParts, conversationId: string, rules: RoomRules, me: string): boolean {
+  const { storage } = room;
+  const last = storage.lastSeq();
+  const readUpTo = storage.lastRead(me);
+  if (readUpTo >= last) return false;
+  const readAt = nowIso();
+  const changed = storage.stampRead(otherMember(rules, me), readUpTo, readAt);
+  storage.setLastRead(me, last);
+  room.outbox.queue(me, null);
+  if (changed > 0) {
+    void room.sockets.publish({
+      type: "read",
+      conversation_id: conversationId,
+      user_id: me,
+      read_at: readAt,
+      seq: last,
+    });
+  }
+  return true;
+}
+
+/**
+ * Deletes one of `me`'s own messages: its row stays without text (its sequence number is never
+ * given again), every open socket hears of it, and both list entries show the newest message
+ * that remains. Deleting a message that is already gone changes nothing.
+ */
+export async function deleteMessage(
+  room: RoomParts,
+  conversationId: string,
+  me: string,
+  messageId: string,
+): Promise<RoomResult<string | null>> {
+  const rules = await room.rules.load(conversationId);
+  const row = room.storage.byId(messageId);
+  if (!rules || !row || (rules.low !== me && rules.high !== me)) {
+    return refused(404, MESSAGE_NOT_FOUND);
+  }
+  if (row.sender_id !== me) return refused(403, ONLY_OWN_MESSAGES);
+  if (row.deleted_at) return { ok: true, value: null };
+  room.storage.markDeleted(messageId, nowIso());
+  room.outbox.queueBoth(null);
+  void room.sockets.publish({
+    type: "message_deleted",
+    id: messageId,
+    conversation_id: conversationId,
+  });
+  await room.outbox.flushSoon();
+  return { ok: true, value: otherMember(rules, me) };
+}

@@ -1,0 +1,217 @@
+import { DurableObject } from "cloudflare:workers";
+import {
+  parseChatClientFrame,
+  TYPING_THROTTLE_MS,
+  type ChatMessageView,
+  type ChatServerFrame,
+} from "~/realtime/chat";
+import type { SendCounter } from "~/server/chat-rules.server";
+import type { Env } from "~/server/env.server";
+import type { ConversationRoomApi, SendRequest, StoredMessage } from "~/server/room-api.server";
+import { importLegacy } from "./legacy-import";
+import { Outbox } from "./outbox";
+import type { RoomParts } from "./parts";
+import { deleteMessage, page, read } from "./reading";
+import { RoomRulesCache } from "./rules";
+import { send, sendFromSocket } from "./sending";
+import { RoomSockets, type Attachment } from "./sockets";
+import { ConversationStorage, messageView, storedMessage } from "./storage";
+
+/**
+ * One room per conversation, addressed by the conversation id: the home of its messages
+ * (docs/decisions/012-chat-in-rooms.md). It stores and orders them in its own SQLite storage
+ * (`seq` given by this one writer), makes a send idempotent by client id, keeps deletions (the row
+ * without its text) and read receipts, serves the pages of GET …/messages, and fans every change
+ * out to the hibernating sockets of its two members (tagged with the member id). After each change
+ * it tells both members' hubs their list entry (an outbox in this storage, retried by alarm).
+ *
+ * The rules of a send need no database round trip: the members are fixed when the conversation is
+ * created; blocks and suspensions are pushed here when they happen and read from D1 once when the
+ * room starts; the unanswered-messages rule is counted from the stored messages and the rate limit
+ * in memory. A gift's spend is one D1 batch before the message is stored.
+ *
+ * Durability: every write is synchronous SQLite in this object; its output gate holds the reply to
+ * the sender and every socket frame until the write is durable, so nothing acknowledged or seen is
+ * ever lost by a crash.
+ *
+ * Its parts (this folder): storage.ts (its tables and statements), rules.ts (the conversation's
+ * rules), sockets.ts (accepting, fan-out in sequence order), sending.ts, reading.ts (pages,
+ * receipts, deletion), outbox.ts (the members' list entries) and legacy-import.ts.
+ */
+export class ConversationRoom extends DurableObject<Env> implements ConversationRoomApi {
+  private readonly room: RoomParts;
+  private lastTyping = new Map<string, number>();
+  private importing: Promise<void> | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.ctx.setWebSocketAutoResponse(
+      new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'),
+    );
+    const storage = new ConversationStorage(ctx.storage.sql);
+    storage.create();
+    const rules = new RoomRulesCache(env, storage, (id) => this.importLegacy(id));
+    this.room = {
+      ctx,
+      env,
+      storage,
+      rules,
+      sockets: new RoomSockets(ctx),
+      outbox: new Outbox(ctx, env, storage, rules),
+      counters: new Map<string, SendCounter>(),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Sockets
+
+  override async fetch(request: Request): Promise<Response> {
+    return this.room.sockets.accept(request);
+  }
+
+  /**
+   * Sends a frame to every open socket of the conversation (the sender's own included), message
+   * frames in sequence order. Returns the members who had a socket open to receive it.
+   */
+  async publish(frame: ChatServerFrame): Promise<string[]> {
+    return this.room.sockets.publish(frame);
+  }
+
+  /** Closes one member's sockets (their sessions ended); they may reconnect if still signed in. */
+  async closeMember(userId: string): Promise<number> {
+    return this.room.sockets.closeMember(userId);
+  }
+
+  /** Closes every socket: the conversation may no longer be used; clients must not reconnect. */
+  async closeAll(reason?: string): Promise<number> {
+    return this.room.sockets.closeAll(reason);
+  }
+
+  async connectionCount(): Promise<number> {
+    return this.room.sockets.count();
+  }
+
+  override async webSocketMessage(socket: WebSocket, raw: string | ArrayBuffer): Promise<void> {
+    const frame = parseChatClientFrame(typeof raw === "string" ? raw : null);
+    const attachment = socket.deserializeAttachment() as Attachment | null;
+    if (!frame || !attachment) return;
+    if (frame.type === "send") return sendFromSocket(this.room, socket, attachment, frame);
+    if (frame.type === "read") {
+      await this.read(attachment.conversationId, attachment.userId);
+      return;
+    }
+    if (frame.type !== "typing") return;
+    const now = Date.now();
+    const last = this.lastTyping.get(attachment.userId) ?? 0;
+    if (now - last < TYPING_THROTTLE_MS) return;
+    this.lastTyping.set(attachment.userId, now);
+    // Typing is for the other member only, and never stored.
+    this.room.sockets.fanOut({ type: "typing", user_id: attachment.userId }, attachment.userId);
+  }
+
+  override async webSocketClose(socket: WebSocket): Promise<void> {
+    // Never echo 1005/1006 back (it throws): close normally.
+    try {
+      socket.close(1000, "closing");
+    } catch {
+      // Already closed.
+    }
+  }
+
+  override async webSocketError(socket: WebSocket): Promise<void> {
+    await this.webSocketClose(socket);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Rules pushed by blocks and moderation
+
+  /** One member blocked the other, or the last block between them went: pushed by blocks. */
+  async setBlocked(conversationId: string, blocked: boolean): Promise<void> {
+    this.room.rules.setBlocked(blocked);
+    if (blocked) this.room.sockets.closeAll();
+    await this.changedRules(conversationId);
+  }
+
+  /** A member was suspended (or is active again): pushed by moderation. */
+  async setMemberActive(conversationId: string, userId: string, active: boolean): Promise<void> {
+    this.room.rules.setMemberActive(userId, active);
+    if (!active) this.room.sockets.closeAll();
+    await this.changedRules(conversationId);
+  }
+
+  private async changedRules(conversationId: string) {
+    await this.room.rules.load(conversationId);
+    this.room.outbox.queueBoth(null);
+    await this.room.outbox.flushSoon();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Messages
+
+  async send(req: SendRequest): ReturnType<typeof send> {
+    return send(this.room, req);
+  }
+
+  async page(
+    conversationId: string,
+    me: string,
+    position: { cursor?: number; after?: number },
+  ): ReturnType<typeof page> {
+    return page(this.room, conversationId, me, position);
+  }
+
+  async read(conversationId: string, me: string): ReturnType<typeof read> {
+    return read(this.room, conversationId, me);
+  }
+
+  async deleteMessage(
+    conversationId: string,
+    me: string,
+    messageId: string,
+  ): ReturnType<typeof deleteMessage> {
+    return deleteMessage(this.room, conversationId, me, messageId);
+  }
+
+  /** One message as stored (reports copy the text of the message they point at). */
+  async findMessage(conversationId: string, messageId: string): Promise<StoredMessage | null> {
+    const row = this.room.storage.byId(messageId);
+    return row ? storedMessage(conversationId, row) : null;
+  }
+
+  /** The messages `userId` sent here that are not deleted, oldest first (account export). */
+  async sentBy(conversationId: string, userId: string): Promise<ChatMessageView[]> {
+    return this.room.storage.sentBy(userId).map((r) => messageView(conversationId, r));
+  }
+
+  /** Every message, deleted ones included (the migration's comparison, moderation tools). */
+  async allMessages(conversationId: string): Promise<StoredMessage[]> {
+    return this.room.storage.all().map((r) => storedMessage(conversationId, r));
+  }
+
+  /** The conversation is gone (a member deleted their account): everything here goes too. */
+  async erase(): Promise<void> {
+    this.room.sockets.closeAll();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.room.storage.create();
+    this.room.rules.forget();
+    this.room.counters.clear();
+  }
+
+  /**
+   * Moves the conversation's messages stored in D1 before the rooms held them into this room
+   * (legacy-import.ts). Runs by itself before the room's first use; the migration step calls it
+   * for every conversation. Returns how many messages the room holds.
+   */
+  async importLegacy(conversationId: string): Promise<number> {
+    this.importing ??= importLegacy(this.room, conversationId).finally(() => {
+      this.importing = null;
+    });
+    await this.importing;
+    return this.room.storage.count();
+  }
+
+  override async alarm(): Promise<void> {
+    await this.room.outbox.alarm();
+  }
+}

@@ -1,0 +1,211 @@
+import type { ChatMessageView, SendFrame } from "~/realtime/chat";
+import { sendMessageSchema } from "~/schemas/chat";
+import { recordActivity } from "~/server/activities.server";
+import { claimClientId } from "~/server/chat-lists.server";
+import {
+  CLIENT_ID_REUSED,
+  CONVERSATION_NOT_FOUND,
+  countSend,
+  otherMember,
+  sendRefusal,
+  type Refusal,
+  type RoomResult,
+  type RoomRules,
+} from "~/server/chat-rules.server";
+import { INSUFFICIENT_CREDITS_MESSAGE } from "~/server/credits.server";
+import { newId } from "~/server/crypto.server";
+import { nowIso } from "~/server/db.server";
+import { readConfig } from "~/server/env.server";
+import { HttpError } from "~/server/errors.server";
+import { logFailure } from "~/server/log.server";
+import {
+  activeGift,
+  GIFT_REQUIRED,
+  giftMessageId,
+  refundGift,
+  spendForGift,
+} from "~/server/gifts.server";
+import { notify } from "~/server/notifications.server";
+import type { SendRequest } from "~/server/room-api.server";
+import { parseInput } from "~/server/validation.server";
+import { refused, type RoomParts } from "./parts";
+import type { Attachment } from "./sockets";
+import { messageView } from "./storage";
+
+/**
+ * Stores a message and fans it out. With a client id the send is idempotent: the same client id
+ * again answers the stored message (`created: false`) and stores nothing; a client id the sender
+ * used in another conversation is refused (409). A gift's price is spent first (one D1 batch
+ * referenced by the message id, which a retry with the same client id finds rather than spends
+ * again); a gift refused after its spend is refunded.
+ */
+export async function send(
+  room: RoomParts,
+  req: SendRequest,
+): Promise<RoomResult<{ message: ChatMessageView; created: boolean }>> {
+  const { env, storage } = room;
+  const rules = await room.rules.load(req.conversationId);
+  if (!rules) return refused(404, CONVERSATION_NOT_FOUND);
+  const me = req.senderId;
+  const replay = () => {
+    const row = req.clientId ? storage.byClientId(me, req.clientId) : null;
+    return row ? messageView(req.conversationId, row) : null;
+  };
+  const check = () => {
+    const again = replay();
+    if (again) return { again };
+    const refusal = sendRefusal(
+      room.rules.current ?? rules,
+      me,
+      storage.history(me, otherMember(rules, me)),
+      req.limit,
+      room.counters.get(me),
+      Date.now(),
+    );
+    return { refusal };
+  };
+
+  const first = check();
+  if (first.again) return { ok: true, value: { message: first.again, created: false } };
+  if (first.refusal) return { ok: false, refusal: first.refusal };
+
+  if (req.clientId) {
+    const owner = await claimClientId(env, me, req.clientId, req.conversationId);
+    if (owner !== req.conversationId) return refused(409, CLIENT_ID_REUSED);
+  }
+
+  const sentAt = nowIso();
+  let id = `${req.conversationId}.${newId()}`;
+  if (req.gift) {
+    if (req.clientId) id = await giftMessageId(req.conversationId, me, req.clientId);
+    const spent = replay()
+      ? "found"
+      : await spendForGift(env, {
+          messageId: id,
+          conversationId: req.conversationId,
+          senderId: me,
+          recipientId: otherMember(rules, me),
+          gift: req.gift,
+          sentAt,
+        });
+    if (spent === "short") return refused(402, INSUFFICIENT_CREDITS_MESSAGE);
+    if (spent === "refunded") return refused(409, CLIENT_ID_REUSED);
+  }
+
+  // From here on nothing awaits until the message is stored: the rules are checked again as
+  // they are now (a block pushed while the spend was on its way wins).
+  const second = check();
+  if (second.again) return { ok: true, value: { message: second.again, created: false } };
+  if (second.refusal) {
+    if (req.gift) await refundGift(env, { messageId: id, senderId: me, gift: req.gift });
+    return { ok: false, refusal: second.refusal };
+  }
+  const now = Date.now();
+  room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
+  const seq = storage.lastSeq() + 1;
+  storage.insert({
+    seq,
+    id,
+    senderId: me,
+    clientId: req.clientId,
+    text: req.text,
+    gift: req.gift,
+    sentAt,
+  });
+  room.outbox.queueBoth(seq);
+  const message = messageView(req.conversationId, storage.row(seq)!);
+  const watching = room.sockets.publish({ type: "message", message });
+  room.ctx.waitUntil(afterSend(room, rules, message, watching));
+  // The sender's next read of the lists shows the message: answer once the hubs have it.
+  await room.outbox.flushSoon();
+  return { ok: true, value: { message, created: true } };
+}
+
+/** A message sent over the socket: the same send as POST …/messages. */
+export async function sendFromSocket(
+  room: RoomParts,
+  socket: WebSocket,
+  a: Attachment,
+  frame: SendFrame,
+): Promise<void> {
+  let refusal: Refusal;
+  try {
+    const input = parseInput(sendMessageSchema, {
+      message: frame.message,
+      client_id: frame.client_id,
+      gift_id: frame.gift_id,
+    });
+    const gift = input.gift_id ? await activeGift(room.env, input.gift_id) : null;
+    if (input.gift_id && !gift) {
+      refusal = { status: 422, message: GIFT_REQUIRED };
+    } else {
+      const result = await send(room, {
+        conversationId: a.conversationId,
+        senderId: a.userId,
+        text: input.message || (gift ? `${gift.icon} ${gift.name}` : ""),
+        clientId: input.client_id ?? null,
+        gift,
+        limit: a.limit ?? readConfig(room.env).rateLimits.chat_send_account,
+      });
+      if (result.ok) {
+        // The same client id again: only the sender needs the stored message back.
+        if (!result.value.created)
+          room.sockets.reply(socket, { type: "message", message: result.value.message });
+        return;
+      }
+      refusal = result.refusal;
+    }
+  } catch (error) {
+    if (!(error instanceof HttpError)) {
+      logFailure("chat_socket_send_failed", error);
+    }
+    refusal =
+      error instanceof HttpError
+        ? { status: error.status, message: error.message }
+        : { status: 500, message: "Server Error" };
+  }
+  room.sockets.reply(socket, {
+    type: "send_error",
+    client_id: frame.client_id,
+    status: refusal.status,
+    message: refusal.message,
+    retry_after: refusal.retryAfter ?? null,
+  });
+}
+
+/** What follows a stored message: a notification for the recipient, activities for a gift. */
+async function afterSend(
+  room: RoomParts,
+  rules: RoomRules,
+  message: ChatMessageView,
+  watching: Promise<string[]>,
+) {
+  const recipient = otherMember(rules, message.sender_id);
+  try {
+    const open = (await watching).includes(recipient);
+    // Every gift, and the first unread message of a streak unless the recipient is looking.
+    if (message.gift || (room.storage.unreadFor(recipient, message.sender_id) === 1 && !open)) {
+      await notify(room.env, {
+        to: recipient,
+        type: message.gift ? "gift" : "message",
+        actorId: message.sender_id,
+        data: {
+          conversation_id: message.conversation_id,
+          message_id: message.id,
+          preview: message.message.slice(0, 140),
+          ...(message.gift ? { gift: message.gift } : {}),
+        },
+      });
+    }
+    if (message.gift) {
+      const data = { conversation_id: message.conversation_id, gift: message.gift };
+      await recordActivity(
+        room.env,
+        { userId: message.sender_id, type: "gift_sent", otherUserId: recipient, data },
+        { userId: recipient, type: "gift_received", otherUserId: message.sender_id, data },
+      );
+    }
+  } catch (error) {
+    logFailure("chat_after_send_failed", error);
+  }
+}

@@ -1,0 +1,144 @@
+import { CHAT_CLOSE_FORBIDDEN, type ChatServerFrame } from "~/realtime/chat";
+import { SESSION_ENDED_CLOSE } from "~/realtime/member";
+import type { RateLimitSpec } from "~/server/rate-limit.server";
+
+/** What a conversation socket carries across hibernation (tagged with the member id). */
+export interface Attachment {
+  userId: string;
+  conversationId: string;
+  /** The send limit of the Worker that accepted the socket (its configuration, API.md). */
+  limit?: RateLimitSpec;
+}
+
+type MessageFrame = Extract<ChatServerFrame, { type: "message" }>;
+
+/** How long a message waits for an earlier one that is still on its way before it goes anyway. */
+export const REORDER_HOLD_MS = 250;
+
+/**
+ * The room's sockets: accepting one for a member, fanning frames out to them (message frames in
+ * sequence order), answering one socket, closing them.
+ */
+export class RoomSockets {
+  private nextSeq: number | null = null;
+  private held = new Map<number, { frame: MessageFrame; done: (members: string[]) => void }>();
+  private holdTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly ctx: DurableObjectState) {}
+
+  /** Accepts the socket of an upgrade request the Worker checked (member and conversation). */
+  accept(request: Request): Response {
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("Expected a websocket upgrade", { status: 426 });
+    }
+    const userId = request.headers.get("X-Member-Id");
+    const conversationId = request.headers.get("X-Conversation-Id");
+    if (!userId || !conversationId) return new Response("Missing member", { status: 400 });
+    const limit = parseLimit(request.headers.get("X-Send-Limit"));
+    const pair = new WebSocketPair();
+    this.ctx.acceptWebSocket(pair[1], [userId]);
+    pair[1].serializeAttachment({ userId, conversationId, limit } satisfies Attachment);
+    return new Response(null, { status: 101, webSocket: pair[0] });
+  }
+
+  /**
+   * Sends a frame to every open socket of the conversation (the sender's own included). A message
+   * frame goes out in sequence order (a later one waits at most REORDER_HOLD_MS for an earlier
+   * one); other frames go out at once. Returns the members who had a socket open to receive it.
+   */
+  publish(frame: ChatServerFrame): Promise<string[]> {
+    if (frame.type !== "message") return Promise.resolve(this.fanOut(frame));
+    const seq = frame.message.seq;
+    if (this.nextSeq === null || seq <= this.nextSeq) {
+      const delivered = this.fanOut(frame);
+      if (this.nextSeq === null || seq === this.nextSeq) this.nextSeq = seq + 1;
+      this.releaseInOrder();
+      return Promise.resolve(delivered);
+    }
+    return new Promise<string[]>((resolve) => {
+      this.held.set(seq, { frame, done: resolve });
+      this.holdTimer ??= setTimeout(() => this.releaseAll(), REORDER_HOLD_MS);
+    });
+  }
+
+  /** Closes one member's sockets (their sessions ended); they may reconnect if still signed in. */
+  closeMember(userId: string): number {
+    return this.close(this.ctx.getWebSockets(userId), SESSION_ENDED_CLOSE, "Signed out.");
+  }
+
+  /** Closes every socket: the conversation may no longer be used; clients must not reconnect. */
+  closeAll(reason = "This conversation is no longer available."): number {
+    return this.close(this.ctx.getWebSockets(), CHAT_CLOSE_FORBIDDEN, reason);
+  }
+
+  count(): number {
+    return this.ctx.getWebSockets().length;
+  }
+
+  reply(socket: WebSocket, frame: ChatServerFrame) {
+    try {
+      socket.send(JSON.stringify(frame));
+    } catch {
+      // The socket closed meanwhile; the client retries over HTTP with the same client id.
+    }
+  }
+
+  /** Sends a frame to every socket (but those of `exceptUserId`); returns who received it. */
+  fanOut(frame: ChatServerFrame, exceptUserId?: string): string[] {
+    const text = JSON.stringify(frame);
+    const members = new Set<string>();
+    for (const socket of this.ctx.getWebSockets()) {
+      const a = socket.deserializeAttachment() as Attachment | null;
+      if (exceptUserId && a?.userId === exceptUserId) continue;
+      try {
+        socket.send(text);
+        if (a) members.add(a.userId);
+      } catch {
+        // A socket closing while we send: its close handler tidies up.
+      }
+    }
+    return [...members];
+  }
+
+  private close(sockets: WebSocket[], code: number, reason: string): number {
+    for (const socket of sockets) {
+      try {
+        socket.close(code, reason);
+      } catch {
+        // Already closed.
+      }
+    }
+    return sockets.length;
+  }
+
+  /** Sends held messages that are now next in sequence. */
+  private releaseInOrder() {
+    while (this.nextSeq !== null && this.held.has(this.nextSeq)) {
+      const entry = this.held.get(this.nextSeq)!;
+      this.held.delete(this.nextSeq);
+      entry.done(this.fanOut(entry.frame));
+      this.nextSeq += 1;
+    }
+    if (this.held.size === 0 && this.holdTimer) {
+      clearTimeout(this.holdTimer);
+      this.holdTimer = null;
+    }
+  }
+
+  /** The missing message did not come in time: send what is held, in sequence order. */
+  private releaseAll() {
+    this.holdTimer = null;
+    const seqs = [...this.held.keys()].sort((a, b) => a - b);
+    for (const seq of seqs) {
+      const entry = this.held.get(seq)!;
+      this.held.delete(seq);
+      entry.done(this.fanOut(entry.frame));
+      this.nextSeq = Math.max(this.nextSeq ?? 0, seq + 1);
+    }
+  }
+}
+
+function parseLimit(value: string | null): RateLimitSpec | undefined {
+  const match = value ? /^(\d+)\/(\d+)$/.exec(value) : null;
+  return match ? { max: Number(match[1]), windowSeconds: Number(match[2]) } : undefined;
+}

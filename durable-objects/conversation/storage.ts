@@ -1,0 +1,354 @@
+import type { ChatMessageView } from "~/realtime/chat";
+import { UNANSWERED_MESSAGE_LIMIT, type Gift } from "~/schemas/chat";
+import type { MessageRow } from "~/server/chat-migration.server";
+import type { RoomRules } from "~/server/chat-rules.server";
+import type { StoredMessage } from "~/server/room-api.server";
+
+/**
+ * The conversation room's own SQLite storage: its tables and every statement on them. Statements
+ * are constant text with `?` parameters (docs/decisions/014-room-and-search-modules.md).
+ */
+
+export const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS messages (
+     seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, sender_id TEXT NOT NULL, client_id TEXT,
+     message TEXT NOT NULL, gift_id TEXT, gift_name TEXT, gift_icon TEXT, gift_price INTEGER,
+     sent_at TEXT NOT NULL, read_at TEXT, deleted_at TEXT)`,
+  "CREATE UNIQUE INDEX IF NOT EXISTS messages_sender_client ON messages (sender_id, client_id)",
+  "CREATE INDEX IF NOT EXISTS messages_sender_seq ON messages (sender_id, seq)",
+  // How far each member has read (by sequence).
+  `CREATE TABLE IF NOT EXISTS readers (user_id TEXT PRIMARY KEY, last_read_seq INTEGER NOT NULL DEFAULT 0)`,
+  // The members' list entries still to tell their hubs: at most one row a member, the newest.
+  `CREATE TABLE IF NOT EXISTS outbox (user_id TEXT PRIMARY KEY, version INTEGER NOT NULL,
+     message_seq INTEGER)`,
+  // The conversation's fixed facts (id, members, creation time) and its change counter.
+  "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+];
+
+/** The conversation's fixed facts, kept in `meta` for the outbox. */
+export interface ConversationFacts {
+  id: string;
+  low: string;
+  high: string;
+  createdAt: string;
+}
+
+/** A member's list entry still to tell their hub. */
+export type OutboxRow = {
+  user_id: string;
+  version: number;
+  message_seq: number | null;
+};
+
+/** A message as the API shows it. */
+export function messageView(conversationId: string, row: MessageRow): ChatMessageView {
+  return {
+    id: row.id,
+    conversation_id: conversationId,
+    seq: row.seq,
+    sender_id: row.sender_id,
+    client_id: row.client_id,
+    message: row.message,
+    sent_at: row.sent_at,
+    read_at: row.read_at,
+    gift:
+      row.gift_id && row.gift_name !== null
+        ? {
+            id: row.gift_id,
+            name: row.gift_name,
+            icon: row.gift_icon ?? "",
+            price_credits: row.gift_price ?? 0,
+          }
+        : null,
+  };
+}
+
+/** A stored message, deleted ones included. */
+export const storedMessage = (conversationId: string, row: MessageRow): StoredMessage => ({
+  ...messageView(conversationId, row),
+  deleted_at: row.deleted_at,
+});
+
+export class ConversationStorage {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Creates the tables (again, after `deleteAll`). */
+  create() {
+    for (const statement of SCHEMA) this.sql.exec(statement);
+  }
+
+  // Messages
+
+  insert(m: {
+    seq: number;
+    id: string;
+    senderId: string;
+    clientId: string | null;
+    text: string;
+    gift: Gift | null;
+    sentAt: string;
+  }) {
+    this.sql.exec(
+      `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name, gift_icon,
+         gift_price, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      m.seq,
+      m.id,
+      m.senderId,
+      m.clientId,
+      m.text,
+      m.gift?.id ?? null,
+      m.gift?.name ?? null,
+      m.gift?.icon ?? null,
+      m.gift?.price_credits ?? null,
+      m.sentAt,
+    );
+  }
+
+  /** A message as D1 held it (an id or seq already here is skipped). */
+  insertLegacy(m: MessageRow) {
+    this.sql.exec(
+      `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name,
+         gift_icon, gift_price, sent_at, read_at, deleted_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      m.seq,
+      m.id,
+      m.sender_id,
+      m.client_id,
+      m.message,
+      m.gift_id,
+      m.gift_name,
+      m.gift_icon,
+      m.gift_price,
+      m.sent_at,
+      m.read_at,
+      m.deleted_at,
+    );
+  }
+
+  row(seq: number): MessageRow | null {
+    return (
+      this.sql.exec<MessageRow>("SELECT * FROM messages WHERE seq = ?", seq).toArray()[0] ?? null
+    );
+  }
+
+  byId(messageId: string): MessageRow | null {
+    return (
+      this.sql.exec<MessageRow>("SELECT * FROM messages WHERE id = ?", messageId).toArray()[0] ??
+      null
+    );
+  }
+
+  byClientId(senderId: string, clientId: string): MessageRow | null {
+    return (
+      this.sql
+        .exec<MessageRow>(
+          "SELECT * FROM messages WHERE sender_id = ? AND client_id = ?",
+          senderId,
+          clientId,
+        )
+        .toArray()[0] ?? null
+    );
+  }
+
+  /** Up to `limit` messages after `seq`, not deleted, oldest first. */
+  after(seq: number, limit: number): MessageRow[] {
+    return this.sql
+      .exec<MessageRow>(
+        "SELECT * FROM messages WHERE seq > ? AND deleted_at IS NULL ORDER BY seq ASC LIMIT ?",
+        seq,
+        limit,
+      )
+      .toArray();
+  }
+
+  /** Up to `limit` messages before `seq`, not deleted, newest first. */
+  before(seq: number, limit: number): MessageRow[] {
+    return this.sql
+      .exec<MessageRow>(
+        "SELECT * FROM messages WHERE seq < ? AND deleted_at IS NULL ORDER BY seq DESC LIMIT ?",
+        seq,
+        limit,
+      )
+      .toArray();
+  }
+
+  sentBy(userId: string): MessageRow[] {
+    return this.sql
+      .exec<MessageRow>(
+        "SELECT * FROM messages WHERE sender_id = ? AND deleted_at IS NULL ORDER BY seq",
+        userId,
+      )
+      .toArray();
+  }
+
+  all(): MessageRow[] {
+    return this.sql.exec<MessageRow>("SELECT * FROM messages ORDER BY seq").toArray();
+  }
+
+  count(): number {
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM messages").one().n;
+  }
+
+  /** The newest message that is not deleted. */
+  newest(): { message: string; sent_at: string } | undefined {
+    return this.sql
+      .exec<{ message: string; sent_at: string }>(
+        "SELECT message, sent_at FROM messages WHERE deleted_at IS NULL ORDER BY seq DESC LIMIT 1",
+      )
+      .toArray()[0];
+  }
+
+  /** Keeps the row (its sequence number is never given again) without its text. */
+  markDeleted(messageId: string, deletedAt: string) {
+    this.sql.exec(
+      "UPDATE messages SET message = '', deleted_at = ? WHERE id = ?",
+      deletedAt,
+      messageId,
+    );
+  }
+
+  lastSeq(): number {
+    return this.sql.exec<{ n: number }>("SELECT coalesce(max(seq), 0) AS n FROM messages").one().n;
+  }
+
+  /** Whether the other member has written, and how many messages `me` wrote (up to the limit). */
+  history(me: string, other: string) {
+    const replied =
+      this.sql.exec("SELECT 1 FROM messages WHERE sender_id = ? LIMIT 1", other).toArray().length >
+      0;
+    const sentBeforeReply = replied
+      ? 0
+      : this.sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE sender_id = ? LIMIT ?)",
+            me,
+            UNANSWERED_MESSAGE_LIMIT,
+          )
+          .one().n;
+    return { replied, sentBeforeReply };
+  }
+
+  // Read positions
+
+  lastRead(userId: string): number {
+    return (
+      this.sql
+        .exec<{ n: number }>("SELECT last_read_seq AS n FROM readers WHERE user_id = ?", userId)
+        .toArray()[0]?.n ?? 0
+    );
+  }
+
+  unreadFor(userId: string, other: string): number {
+    return this.sql
+      .exec<{ n: number }>(
+        "SELECT count(*) AS n FROM messages WHERE sender_id = ? AND deleted_at IS NULL AND seq > ?",
+        other,
+        this.lastRead(userId),
+      )
+      .one().n;
+  }
+
+  /** Stamps `senderId`'s unread messages after `after` read; returns how many changed. */
+  stampRead(senderId: string, after: number, readAt: string): number {
+    return this.sql.exec(
+      `UPDATE messages SET read_at = ? WHERE sender_id = ? AND read_at IS NULL AND seq > ?`,
+      readAt,
+      senderId,
+      after,
+    ).rowsWritten;
+  }
+
+  setLastRead(userId: string, seq: number) {
+    this.sql.exec(
+      `INSERT INTO readers (user_id, last_read_seq) VALUES (?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET last_read_seq = excluded.last_read_seq`,
+      userId,
+      seq,
+    );
+  }
+
+  /** A read position as D1 held it: the furthest wins. */
+  mergeLastRead(userId: string, seq: number) {
+    this.sql.exec(
+      `INSERT INTO readers (user_id, last_read_seq) VALUES (?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET last_read_seq = max(last_read_seq, excluded.last_read_seq)`,
+      userId,
+      seq,
+    );
+  }
+
+  // Outbox
+
+  queue(userId: string, version: number, seq: number | null) {
+    this.sql.exec(
+      `INSERT INTO outbox (user_id, version, message_seq) VALUES (?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET version = excluded.version,
+         message_seq = coalesce(excluded.message_seq, outbox.message_seq)`,
+      userId,
+      version,
+      seq,
+    );
+  }
+
+  queued(): OutboxRow[] {
+    return this.sql.exec<OutboxRow>("SELECT * FROM outbox").toArray();
+  }
+
+  /** The entry landed: unless a newer one was queued meanwhile, it leaves the outbox. */
+  delivered(userId: string, version: number) {
+    this.sql.exec("DELETE FROM outbox WHERE user_id = ? AND version = ?", userId, version);
+  }
+
+  // Meta
+
+  imported(): boolean {
+    return this.sql.exec("SELECT 1 FROM meta WHERE key = 'imported'").toArray().length > 0;
+  }
+
+  markImported() {
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES ('imported', '1') ON CONFLICT (key) DO NOTHING",
+    );
+  }
+
+  facts(): ConversationFacts | null {
+    const rows = this.sql
+      .exec<{ key: string; value: string }>(
+        "SELECT key, value FROM meta WHERE key IN ('id', 'low', 'high', 'created_at')",
+      )
+      .toArray();
+    const get = (key: string) => rows.find((r) => r.key === key)?.value;
+    const id = get("id");
+    const low = get("low");
+    const high = get("high");
+    const createdAt = get("created_at");
+    return id && low && high && createdAt ? { id, low, high, createdAt } : null;
+  }
+
+  /** Keeps the conversation's fixed facts (the members never change) for the outbox. */
+  rememberFacts(conversationId: string, rules: RoomRules) {
+    for (const [key, value] of [
+      ["id", conversationId],
+      ["low", rules.low],
+      ["high", rules.high],
+      ["created_at", rules.createdAt],
+    ]) {
+      this.sql.exec(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+        key,
+        value,
+      );
+    }
+  }
+
+  /** The conversation's change counter, counted up: the version of the list entries queued. */
+  bumpVersion(): number {
+    this.sql.exec(
+      `INSERT INTO meta (key, value) VALUES ('version', '1')
+       ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
+    );
+    return Number(
+      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'version'").one().value,
+    );
+  }
+}
