@@ -3,7 +3,7 @@ import { AppLink } from "~/components/link";
 import { Avatar, OnlineBadge } from "~/components/profile/member";
 import { ConversationMenu } from "~/components/safety";
 import { displayName } from "~/lib/members";
-import { type ConversationView } from "~/schemas/chat";
+import type { ConversationView } from "~/schemas/chat";
 import { archiveAtom, chatMeAtom, chatStateAtom, unarchiveAtom } from "~/state/chat-actions";
 import { lastSeq } from "~/state/chat";
 import { chatApi } from "~/state/chat-transport";
