@@ -20,11 +20,15 @@ import { requireVerifiedUser } from "~/server/guards.server";
 import { likeStatus } from "~/server/likes.server";
 import { isInAppVisit, viewMember } from "~/server/members.server";
 import menuStyles from "~/styles/menu.css?url";
+import profileStyles from "~/styles/profile.css?url";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
   titleMeta(data ? displayName(data.member) : "Member");
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: menuStyles }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: profileStyles },
+  { rel: "stylesheet", href: menuStyles },
+];
 
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
