@@ -7,7 +7,7 @@ import type {
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { MessageButton } from "~/components/chat/message-button";
-import { MemberLikeAction } from "~/components/discovery/member-like";
+import { MemberLikeAction } from "~/components/search/member-like";
 import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, OnlineBadge, PhotoGallery } from "~/components/profile/member";
 import { MemberSafetyActions } from "~/components/safety";
