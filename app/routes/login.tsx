@@ -2,14 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/cloudflare";
 import { useActionData, useSearchParams } from "@remix-run/react";
 import { AppLink } from "~/components/link";
-import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
-import {
-  Field,
-  FormAlert,
-  PasswordField,
-  useFormValidation,
-  ValidatedForm,
-} from "~/components/form";
+import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
+import { Field, FormAlert, PasswordField, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { loginSchema } from "~/schemas/auth";
 import type { ActionErrors } from "~/server/actions.server";

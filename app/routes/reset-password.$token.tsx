@@ -1,14 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json, redirect } from "@remix-run/cloudflare";
 import { useActionData, useLoaderData, useParams, useSearchParams } from "@remix-run/react";
-import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
-import {
-  Field,
-  FormAlert,
-  PasswordField,
-  useFormValidation,
-  ValidatedForm,
-} from "~/components/form";
+import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
+import { Field, FormAlert, PasswordField, useFormValidation } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
