@@ -1,6 +1,7 @@
 import { Form, useNavigation } from "@remix-run/react";
 import type { ReactNode, Ref } from "react";
 import { CsrfInput, type useFormValidation } from "./form";
+import { AppLink } from "./link";
 import { AuthLayout } from "./shell";
 
 /*
@@ -66,7 +67,8 @@ export function AuthFormPage({
 }: {
   title: string;
   lead: string;
-  footer?: ReactNode;
+  /** The line under the form: a question and the link that answers it. */
+  footer?: { text: string; to: string; link: string };
   children: ReactNode;
 }) {
   return (
@@ -74,7 +76,11 @@ export function AuthFormPage({
       <h1>{title}</h1>
       <p className="lead">{lead}</p>
       {children}
-      {footer ? <p className="auth-footer">{footer}</p> : null}
+      {footer ? (
+        <p className="auth-footer">
+          {footer.text} <AppLink to={footer.to}>{footer.link}</AppLink>
+        </p>
+      ) : null}
     </AuthLayout>
   );
 }

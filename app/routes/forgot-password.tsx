@@ -1,7 +1,6 @@
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useActionData } from "@remix-run/react";
-import { AppLink } from "~/components/link";
 import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
 import { Field, FormAlert, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
@@ -29,11 +28,7 @@ export default function ForgotPasswordPage() {
     <AuthFormPage
       title="Forgot your password?"
       lead="Tell us your email and we will send you a link to choose a new one."
-      footer={
-        <>
-          Remembered it? <AppLink to="/login">Back to sign in</AppLink>
-        </>
-      }
+      footer={{ text: "Remembered it?", to: "/login", link: "Back to sign in" }}
     >
       <ValidatedForm validation={form} submit="Email me a reset link">
         <FormAlert message={data && "status" in data ? data.status : null} tone="success" />

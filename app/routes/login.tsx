@@ -41,11 +41,7 @@ export default function LoginPage() {
     <AuthFormPage
       title="Welcome back"
       lead="Sign in to see who is waiting to meet you."
-      footer={
-        <>
-          New to Heartline? <AppLink to="/register">Create an account</AppLink>
-        </>
-      }
+      footer={{ text: "New to Heartline?", to: "/register", link: "Create an account" }}
     >
       <ValidatedForm validation={form} submit="Sign in" submitting="Signing in…">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />

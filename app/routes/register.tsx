@@ -43,11 +43,7 @@ export default function RegisterPage() {
     <AuthFormPage
       title="Create your account"
       lead="Free to join. Members must be 18 or older."
-      footer={
-        <>
-          Already a member? <AppLink to="/login">Sign in</AppLink>
-        </>
-      }
+      footer={{ text: "Already a member?", to: "/login", link: "Sign in" }}
     >
       <ValidatedForm validation={form} submit="Create account" submitting="Creating account…">
         <FormAlert message={otherError} />

@@ -68,11 +68,7 @@ function ResetPasswordForm() {
     <AuthFormPage
       title="Choose a new password"
       lead="Pick something you have not used before."
-      footer={
-        <>
-          Link expired? <AppLink to="/forgot-password">Send a new one</AppLink>
-        </>
-      }
+      footer={{ text: "Link expired?", to: "/forgot-password", link: "Send a new one" }}
     >
       <ValidatedForm validation={form} submit="Reset password">
         <input type="hidden" name="token" value={token} />
