@@ -10,7 +10,7 @@ import { MessageButton } from "~/components/chat/message-button";
 import { MemberLikeAction } from "~/components/search/member-like";
 import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, OnlineBadge, PhotoGallery } from "~/components/profile/member";
-import { MemberSafetyActions } from "~/components/safety";
+import { MemberSafetyActions } from "~/components/safety/menus";
 import { AppShell } from "~/components/shell";
 import { displayName, locationLabel } from "~/lib/members";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import { ReportMessageButton } from "~/components/safety";
+import { ReportMessageButton } from "~/components/safety/menus";
 import {
   chatMeAtom,
   chatStateAtom,

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { AppLink } from "~/components/link";
 import { Avatar, OnlineBadge } from "~/components/profile/member";
-import { ConversationMenu } from "~/components/safety";
+import { ConversationMenu } from "~/components/safety/menus";
 import { displayName } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
 import { archiveAtom, chatMeAtom, chatStateAtom, unarchiveAtom } from "~/state/chat-actions";
