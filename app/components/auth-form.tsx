@@ -1,5 +1,59 @@
-import type { ReactNode } from "react";
+import { Form, useNavigation } from "@remix-run/react";
+import type { ReactNode, Ref } from "react";
+import { CsrfInput, type useFormValidation } from "./form";
+import { AppLink } from "./link";
 import { AuthLayout } from "./shell";
+
+/*
+ * The account's forms: sign in, register, forgotten and new password, password confirmation
+ * and change.
+ */
+
+/**
+ * An account page's posted form, written once: it carries the CSRF token, is checked with its shared schema
+ * (`useFormValidation`) as the member types, and ends with one submit button that is disabled, and
+ * may say so, while the page submits. A `block` button spans the form; otherwise it sits in a row.
+ */
+export function ValidatedForm({
+  validation,
+  submit,
+  submitting = submit,
+  block = true,
+  formRef,
+  children,
+}: {
+  validation: Pick<ReturnType<typeof useFormValidation>, "onChange" | "onSubmit">;
+  submit: string;
+  submitting?: string;
+  block?: boolean;
+  formRef?: Ref<HTMLFormElement>;
+  children: ReactNode;
+}) {
+  const busy = useNavigation().state === "submitting";
+  const button = (
+    <button
+      type="submit"
+      className={block ? "btn btn-primary btn-block" : "btn btn-primary"}
+      disabled={busy}
+    >
+      {busy ? submitting : submit}
+    </button>
+  );
+  return (
+    <Form
+      ref={formRef}
+      method="post"
+      className="form"
+      noValidate
+      onChange={validation.onChange}
+      onSubmit={validation.onSubmit}
+    >
+      <CsrfInput />
+      {children}
+      {block ? button : <div>{button}</div>}
+    </Form>
+  );
+}
 
 /**
  * One of the signed-out account pages (sign in, register, forgotten and new password, password
@@ -13,7 +67,8 @@ export function AuthFormPage({
 }: {
   title: string;
   lead: string;
-  footer?: ReactNode;
+  /** The line under the form: a question and the link that answers it. */
+  footer?: { text: string; to: string; link: string };
   children: ReactNode;
 }) {
   return (
@@ -21,7 +76,11 @@ export function AuthFormPage({
       <h1>{title}</h1>
       <p className="lead">{lead}</p>
       {children}
-      {footer ? <p className="auth-footer">{footer}</p> : null}
+      {footer ? (
+        <p className="auth-footer">
+          {footer.text} <AppLink to={footer.to}>{footer.link}</AppLink>
+        </p>
+      ) : null}
     </AuthLayout>
   );
 }

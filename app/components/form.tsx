@@ -1,4 +1,3 @@
-import { Form, useNavigation } from "@remix-run/react";
 import {
   useCallback,
   useRef,
@@ -6,7 +5,6 @@ import {
   type FormEvent,
   type InputHTMLAttributes,
   type ReactNode,
-  type Ref,
 } from "react";
 import type { z } from "zod";
 import { fieldErrors, firstErrors, type FieldErrorMap } from "~/schemas/validation";
@@ -184,51 +182,5 @@ export function PasswordField(props: Omit<FieldProps, "type">) {
         </button>
       }
     />
-  );
-}
-
-/**
- * A page's posted form, written once: it carries the CSRF token, is checked with its shared schema
- * (`useFormValidation`) as the member types, and ends with one submit button that is disabled, and
- * may say so, while the page submits. A `block` button spans the form; otherwise it sits in a row.
- */
-export function ValidatedForm({
-  validation,
-  submit,
-  submitting = submit,
-  block = true,
-  formRef,
-  children,
-}: {
-  validation: Pick<ReturnType<typeof useFormValidation>, "onChange" | "onSubmit">;
-  submit: string;
-  submitting?: string;
-  block?: boolean;
-  formRef?: Ref<HTMLFormElement>;
-  children: ReactNode;
-}) {
-  const busy = useNavigation().state === "submitting";
-  const button = (
-    <button
-      type="submit"
-      className={block ? "btn btn-primary btn-block" : "btn btn-primary"}
-      disabled={busy}
-    >
-      {busy ? submitting : submit}
-    </button>
-  );
-  return (
-    <Form
-      ref={formRef}
-      method="post"
-      className="form"
-      noValidate
-      onChange={validation.onChange}
-      onSubmit={validation.onSubmit}
-    >
-      <CsrfInput />
-      {children}
-      {block ? button : <div>{button}</div>}
-    </Form>
   );
 }

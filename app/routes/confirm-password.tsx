@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { useActionData, useSearchParams } from "@remix-run/react";
-import { AuthFormPage } from "~/components/auth-form";
-import { FormAlert, PasswordField, useFormValidation, ValidatedForm } from "~/components/form";
+import { AuthFormPage, ValidatedForm } from "~/components/auth-form";
+import { FormAlert, PasswordField, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { confirmPasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";

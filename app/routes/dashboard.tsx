@@ -1,7 +1,7 @@
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { DashboardPage, searchPageLinks } from "~/components/discovery/pages";
+import { DashboardPage, searchPageLinks } from "~/components/search/pages";
 import { useRootData } from "~/lib/root-data";
 import { titleMeta } from "~/lib/title";
 import { DASHBOARD_ITEMS, dashboardSummary } from "~/server/dashboard.server";

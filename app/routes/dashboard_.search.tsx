@@ -1,5 +1,5 @@
 import { useLoaderData } from "@remix-run/react";
-import { DashboardSearchPage } from "~/components/discovery/pages";
+import { DashboardSearchPage } from "~/components/search/pages";
 import type { loader } from "./my.matches_.search";
 
 /** The dashboard's title, styles and headers. */

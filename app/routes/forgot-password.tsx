@@ -1,9 +1,8 @@
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useActionData } from "@remix-run/react";
-import { AppLink } from "~/components/link";
-import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
-import { Field, FormAlert, useFormValidation, ValidatedForm } from "~/components/form";
+import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
+import { Field, FormAlert, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { forgotPasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -29,11 +28,7 @@ export default function ForgotPasswordPage() {
     <AuthFormPage
       title="Forgot your password?"
       lead="Tell us your email and we will send you a link to choose a new one."
-      footer={
-        <>
-          Remembered it? <AppLink to="/login">Back to sign in</AppLink>
-        </>
-      }
+      footer={{ text: "Remembered it?", to: "/login", link: "Back to sign in" }}
     >
       <ValidatedForm validation={form} submit="Email me a reset link">
         <FormAlert message={data && "status" in data ? data.status : null} tone="success" />

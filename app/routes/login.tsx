@@ -2,14 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/cloudflare";
 import { useActionData, useSearchParams } from "@remix-run/react";
 import { AppLink } from "~/components/link";
-import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
-import {
-  Field,
-  FormAlert,
-  PasswordField,
-  useFormValidation,
-  ValidatedForm,
-} from "~/components/form";
+import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
+import { Field, FormAlert, PasswordField, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { loginSchema } from "~/schemas/auth";
 import type { ActionErrors } from "~/server/actions.server";
@@ -47,11 +41,7 @@ export default function LoginPage() {
     <AuthFormPage
       title="Welcome back"
       lead="Sign in to see who is waiting to meet you."
-      footer={
-        <>
-          New to Heartline? <AppLink to="/register">Create an account</AppLink>
-        </>
-      }
+      footer={{ text: "New to Heartline?", to: "/register", link: "Create an account" }}
     >
       <ValidatedForm validation={form} submit="Sign in" submitting="Signing in…">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />

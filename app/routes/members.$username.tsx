@@ -7,10 +7,10 @@ import type {
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { MessageButton } from "~/components/chat/message-button";
-import { MemberLikeAction } from "~/components/discovery/member-like";
+import { MemberLikeAction } from "~/components/search/member-like";
 import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, OnlineBadge, PhotoGallery } from "~/components/profile/member";
-import { MemberSafetyActions } from "~/components/safety";
+import { MemberSafetyActions } from "~/components/safety/menus";
 import { AppShell } from "~/components/shell";
 import { displayName, locationLabel } from "~/lib/members";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
@@ -20,11 +20,15 @@ import { requireVerifiedUser } from "~/server/guards.server";
 import { likeStatus } from "~/server/likes.server";
 import { isInAppVisit, visitMember } from "~/server/profile-views.server";
 import menuStyles from "~/styles/menu.css?url";
+import profileStyles from "~/styles/profile.css?url";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
   titleMeta(data ? displayName(data.member) : "Member");
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: menuStyles }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: profileStyles },
+  { rel: "stylesheet", href: menuStyles },
+];
 
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });

@@ -8,8 +8,8 @@ import type {
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useLocation } from "@remix-run/react";
 import { useState } from "react";
-import { MatchNote } from "~/components/discovery/like-button";
-import { LikedMemberItem } from "~/components/discovery/likes";
+import { MatchNote } from "~/components/search/like-button";
+import { LikedMemberItem } from "~/components/search/likes";
 import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { AppShell } from "~/components/shell";
@@ -34,10 +34,10 @@ import {
   type LikesState,
 } from "~/state/likes";
 import { errorMessage } from "~/state/profile";
-import discoveryStyles from "~/styles/discovery.css?url";
+import searchStyles from "~/styles/search.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Likes");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: discoveryStyles }];
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: searchStyles }];
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 /** Who liked me, whom I liked, and my matches. */

@@ -1,7 +1,7 @@
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { MatchesPage, searchPageLinks } from "~/components/discovery/pages";
+import { MatchesPage, searchPageLinks } from "~/components/search/pages";
 import { titleMeta } from "~/lib/title";
 import { searchPageData } from "~/server/search-pages.server";
 import { requireOnboardedUser } from "~/server/guards.server";

@@ -1,5 +1,10 @@
 import { useNow } from "~/state/clock";
-import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import type {
+  HeadersFunction,
+  LinksFunction,
+  LoaderFunctionArgs,
+  MetaFunction,
+} from "@remix-run/cloudflare";
 import { TimeAgo } from "~/components/time-ago";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
@@ -12,6 +17,7 @@ import { AppShell } from "~/components/shell";
 import { ageOn } from "~/lib/age";
 import { displayName } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
+import profileStyles from "~/styles/profile.css?url";
 import type { Profile } from "~/schemas/profile";
 import { requireUser } from "~/server/guards.server";
 import { listProfileViewers } from "~/server/profile-views.server";
@@ -29,6 +35,7 @@ import {
 } from "~/state/profile";
 
 export const meta: MetaFunction = () => titleMeta("My Profile");
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: profileStyles }];
 
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });

@@ -43,9 +43,13 @@ import { requireVerifiedUser } from "~/server/guards.server";
 import { onboardingStatus, saveOnboardingStep, skipOnboarding } from "~/server/onboarding.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import onboardingStyles from "~/styles/onboarding.css?url";
+import photoStyles from "~/styles/photos.css?url";
 
 export const meta: MetaFunction = () => titleMeta("Welcome to Heartline");
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: onboardingStyles }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: photoStyles },
+  { rel: "stylesheet", href: onboardingStyles },
+];
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
 /**

@@ -4,14 +4,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/cloudflare";
 import { useActionData } from "@remix-run/react";
 import { AppLink } from "~/components/link";
-import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
-import {
-  Field,
-  FormAlert,
-  PasswordField,
-  useFormValidation,
-  ValidatedForm,
-} from "~/components/form";
+import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
+import { Field, FormAlert, PasswordField, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { registerSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -49,11 +43,7 @@ export default function RegisterPage() {
     <AuthFormPage
       title="Create your account"
       lead="Free to join. Members must be 18 or older."
-      footer={
-        <>
-          Already a member? <AppLink to="/login">Sign in</AppLink>
-        </>
-      }
+      footer={{ text: "Already a member?", to: "/login", link: "Sign in" }}
     >
       <ValidatedForm validation={form} submit="Create account" submitting="Creating account…">
         <FormAlert message={otherError} />

@@ -1,14 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json, redirect } from "@remix-run/cloudflare";
 import { useActionData, useLoaderData, useParams, useSearchParams } from "@remix-run/react";
-import { AuthFormPage, lazyAuthSchema } from "~/components/auth-form";
-import {
-  Field,
-  FormAlert,
-  PasswordField,
-  useFormValidation,
-  ValidatedForm,
-} from "~/components/form";
+import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
+import { Field, FormAlert, PasswordField, useFormValidation } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
@@ -74,11 +68,7 @@ function ResetPasswordForm() {
     <AuthFormPage
       title="Choose a new password"
       lead="Pick something you have not used before."
-      footer={
-        <>
-          Link expired? <AppLink to="/forgot-password">Send a new one</AppLink>
-        </>
-      }
+      footer={{ text: "Link expired?", to: "/forgot-password", link: "Send a new one" }}
     >
       <ValidatedForm validation={form} submit="Reset password">
         <input type="hidden" name="token" value={token} />

@@ -2,7 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { json } from "@remix-run/cloudflare";
 import { useActionData } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import { Field, FormAlert, useFormValidation, ValidatedForm } from "~/components/form";
+import { ValidatedForm } from "~/components/auth-form";
+import { Field, FormAlert, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { updatePasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";

@@ -1,6 +1,11 @@
 import { useNow } from "~/state/clock";
 import { latestAdultBirthday } from "~/lib/age";
-import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import type {
+  HeadersFunction,
+  LinksFunction,
+  LoaderFunctionArgs,
+  MetaFunction,
+} from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useRevalidator } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
@@ -18,6 +23,7 @@ import {
 } from "~/components/profile/profile-fields";
 import { GENDER_OPTIONS } from "~/lib/members";
 import { titleMeta } from "~/lib/title";
+import photoStyles from "~/styles/photos.css?url";
 import { profileSchema } from "~/schemas/profile";
 import { firstErrors } from "~/schemas/validation";
 import { requireUser } from "~/server/guards.server";
@@ -32,6 +38,7 @@ import {
 } from "~/state/profile";
 
 export const meta: MetaFunction = () => titleMeta("Profile Settings");
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: photoStyles }];
 
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });

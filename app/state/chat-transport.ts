@@ -91,4 +91,8 @@ export const chatApi = {
     }),
 
   gifts: () => api<{ gifts: Gift[]; user_credits: number }>("/chat/gifts"),
+
+  /** First lines for an empty conversation, drawn from both profiles. */
+  starters: (username: string, signal?: AbortSignal) =>
+    api<{ starters: string[] }>(`/chat/starters/${encodeURIComponent(username)}`, { signal }),
 };

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from "react";
 import { MessageButton } from "~/components/chat/message-button";
 import { Avatar } from "~/components/profile/member";
-import { Modal } from "~/components/safety";
+import { Modal } from "~/components/modal";
 import { useRootData } from "~/lib/root-data";
 import { api, ApiError } from "~/lib/http";
 

@@ -29,7 +29,7 @@ import { KeepPresenceStore } from "~/state/presence";
 import { LocationFilter } from "~/components/location-picker";
 import { MemberCard } from "./member-card";
 
-interface DiscoverySearchProps {
+interface MemberSearchProps {
   scope: SearchScope;
   /** What the page loaded: suggestions (no search yet) or the results of a search. */
   initial: SearchState;
@@ -43,7 +43,7 @@ interface DiscoverySearchProps {
  * clear. Each visit of the page has its own store, so arriving on the page (or clearing the
  * search, which goes back to it) starts from what the page loaded.
  */
-export function DiscoverySearch(props: DiscoverySearchProps) {
+export function MemberSearch(props: MemberSearchProps) {
   const location = useLocation();
   return (
     <KeepPresenceStore>
@@ -54,7 +54,7 @@ export function DiscoverySearch(props: DiscoverySearchProps) {
   );
 }
 
-function SearchHydrated({ scope, initial, ageRange, heading }: DiscoverySearchProps) {
+function SearchHydrated({ scope, initial, ageRange, heading }: MemberSearchProps) {
   useHydrateAtoms([
     [searchScopeAtom, scope],
     [searchStateAtom, initial],

@@ -16,13 +16,13 @@ import type { SearchResponse, SearchScope } from "~/schemas/search";
 import type { LikedMember } from "~/state/likes";
 import { pageSearchState, type SearchFilterState, type SearchRequestBody } from "~/state/search";
 import { MemberCard } from "./member-card";
-import { DiscoverySearch } from "./search";
+import { MemberSearch } from "./member-search";
 import cardStyles from "~/styles/cards.css?url";
-import discoveryStyles from "~/styles/discovery.css?url";
+import searchStyles from "~/styles/search.css?url";
 
 /** The stylesheets of the pages with a member search (the dashboard and the matches page). */
 export const searchPageLinks: LinksFunction = () => [
-  { rel: "stylesheet", href: discoveryStyles },
+  { rel: "stylesheet", href: searchStyles },
   { rel: "stylesheet", href: cardStyles },
 ];
 
@@ -364,7 +364,7 @@ function SearchPage({
             {action.label}
           </AppLink>
         </div>
-        <DiscoverySearch
+        <MemberSearch
           scope={scope}
           initial={initialSearch}
           ageRange={search.ageRange}

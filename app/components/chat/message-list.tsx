@@ -1,0 +1,315 @@
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
+import { ReportMessageButton } from "~/components/safety/menus";
+import {
+  chatMeAtom,
+  chatStateAtom,
+  deleteMessageAtom,
+  loadOlderAtom,
+  sendMessageAtom,
+} from "~/state/chat-actions";
+import { discardLocal, type ChatMessage } from "~/state/chat";
+import { chatTimeline } from "~/state/chat-timeline";
+import { useNow } from "~/state/clock";
+import { useAtomValue, useSetAtom } from "~/state/jotai";
+import { ChatTime } from "./time";
+
+function Ticks({ message }: { message: ChatMessage }) {
+  if (message.status === "pending") {
+    return (
+      <span className="ticks" aria-label="Sending" data-testid="ticks-pending">
+        ◷
+      </span>
+    );
+  }
+  if (message.status === "failed") return null;
+  return message.read_at ? (
+    <span className="ticks ticks-read" aria-label="Read" data-testid="ticks-read">
+      ✓✓
+    </span>
+  ) : (
+    <span className="ticks" aria-label="Sent" data-testid="ticks-sent">
+      ✓
+    </span>
+  );
+}
+
+/** How long a finger rests on a bubble before its actions show (a long press). */
+const LONG_PRESS_MS = 450;
+
+/**
+ * One message. Its actions (Delete for my own, Report for theirs) show on hover, on keyboard focus
+ * and after a long press, beside the bubble rather than under it. Only the last
+ * bubble of a group shows the time (and, for mine, the ticks).
+ */
+function MessageBubble({
+  message,
+  mine,
+  groupStart,
+  groupEnd,
+  onRetry,
+  onDiscard,
+  onDelete,
+}: {
+  message: ChatMessage;
+  mine: boolean;
+  groupStart: boolean;
+  groupEnd: boolean;
+  onRetry: (m: ChatMessage) => void;
+  onDiscard: (m: ChatMessage) => void;
+  onDelete: (m: ChatMessage) => void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  const [pressed, setPressed] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const pointer = useRef("");
+  const stored = !message.status;
+  const showMeta = groupEnd || Boolean(message.status);
+  const cancelPress = () => clearTimeout(timer.current);
+  useEffect(() => cancelPress, []);
+  const giftOnly = message.gift && message.message === `${message.gift.icon} ${message.gift.name}`;
+  return (
+    <li
+      className="bubble-row"
+      data-mine={mine ? "true" : undefined}
+      data-status={message.status}
+      data-deleting={message.deleting ? "true" : undefined}
+      data-group-start={groupStart ? "true" : undefined}
+      data-group-end={groupEnd ? "true" : undefined}
+      data-actions={pressed || confirming ? "open" : undefined}
+      data-testid="message"
+      data-seq={stored ? message.seq : undefined}
+      // Focusable, so that the keyboard (or a tap) reaches the message's actions.
+      tabIndex={0}
+      onPointerDown={(event) => {
+        pointer.current = event.pointerType;
+        if (event.pointerType !== "touch" || !stored) return;
+        cancelPress();
+        timer.current = setTimeout(() => setPressed(true), LONG_PRESS_MS);
+      }}
+      onPointerUp={cancelPress}
+      onPointerCancel={cancelPress}
+      onPointerMove={(event) => {
+        if (event.pointerType === "touch" && (event.movementX || event.movementY)) cancelPress();
+      }}
+      onContextMenu={(event) => {
+        // A finger's long press shows the actions instead of the browser's menu; a mouse's
+        // right click keeps the browser's menu (copy, select).
+        if (!stored || pointer.current !== "touch") return;
+        event.preventDefault();
+        setPressed(true);
+      }}
+      onBlur={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) {
+          setPressed(false);
+          setConfirming(false);
+        }
+      }}
+    >
+      <div className="bubble-line">
+        <div className="bubble">
+          {message.gift ? (
+            <div className="bubble-gift">
+              <span className="bubble-gift-icon" aria-hidden="true">
+                {message.gift.icon}
+              </span>
+              <span>
+                {mine ? "You sent" : "Sent you"} a gift: <strong>{message.gift.name}</strong>
+              </span>
+            </div>
+          ) : null}
+          {giftOnly ? null : <p className="bubble-text">{message.message}</p>}
+          {showMeta ? (
+            <span className="bubble-meta">
+              <ChatTime iso={message.sent_at} />
+              {mine ? <Ticks message={message} /> : null}
+            </span>
+          ) : (
+            // The time stays readable to screen readers inside a group.
+            <span className="sr-only">
+              <ChatTime iso={message.sent_at} />
+            </span>
+          )}
+        </div>
+        {stored ? (
+          <div className="bubble-tools">
+            {mine ? (
+              confirming ? null : (
+                <button
+                  type="button"
+                  className="bubble-action"
+                  aria-label="Delete message"
+                  title="Delete message"
+                  disabled={message.deleting}
+                  onClick={() => setConfirming(true)}
+                >
+                  <span aria-hidden="true">🗑</span>
+                </button>
+              )
+            ) : (
+              <ReportMessageButton senderId={message.sender_id} messageId={message.id} />
+            )}
+          </div>
+        ) : null}
+      </div>
+      {confirming ? (
+        <div className="bubble-confirm" role="group" aria-label="Delete this message?">
+          <button
+            type="button"
+            className="btn btn-danger btn-sm"
+            disabled={message.deleting}
+            onClick={() => {
+              setConfirming(false);
+              onDelete(message);
+            }}
+          >
+            Delete for everyone
+          </button>
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            onClick={() => setConfirming(false)}
+          >
+            Cancel
+          </button>
+        </div>
+      ) : null}
+      {message.deleting ? <span className="bubble-note small">Deleting…</span> : null}
+      {message.status === "failed" ? (
+        <div className="bubble-failed" role="alert">
+          <span>Not sent{message.failureReason ? `: ${message.failureReason}` : ""}.</span>
+          <button type="button" className="link-btn" onClick={() => onRetry(message)}>
+            Retry
+          </button>
+          <button type="button" className="link-btn" onClick={() => onDiscard(message)}>
+            Discard
+          </button>
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+/**
+ * The messages, oldest at the top. Opening scrolls to the newest; new messages keep the view at
+ * the bottom when it was there (or when they are mine); scrolling to the top loads the page
+ * before (infinite scroll upward) without moving what is on screen.
+ */
+export function MessageList({
+  conversationId,
+  empty,
+}: {
+  conversationId: string;
+  /** What an empty conversation shows (help to start it). */
+  empty: ReactNode;
+}) {
+  const state = useAtomValue(chatStateAtom);
+  const now = useNow();
+  const me = useAtomValue(chatMeAtom);
+  const loadOlder = useSetAtom(loadOlderAtom);
+  const send = useSetAtom(sendMessageAtom);
+  const remove = useSetAtom(deleteMessageAtom);
+  const setState = useSetAtom(chatStateAtom);
+  const scroller = useRef<HTMLDivElement>(null);
+  const sentinel = useRef<HTMLDivElement>(null);
+  const snapshot = useRef({ first: "", last: "", height: 0, top: 0, atBottom: true });
+  const { messages, hasMore, isLoadingMore, isLoadingMessages } = state;
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const before = snapshot.current;
+    const first = messages[0]?.id ?? "";
+    const last = messages.at(-1);
+    if (before.first && first !== before.first && (last?.id ?? "") === before.last) {
+      // Older messages were prepended: keep the same messages on screen.
+      el.scrollTop = el.scrollHeight - before.height + before.top;
+    } else if (
+      last &&
+      last.id !== before.last &&
+      (before.atBottom || last.sender_id === me || !before.last)
+    ) {
+      el.scrollTop = el.scrollHeight;
+    }
+    snapshot.current = {
+      first,
+      last: last?.id ?? "",
+      height: el.scrollHeight,
+      top: el.scrollTop,
+      atBottom: true,
+    };
+  }, [messages, me]);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (!el) return;
+    snapshot.current.top = el.scrollTop;
+    snapshot.current.height = el.scrollHeight;
+    snapshot.current.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+  };
+
+  useEffect(() => {
+    const target = sentinel.current;
+    const root = scroller.current;
+    if (!target || !root || !hasMore) return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) void loadOlder();
+      },
+      { root, rootMargin: "200px 0px 0px 0px" },
+    );
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, [hasMore, loadOlder, conversationId]);
+
+  return (
+    <div className="thread-scroll" ref={scroller} onScroll={onScroll} data-testid="thread-scroll">
+      <div ref={sentinel} />
+      {hasMore ? (
+        <div className="load-more thread-older">
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            onClick={() => void loadOlder()}
+            disabled={isLoadingMore}
+          >
+            {isLoadingMore ? "Loading…" : "Load earlier messages"}
+          </button>
+        </div>
+      ) : null}
+      {isLoadingMessages && messages.length === 0 ? (
+        <p className="muted thread-empty">Loading messages…</p>
+      ) : messages.length === 0 ? (
+        empty
+      ) : null}
+      <ol className="bubbles" aria-label="Messages" aria-live="polite" aria-relevant="additions">
+        {chatTimeline(messages, now).map((item) =>
+          item.kind === "day" ? (
+            <li key={`day-${item.key}`} className="day-separator" data-testid="day-separator">
+              <span>{item.label}</span>
+            </li>
+          ) : (
+            <MessageBubble
+              key={item.message.client_id ?? item.message.id}
+              message={item.message}
+              mine={item.message.sender_id === me}
+              groupStart={item.groupStart}
+              groupEnd={item.groupEnd}
+              onRetry={(msg) =>
+                void send({
+                  text:
+                    msg.gift && msg.message === `${msg.gift.icon} ${msg.gift.name}`
+                      ? ""
+                      : msg.message,
+                  gift: msg.gift ?? undefined,
+                  clientId: msg.client_id ?? undefined,
+                })
+              }
+              onDiscard={(msg) => setState((s) => discardLocal(s, msg.client_id ?? ""))}
+              onDelete={(msg) => void remove(msg.id)}
+            />
+          ),
+        )}
+      </ol>
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+import { useNavigate } from "@remix-run/react";
+import { useState } from "react";
+import { loadArchivedAtom, loadConversationsAtom } from "~/state/chat-actions";
+import { useSetAtom } from "~/state/jotai";
+import { Icon } from "../icons";
+import { AppLink } from "../link";
+import { Menu, type MenuItem } from "../menu";
+
+import { BlockDialog, ReportDialog, type Target } from "./dialogs";
+
+/**
+ * The ⋯ menu of another member's profile: Report and Block. Once blocked, the profile is gone for
+ * both members, so closing the dialog leaves the page.
+ */
+export function MemberSafetyActions({ member }: { member: Target }) {
+  const [dialog, setDialog] = useState<"block" | "report" | null>(null);
+  const [blocked, setBlocked] = useState(false);
+  const navigate = useNavigate();
+  const close = () => {
+    setDialog(null);
+    if (blocked) navigate("/dashboard", { replace: true });
+  };
+  return (
+    <div className="safety-actions">
+      <Menu
+        label="More actions"
+        icon={<Icon name="more" size={20} />}
+        items={[
+          { label: `Report ${member.name}`, onSelect: () => setDialog("report") },
+          { label: `Block ${member.name}`, onSelect: () => setDialog("block"), tone: "danger" },
+        ]}
+      />
+      <BlockDialog
+        member={member}
+        open={dialog === "block"}
+        onClose={close}
+        onBlocked={() => setBlocked(true)}
+        after={
+          <div className="modal-actions">
+            <AppLink to="/settings/blocked" className="btn btn-ghost">
+              Blocked members
+            </AppLink>
+            <button type="button" className="btn btn-primary" onClick={close}>
+              Back to dashboard
+            </button>
+          </div>
+        }
+      />
+      <ReportDialog member={member} open={dialog === "report"} onClose={close} />
+    </div>
+  );
+}
+
+/**
+ * The ⋯ menu of an open conversation: `items` (archiving) first, then Report and Block. The block
+ * closes the conversation's sockets at once (the composer stops); leaving the dialog goes back to
+ * the lists, refreshed without it.
+ */
+export function ConversationMenu({
+  member,
+  items,
+  onLeave,
+}: {
+  member: Target;
+  items: MenuItem[];
+  /** Back to the conversation lists. */
+  onLeave: () => void;
+}) {
+  const [dialog, setDialog] = useState<"block" | "report" | null>(null);
+  const [blocked, setBlocked] = useState(false);
+  const loadConversations = useSetAtom(loadConversationsAtom);
+  const loadArchived = useSetAtom(loadArchivedAtom);
+  const close = () => {
+    setDialog(null);
+    if (!blocked) return;
+    onLeave();
+    void loadConversations();
+    void loadArchived();
+  };
+  return (
+    <>
+      <Menu
+        label="More actions"
+        icon={<Icon name="more" size={20} />}
+        items={[
+          ...items,
+          { label: `Report ${member.name}`, onSelect: () => setDialog("report") },
+          { label: `Block ${member.name}`, onSelect: () => setDialog("block"), tone: "danger" },
+        ]}
+      />
+      <BlockDialog
+        member={member}
+        open={dialog === "block"}
+        onClose={close}
+        onBlocked={() => setBlocked(true)}
+        after={
+          <div className="modal-actions">
+            <button type="button" className="btn btn-primary" onClick={close}>
+              Back to conversations
+            </button>
+          </div>
+        }
+      />
+      <ReportDialog member={member} open={dialog === "report"} onClose={close} />
+    </>
+  );
+}
+
+/** "Report" beside a message the other member sent: the report carries the message. */
+export function ReportMessageButton({
+  senderId,
+  messageId,
+}: {
+  senderId: string;
+  messageId: string;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        className="bubble-action"
+        aria-label="Report message"
+        title="Report message"
+        onClick={() => setOpen(true)}
+      >
+        <span aria-hidden="true">⚑</span>
+      </button>
+      <ReportDialog
+        member={{ id: senderId, name: "this member" }}
+        messageId={messageId}
+        open={open}
+        onClose={() => setOpen(false)}
+      />
+    </>
+  );
+}
