@@ -66,6 +66,7 @@ import {
   startWorker,
   type BenchWorker,
 } from "../lib/worker";
+import { sleep } from "../../scripts/lib/wait";
 
 type Via = "socket" | "http";
 
@@ -133,7 +134,6 @@ const MEMBER_CREDITS = 1_000_000;
 /** In the ramp, a target whose messages wait this long has failed the rate: it stops there. */
 const GIVE_UP_MS = 2_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
 const load = () => Number(loadavg()[0]!.toFixed(2));
 

@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { experimental_readRawConfig, unstable_DevEnv } from "wrangler";
+import { sleep } from "../../scripts/lib/wait";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const BENCH_APP_KEY = "bench-only-app-key-0123456789-abcdefghijklmnopqrstuvwxyz";
@@ -29,8 +30,6 @@ const wranglerEnv = {
 
 /** What the Worker is built from, copied for the run. */
 const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", "package.json"];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Where benchmarks keep their state: `BENCH_STATE_DIR` when set, else a folder on tmpfs

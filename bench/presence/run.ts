@@ -63,6 +63,7 @@ import {
   startWorker,
 } from "../lib/worker";
 import type { Command, Event, Protocol, Report } from "./client";
+import { sleep } from "../../scripts/lib/wait";
 
 interface Options {
   sizes: number[];
@@ -108,7 +109,6 @@ function parseArgs(argv: string[]): Options {
 const SESSION_COOKIE = "heartline_session";
 const PAGE_SIZE = 40;
 const CONTACTS = 10;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
 const now = () => performance.timeOrigin + performance.now();
 

@@ -14,12 +14,12 @@ import {
   onlineOf,
   sendBad,
   SETTLE_MS,
-  sleep,
   restartHome,
   until,
   watch,
   watchedAcrossShards,
 } from "./presence-helpers";
+import { eventually, sleep } from "../../scripts/lib/wait";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
 
@@ -172,9 +172,11 @@ describe("watches across shards", () => {
     expect(await watch(w, [])).toEqual([]);
     const quiet = w.frames.length;
     t2.close();
-    const deadline = Date.now() + 4000;
-    while ((await registeredFor(target)).length > 0 && Date.now() < deadline) await sleep(50);
-    expect(await registeredFor(target)).toEqual([]);
+    await eventually(async () => (await registeredFor(target)).length === 0, {
+      timeoutMs: 4000,
+      intervalMs: 50,
+      what: "the registration to be withdrawn",
+    });
     expect(heardSince(w, quiet).has(target.id)).toBe(false);
     // Watching again registers again.
     const t3 = await joinPresence(target.client);

@@ -9,10 +9,10 @@ import {
   mentionedBy,
   onlineOf,
   SETTLE_MS,
-  sleep,
   until,
   watch,
 } from "./presence-helpers";
+import { sleep } from "../../scripts/lib/wait";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
 
