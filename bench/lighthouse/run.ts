@@ -23,15 +23,12 @@ import { renderPortrait } from "../../scripts/lib/portrait";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 import { BenchState, ROOT, startWorker } from "../lib/worker";
 import { audit, BUDGET, CATEGORIES, FORMS, type Category, type Form, type Scores } from "./audit";
+import { commandLine } from "../lib/args";
 
 function parseArgs(argv: string[]) {
-  const value = (name: string) => {
-    const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-    if (i < 0) return undefined;
-    return argv[i]!.includes("=") ? argv[i]!.split("=")[1] : argv[i + 1];
-  };
+  const { value, flag } = commandLine(argv);
   return {
-    write: argv.includes("--write"),
+    write: flag("write"),
     pages: value("pages")?.split(","),
     forms: (value("forms")?.split(",") ?? [...FORMS]) as Form[],
   };

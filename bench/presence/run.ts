@@ -64,6 +64,7 @@ import {
 } from "../lib/worker";
 import type { Command, Event, Protocol, Report } from "./client";
 import { sleep } from "../../scripts/lib/wait";
+import { commandLine } from "../lib/args";
 
 interface Options {
   sizes: number[];
@@ -80,17 +81,8 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const value = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const num = (name: string) => {
-    const v = value(name);
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number`);
-    return n;
-  };
+  const { value, number } = commandLine(argv);
+  const num = (name: string) => number(name, undefined, { zero: true });
   return {
     sizes: (value("sockets") ?? "1000").split(",").map(Number),
     churn: num("churn"),

@@ -24,6 +24,7 @@ import { searchRequestSchema } from "~/schemas/search";
 import type { Env } from "~/server/env.server";
 import { BenchState, BENCH_APP_KEY, cpuClockOf, percentile, ROOT } from "../lib/worker";
 import { queryMix, vocabularyOf } from "./dataset";
+import { commandLine } from "../lib/args";
 
 type Search = (
   env: Env,
@@ -76,14 +77,10 @@ function timed(db: D1Database, tally: Tally): D1Database {
   });
 }
 
-function option(name: string, fallback: string) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : fallback;
-}
-
 async function main() {
-  const base = option("base", "main");
-  const rounds = Number(option("rounds", "3"));
+  const args = commandLine(process.argv.slice(2));
+  const base = args.value("base") ?? "main";
+  const rounds = Number(args.value("rounds") ?? "3");
   const state = new BenchState("search");
   const baseFile = path.join(ROOT, "app", "server", "discovery-base.bench.ts");
   const source = execFileSync("git", ["show", `${base}:app/server/discovery.server.ts`], {
