@@ -83,10 +83,19 @@ async function main() {
   const rounds = Number(args.value("rounds") ?? "3");
   const state = new BenchState("search");
   const baseFile = path.join(ROOT, "app", "server", "discovery-base.bench.ts");
-  const source = execFileSync("git", ["show", `${base}:app/server/discovery.server.ts`], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
+  const show = (file: string) =>
+    execFileSync("git", ["show", `${base}:${file}`], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+  // The search module of the base: search.server.ts, or discovery.server.ts before the rename.
+  let source: string;
+  try {
+    source = show("app/server/search.server.ts");
+  } catch {
+    source = show("app/server/discovery.server.ts");
+  }
   const cap = execFileSync("git", ["show", `${base}:app/schemas/search.ts`], {
     cwd: ROOT,
     encoding: "utf8",
