@@ -58,6 +58,27 @@ async function demoStartingCredits(env: Bindings): Promise<string> {
 }
 
 /**
+ * What the app's like and view rules get as their environment while seeding: the platform proxy's
+ * D1, and, in place of the Worker's member hubs (MEMBER_HUB), hubs with no page open.
+ *
+ * No Worker runs while seeding and the platform proxy cannot reach the Worker's Durable Objects,
+ * so no member has a page open to hear of a new notification. The Worker's hub does nothing for a
+ * member without open pages; these hubs do the same for everyone, and say so. The notifications
+ * themselves are stored in D1, and every page shows them when it loads. Only `publish` is
+ * reachable from the like and view rules; anything else they asked of a hub would throw here.
+ */
+function withoutOpenPages(env: Bindings): { env: Env; pushed: () => number } {
+  let frames = 0;
+  const noOpenPages = {
+    publish: async () => {
+      frames += 1;
+    },
+  };
+  const hubs = { idFromName: (name: string) => name, get: () => noOpenPages };
+  return { env: { ...env, MEMBER_HUB: hubs } as unknown as Env, pushed: () => frames };
+}
+
+/**
  * The demo account's likes, matches and profile views (scripts/lib/seed-demo-life.ts), with
  * members of the ages it looks for, picked in a fixed order that mixes the roster's countries.
  */
@@ -71,17 +92,12 @@ async function demoLife(env: Bindings, members: SeedMember[], ids: Map<SeedMembe
     )
     .slice(0, DEMO_LIFE_MEMBERS)
     .map((m) => ids.get(m)!);
-  // No Worker runs while seeding, so no member has a page open: the frames that announce a new
-  // notification to open pages have nowhere to go (the platform proxy cannot reach the member
-  // hubs, and would print a stack for each). The notifications themselves are stored in D1.
-  const noOpenPages = {
-    ...env,
-    MEMBER_HUB: { idFromName: (name: string) => name, get: () => ({ publish: async () => {} }) },
-  } as unknown as Env;
-  const added = await seedDemoLife(noOpenPages, ids.get(demo)!, planDemoLife(candidates));
+  const seeding = withoutOpenPages(env);
+  const added = await seedDemoLife(seeding.env, ids.get(demo)!, planDemoLife(candidates));
   return (
     `${added.likesReceived} likes received, ${added.matches} matches, ` +
-    `${added.likesGiven} likes given, ${added.views} profile views added`
+    `${added.likesGiven} likes given, ${added.views} profile views added ` +
+    `(${seeding.pushed()} live updates for open pages dropped: none is open while seeding)`
   );
 }
 

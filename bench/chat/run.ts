@@ -66,6 +66,8 @@ import {
   startWorker,
   type BenchWorker,
 } from "../lib/worker";
+import { sleep } from "../../scripts/lib/wait";
+import { commandLine } from "../lib/args";
 
 type Via = "socket" | "http";
 
@@ -86,19 +88,8 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const value = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const num = (name: string, fallback: number, zero = false) => {
-    const v = value(name);
-    if (v === undefined) return fallback;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0 || (n === 0 && !zero)) {
-      throw new Error(`--${name} must be a positive number`);
-    }
-    return n;
-  };
+  const { value, number, flag } = commandLine(argv);
+  const num = (name: string, fallback: number, zero = false) => number(name, fallback, { zero });
   const via = (value("via") ?? "socket,http").split(",");
   if (via.length === 0 || via.some((v) => v !== "socket" && v !== "http")) {
     throw new Error("--via is socket, http or socket,http");
@@ -118,7 +109,7 @@ function parseArgs(argv: string[]): Options {
     rampSeconds: num("ramp-seconds", 6),
     limit: num("limit", 50),
     gifts: Math.round(num("gifts", 100, true)),
-    viaDevProxy: argv.includes("--via-dev-proxy"),
+    viaDevProxy: flag("via-dev-proxy"),
     json: value("json"),
   };
 }
@@ -133,7 +124,6 @@ const MEMBER_CREDITS = 1_000_000;
 /** In the ramp, a target whose messages wait this long has failed the rate: it stops there. */
 const GIVE_UP_MS = 2_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
 const load = () => Number(loadavg()[0]!.toFixed(2));
 

@@ -7,30 +7,25 @@
  * do in production: `wrangler dev` also puts a reload proxy (a second workerd) in front of the
  * Worker, which buffers requests while it rebuilds; `viaDevProxy` measures through that proxy too.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { experimental_readRawConfig, unstable_DevEnv } from "wrangler";
+import {
+  applyMigrations,
+  requireBuild,
+  ROOT,
+  startLocalWorker,
+  wrangler,
+  writeLocalConfig,
+  type RawConfig,
+} from "../../scripts/lib/local-worker";
+import { sleep } from "../../scripts/lib/wait";
 
-export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export { ROOT, type RawConfig };
 export const BENCH_APP_KEY = "bench-only-app-key-0123456789-abcdefghijklmnopqrstuvwxyz";
-const WRANGLER_BIN = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
-
-const wranglerEnv = {
-  ...process.env,
-  CI: "true",
-  WRANGLER_SEND_METRICS: "false",
-  NO_UPDATE_NOTIFIER: "1",
-  FORCE_COLOR: "0",
-};
 
 /** What the Worker is built from, copied for the run. */
 const SNAPSHOT = ["app", "worker", "durable-objects", "build", "tsconfig.json", "package.json"];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Where benchmarks keep their state: `BENCH_STATE_DIR` when set, else a folder on tmpfs
@@ -71,9 +66,7 @@ export class BenchState {
 
   /** Empties the state and applies the D1 migrations to it. */
   async reset() {
-    if (!existsSync(path.join(this.root, "build", "server", "index.js"))) {
-      throw new Error("The Remix build is missing: run `npm run build` first.");
-    }
+    requireBuild(this.root);
     await rm(this.dir, { recursive: true, force: true });
     await mkdir(this.persistDir, { recursive: true });
     await this.migrate();
@@ -81,17 +74,7 @@ export class BenchState {
 
   /** Applies the D1 migrations not yet applied to the state's local D1 (keeping its data). */
   async migrate() {
-    await wrangler([
-      "d1",
-      "migrations",
-      "apply",
-      "DB",
-      "--local",
-      "--persist-to",
-      this.persistDir,
-      "--config",
-      path.join(this.root, "wrangler.toml"),
-    ]);
+    await applyMigrations(this.persistDir, { root: this.root });
   }
 
   /** Runs SQL statements (one per line) on the state's local D1, through a file in the state. */
@@ -140,50 +123,13 @@ export class BenchState {
       if (attempt >= 30) throw new Error("build/ stayed incomplete: run `npm run build` first");
       await sleep(2000);
     }
-    const { rawConfig } = experimental_readRawConfig({
-      config: path.join(this.root, "wrangler.toml"),
+    return writeLocalConfig<C>({
+      root: this.root,
+      sourceDir: this.sourceDir,
+      configPath: this.configPath,
+      edit,
     });
-    const config = structuredClone(rawConfig) as C;
-    delete config.build;
-    delete config.env;
-    if (config.main) config.main = path.resolve(this.sourceDir, config.main);
-    if (config.assets?.directory) {
-      config.assets.directory = path.resolve(this.sourceDir, config.assets.directory);
-    }
-    for (const db of config.d1_databases ?? []) {
-      if (db.migrations_dir) db.migrations_dir = path.resolve(this.root, db.migrations_dir);
-    }
-    edit?.(config);
-    await writeFile(this.configPath, JSON.stringify(config, null, 2));
-    return config;
   }
-}
-
-export interface RawConfig {
-  main?: string;
-  build?: unknown;
-  env?: unknown;
-  assets?: { directory?: string };
-  d1_databases?: { migrations_dir?: string }[];
-  vars?: Record<string, unknown>;
-}
-
-/** Runs wrangler's CLI; rejects with its output when it fails. */
-function wrangler(args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRANGLER_BIN, ...args], {
-      cwd: ROOT,
-      env: wranglerEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`wrangler ${args.join(" ")} failed\n${output}`)),
-    );
-  });
 }
 
 export interface BenchWorker {
@@ -195,65 +141,26 @@ export interface BenchWorker {
 }
 
 /**
- * Starts the Worker of `state` (after `prepareWorker`) in workerd: inspector off, no file
- * watching, persistence in the state, on 127.0.0.1 only, with `vars` (text) and the bench key.
+ * Starts the Worker of `state` (after `prepareWorker`) in workerd (scripts/lib/local-worker.ts):
+ * persistence in the state, with `vars` (text) and the bench key.
  */
 export async function startWorker(
   state: BenchState,
   options: { vars?: Record<string, string>; viaDevProxy?: boolean } = {},
 ): Promise<BenchWorker> {
-  process.env.WRANGLER_SEND_METRICS = "false";
-  const devEnv = new unstable_DevEnv();
-  // The runtime reports where the Worker listens when it is (re)loaded; wrangler's proxy then
-  // forwards to it.
-  let workerUrl: string | undefined;
-  const proxy = devEnv.proxy;
-  const onReloadComplete = proxy.onReloadComplete.bind(proxy);
-  proxy.onReloadComplete = (event) => {
-    const { protocol, hostname, port } = event.proxyData.userWorkerUrl;
-    workerUrl = `${protocol}//${hostname}:${port}`;
-    onReloadComplete(event);
-  };
-  const bindings: Record<string, { type: "plain_text" | "secret_text"; value: string }> = {
-    APP_KEY: { type: "secret_text", value: BENCH_APP_KEY },
-  };
-  for (const [name, value] of Object.entries(options.vars ?? {})) {
-    bindings[name] = { type: "plain_text", value };
-  }
-  const worker = await devEnv.startWorker({
-    config: state.configPath,
-    envFiles: [],
-    sendMetrics: false,
-    bindings,
-    dev: {
-      remote: false,
-      inspector: false,
-      watch: false,
-      liveReload: false,
-      persist: state.persistDir,
-      server: { hostname: "127.0.0.1", port: 0 },
-      logLevel: "warn",
-      enableContainers: false,
-      generateTypes: false,
-    },
+  const worker = await startLocalWorker({
+    configPath: state.configPath,
+    persistDir: state.persistDir,
+    appKey: BENCH_APP_KEY,
+    vars: options.vars,
   });
-  try {
-    await worker.ready;
-    const proxyUrl = (await worker.url).origin;
-    // The proxy holds requests until the Worker is loaded: one through it waits for that.
-    await fetch(`${proxyUrl}/favicon.svg`).then((res) => res.arrayBuffer());
-    if (!workerUrl) throw new Error("the Worker's own address was not reported");
-    return {
-      url: options.viaDevProxy ? proxyUrl : workerUrl,
-      route: options.viaDevProxy
-        ? "through wrangler dev's reload proxy to the Worker"
-        : "straight to the Worker (no dev proxy)",
-      dispose: () => worker.dispose(),
-    };
-  } catch (error) {
-    await worker.dispose();
-    throw error;
-  }
+  return {
+    url: options.viaDevProxy ? worker.proxyUrl : worker.url,
+    route: options.viaDevProxy
+      ? "through wrangler dev's reload proxy to the Worker"
+      : "straight to the Worker (no dev proxy)",
+    dispose: worker.dispose,
+  };
 }
 
 interface ProcStat {

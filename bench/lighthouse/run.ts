@@ -18,19 +18,17 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { ApiSession } from "../../scripts/lib/api-session";
 import { renderPortrait } from "../../scripts/lib/portrait";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 import { BenchState, ROOT, startWorker } from "../lib/worker";
 import { audit, BUDGET, CATEGORIES, FORMS, type Category, type Form, type Scores } from "./audit";
+import { commandLine } from "../lib/args";
 
 function parseArgs(argv: string[]) {
-  const value = (name: string) => {
-    const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-    if (i < 0) return undefined;
-    return argv[i]!.includes("=") ? argv[i]!.split("=")[1] : argv[i + 1];
-  };
+  const { value, flag } = commandLine(argv);
   return {
-    write: argv.includes("--write"),
+    write: flag("write"),
     pages: value("pages")?.split(","),
     forms: (value("forms")?.split(",") ?? [...FORMS]) as Form[],
   };
@@ -38,60 +36,19 @@ function parseArgs(argv: string[]) {
 
 const log = (line: string) => console.error(`[lighthouse] ${line}`);
 
-/** A member driven through the JSON API: cookies, the CSRF token, JSON in and out. */
-class Member {
-  readonly cookies = new Map<string, string>();
-  private csrf = "";
+/** A member driven through the JSON API (scripts/lib/api-session.ts). */
+class Member extends ApiSession {
   id = "";
 
   constructor(
-    private readonly base: string,
+    base: string,
     readonly username: string,
-  ) {}
+  ) {
+    super(base);
+  }
 
   get email() {
     return `${this.username}@example.test`;
-  }
-
-  cookieHeader() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-
-  async call(method: string, pathname: string, body?: unknown) {
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (this.cookies.size) headers.Cookie = this.cookieHeader();
-    if (method !== "GET") headers["X-CSRF-Token"] = this.csrf;
-    let payload: BodyInit | undefined;
-    if (body instanceof FormData) payload = body;
-    else if (body !== undefined) {
-      headers["Content-Type"] = "application/json";
-      payload = JSON.stringify(body);
-    }
-    const res = await fetch(new URL(pathname, this.base), {
-      method,
-      headers,
-      body: payload,
-      redirect: "manual",
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const eq = pair!.indexOf("=");
-      this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-    }
-    const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-    return { status: res.status, json };
-  }
-
-  async expect(method: string, pathname: string, status: number, body?: unknown) {
-    const res = await this.call(method, pathname, body);
-    if (res.status !== status) {
-      throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(res.json)}`);
-    }
-    return res.json ?? {};
-  }
-
-  private async refreshToken() {
-    this.csrf = String((await this.call("GET", "/csrf-token")).json?.token ?? "");
   }
 
   /** Registers, verifies through the dev mailbox, fills the profile and uploads portraits. */
@@ -108,7 +65,9 @@ class Member {
     });
     this.id = String((registered.user as { id: string }).id);
     const mailbox = (await (
-      await fetch(new URL("/dev/mailbox", this.base), { headers: { Accept: "application/json" } })
+      await fetch(new URL("/dev/mailbox", this.baseUrl), {
+        headers: { Accept: "application/json" },
+      })
     ).json()) as { emails: { to: string; text: string }[] };
     const mail = mailbox.emails.find((e) => e.to === this.email);
     const link = mail?.text.match(/https?:\/\/\S+\/verify-email\/\S+/)?.[0];

@@ -63,6 +63,8 @@ import {
   startWorker,
 } from "../lib/worker";
 import type { Command, Event, Protocol, Report } from "./client";
+import { sleep } from "../../scripts/lib/wait";
+import { commandLine } from "../lib/args";
 
 interface Options {
   sizes: number[];
@@ -79,17 +81,8 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const value = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const num = (name: string) => {
-    const v = value(name);
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number`);
-    return n;
-  };
+  const { value, number } = commandLine(argv);
+  const num = (name: string) => number(name, undefined, { zero: true });
   return {
     sizes: (value("sockets") ?? "1000").split(",").map(Number),
     churn: num("churn"),
@@ -108,7 +101,6 @@ function parseArgs(argv: string[]): Options {
 const SESSION_COOKIE = "heartline_session";
 const PAGE_SIZE = 40;
 const CONTACTS = 10;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.log(`[bench] ${message}`);
 const now = () => performance.timeOrigin + performance.now();
 

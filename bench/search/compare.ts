@@ -24,6 +24,7 @@ import { searchRequestSchema } from "~/schemas/search";
 import type { Env } from "~/server/env.server";
 import { BenchState, BENCH_APP_KEY, cpuClockOf, percentile, ROOT } from "../lib/worker";
 import { queryMix, vocabularyOf } from "./dataset";
+import { commandLine } from "../lib/args";
 
 type Search = (
   env: Env,
@@ -76,20 +77,25 @@ function timed(db: D1Database, tally: Tally): D1Database {
   });
 }
 
-function option(name: string, fallback: string) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : fallback;
-}
-
 async function main() {
-  const base = option("base", "main");
-  const rounds = Number(option("rounds", "3"));
+  const args = commandLine(process.argv.slice(2));
+  const base = args.value("base") ?? "main";
+  const rounds = Number(args.value("rounds") ?? "3");
   const state = new BenchState("search");
   const baseFile = path.join(ROOT, "app", "server", "discovery-base.bench.ts");
-  const source = execFileSync("git", ["show", `${base}:app/server/discovery.server.ts`], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
+  const show = (file: string) =>
+    execFileSync("git", ["show", `${base}:${file}`], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+  // The search module of the base: search.server.ts, or discovery.server.ts before the rename.
+  let source: string;
+  try {
+    source = show("app/server/search.server.ts");
+  } catch {
+    source = show("app/server/discovery.server.ts");
+  }
   const cap = execFileSync("git", ["show", `${base}:app/schemas/search.ts`], {
     cwd: ROOT,
     encoding: "utf8",

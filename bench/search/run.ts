@@ -53,6 +53,7 @@ import {
   vocabularyOf,
   type BenchQuery,
 } from "./dataset";
+import { commandLine } from "../lib/args";
 
 interface Options {
   sizes: number[];
@@ -67,18 +68,8 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const value = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const positive = (name: string, fallback: number) => {
-    const raw = value(name);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n <= 0)
-      throw new Error(`--${name} must be a positive whole number`);
-    return n;
-  };
+  const { value, number, flag } = commandLine(argv);
+  const positive = (name: string, fallback: number) => number(name, fallback, { whole: true });
   const sizes = (value("sizes") ?? "10000,100000").split(",").map(Number);
   if (
     sizes.some((n) => !Number.isInteger(n) || n <= 0) ||
@@ -96,8 +87,8 @@ function parseArgs(argv: string[]): Options {
       return n;
     }),
     warmup: positive("warmup", 50),
-    viaDevProxy: argv.includes("--via-dev-proxy"),
-    reuse: argv.includes("--reuse"),
+    viaDevProxy: flag("via-dev-proxy"),
+    reuse: flag("reuse"),
     json: value("json"),
   };
 }

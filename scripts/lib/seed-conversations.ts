@@ -7,8 +7,10 @@
  * Safe to run again: every message carries a client id derived from the script; a line already
  * stored is skipped (and a resend with its client id would store nothing new).
  */
+import { ApiSession } from "./api-session";
 import { DEMO_EMAIL, DEMO_PASSWORD, DEMO_USERNAME } from "./demo-account";
 import { buildMembers, seedUserId } from "./members";
+import { sleep } from "./wait";
 
 type Line = readonly ["demo" | "them", string] | readonly ["demo-gift", string, string];
 
@@ -59,61 +61,22 @@ const SCRIPTS: { username: string; lines: Line[] }[] = [
   },
 ];
 
-class Session {
-  private cookies = new Map<string, string>();
-  private token = "";
-
-  constructor(private readonly baseUrl: string) {}
-
-  private async request(method: string, path: string, body?: unknown) {
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (this.cookies.size) {
-      headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    }
-    if (method !== "GET") {
-      headers["Content-Type"] = "application/json";
-      headers["X-CSRF-Token"] = this.token;
-    }
-    const res = await fetch(new URL(path, this.baseUrl), {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      redirect: "manual",
-    });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const eq = pair!.indexOf("=");
-      this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-    }
-    return { status: res.status, body: (await res.json().catch(() => null)) as unknown };
-  }
-
-  private async refreshToken() {
-    const res = await this.request("GET", "/csrf-token");
-    this.token = (res.body as { token: string }).token;
-  }
-
-  async signIn(email: string, password: string) {
-    await this.refreshToken();
-    const res = await this.request("POST", "/login", { email, password });
-    if (res.status !== 200) throw new Error(`sign-in of ${email} failed: ${res.status}`);
-    await this.refreshToken();
-  }
-
+/** A member signed in through the chat API. */
+class Session extends ApiSession {
   /** A send that may be refused for want of credits (402): false then. */
   async trySend(path: string, body: unknown): Promise<boolean> {
-    const res = await this.request("POST", path, body);
+    const res = await this.call("POST", path, body);
     if (res.status === 402) return false;
     if (res.status >= 300) throw new Error(`POST ${path} answered ${res.status}`);
     return true;
   }
 
   async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.request(method, path, body);
+    const res = await this.call(method, path, body);
     if (res.status >= 300) {
-      throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.json)}`);
     }
-    return res.body as T;
+    return res.json as T;
   }
 }
 
@@ -130,7 +93,7 @@ export async function workerReady(baseUrl: string, waitMs = 0): Promise<boolean>
       // Not listening yet.
     }
     if (Date.now() >= until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
   }
 }
 

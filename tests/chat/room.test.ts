@@ -4,7 +4,7 @@ import type { ChatMessageView } from "~/realtime/chat";
 import { CHAT_CLOSE_FORBIDDEN } from "~/realtime/chat";
 import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import { openSocket, type TestSocket } from "../helpers/sockets";
-import { block, conversationPair, page, send, sent } from "./helpers";
+import { block, conversationPair, giveCredits, page, send, sent, type Member } from "./helpers";
 
 type Frame = Record<string, unknown>;
 const isMessage = (f: Frame) => f.type === "message";
@@ -25,7 +25,14 @@ function closed(ws: WebSocket): Promise<{ code: number; reason: string }> {
 
 const roomOf = (id: string) => env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+const notificationType = (f: Frame) => (f.notification as { type: string }).type;
+
+/** Sends a rose (granting the credits for it): every gift is notified to its recipient. */
+async function sentGift(from: Member, conversationId: string) {
+  await giveCredits(from.id, 100);
+  const res = await send(from.client, conversationId, "", { gift_id: "rose" });
+  if (res.status !== 201) throw new Error(`gift failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
 
 describe("the conversation room", () => {
   it("delivers each message once to every open socket, the sender's own included, in order", async () => {
@@ -64,14 +71,14 @@ describe("the conversation room", () => {
       client_id: "ws-1",
       message: "Over the socket",
     });
-    await alices.next((f) => isMessage(f) && messageOf(f).id === live.id);
+    const echo = await alices.next((f) => isMessage(f) && messageOf(f).id === live.id);
     expect((await page(bob.client, id, "after=0")).body.messages).toEqual([live]);
 
-    // The same client id again: stored once, and only the sender hears it again.
+    // The same client id again: stored once, and only the sender hears it again (Bob's socket is
+    // checked below, once later messages prove the room has sent everything before them).
     alices.ws.send(JSON.stringify({ type: "send", client_id: "ws-1", message: "Over the socket" }));
-    await settle();
+    expect(messageOf(await alices.next((f) => isMessage(f) && f !== echo))).toEqual(live);
     expect(alices.frames.filter(isMessage)).toHaveLength(2);
-    expect(bobs.frames.filter(isMessage)).toHaveLength(1);
     expect((await page(bob.client, id, "after=0")).body.messages).toHaveLength(1);
 
     // Refusals come back to the sender as send_error, with the HTTP API's status and message.
@@ -85,6 +92,13 @@ describe("the conversation room", () => {
       alices.ws.send(JSON.stringify({ type: "send", client_id: `ws-${n}`, message: `#${n}` }));
       await alices.next((f) => isMessage(f) && messageOf(f).client_id === `ws-${n}`);
     }
+    // The room publishes in sequence order: once Bob has #4, a repeat of ws-1 would be there.
+    await bobs.next((f) => isMessage(f) && messageOf(f).client_id === "ws-4");
+    expect(bobs.frames.filter(isMessage).map((f) => messageOf(f).client_id)).toEqual([
+      "ws-1",
+      "ws-3",
+      "ws-4",
+    ]);
     alices.ws.send(JSON.stringify({ type: "send", client_id: "ws-5", message: "a fourth" }));
     expect(
       await alices.next((f) => f.type === "send_error" && f.client_id === "ws-5"),
@@ -147,10 +161,8 @@ describe("the conversation room", () => {
     const frame = await alices.next((f) => f.type === "read");
     expect(frame).toMatchObject({ conversation_id: id, user_id: bob.id, seq: 1 });
     expect(frame.read_at).toMatch(/Z$/);
-    // Reading again with nothing new sends nothing.
+    // Reading again with nothing new sends nothing (checked once the next receipt has arrived).
     await bob.client.json("POST", `/chat/conversations/${id}/read`);
-    await settle();
-    expect(alices.frames.filter((f) => f.type === "read")).toHaveLength(1);
 
     // Reading over the socket does the same.
     const bobs = await socket(bob.client, id);
@@ -159,6 +171,7 @@ describe("the conversation room", () => {
     expect(await alices.next((f) => f.type === "read" && f.seq === 2)).toMatchObject({
       user_id: bob.id,
     });
+    expect(alices.frames.filter((f) => f.type === "read").map((f) => f.seq)).toEqual([1, 2]);
     const [, second] = (await page(alice.client, id, "after=0")).body.messages;
     expect(second!.read_at).not.toBeNull();
     alices.close();
@@ -180,12 +193,20 @@ describe("the conversation room", () => {
     // Something that is not a frame is ignored.
     alices.ws.send("not json");
     alices.ws.send(JSON.stringify({ type: "message", message: "sneaky" }));
-    await settle();
+    // A message sent after everything above, from each of Alice's sockets: once every socket has
+    // both, the room has handled (and relayed) all that came before them on those sockets.
+    alices.ws.send(JSON.stringify({ type: "send", client_id: "after-1", message: "after one" }));
+    alice2.ws.send(JSON.stringify({ type: "send", client_id: "after-2", message: "after two" }));
+    for (const s of [alices, alice2, bobs]) {
+      for (const clientId of ["after-1", "after-2"])
+        await s.next((f) => isMessage(f) && messageOf(f).client_id === clientId);
+    }
     expect(bobs.frames.filter((f) => f.type === "typing")).toHaveLength(1);
-    expect(bobs.frames.filter(isMessage)).toHaveLength(0);
+    expect(bobs.frames.filter(isMessage)).toHaveLength(2);
     expect(alices.frames.filter((f) => f.type === "typing")).toHaveLength(0);
     expect(alice2.frames.filter((f) => f.type === "typing")).toHaveLength(0);
-    expect((await page(bob.client, id, "after=0")).body.messages).toEqual([]);
+    const stored = (await page(bob.client, id, "after=0")).body.messages;
+    expect(stored.map((m) => m.message).sort()).toEqual(["after one", "after two"]);
     for (const s of [alices, alice2, bobs]) s.close();
   });
 
@@ -272,11 +293,17 @@ describe("the conversation room", () => {
       conversation_id: id,
       unread_count: 0,
     });
-    // A second unread message updates the list but is not notified again.
+    // A second unread message updates the list but is not notified again. A gift (always
+    // notified) sent after it is the proof: once its notification is here, one for the second
+    // message would be too.
     await sent(alice.client, id, "are you there?");
     await bobMe.next((f) => f.type === "conversation" && f.unread_count === 2);
-    await settle();
-    expect(bobMe.frames.filter((f) => f.type === "notification")).toHaveLength(1);
+    await sentGift(alice, id);
+    await bobMe.next((f) => f.type === "notification" && notificationType(f) === "gift");
+    expect(bobMe.frames.filter((f) => f.type === "notification").map(notificationType)).toEqual([
+      "message",
+      "gift",
+    ]);
     // Reading clears the count on Bob's other pages.
     await page(bob.client, id);
     await bobMe.next(
@@ -293,8 +320,13 @@ describe("the conversation room", () => {
     await sent(alice.client, id, "you are here");
     await bobRoom.next((f) => isMessage(f));
     await bobMe.next((f) => f.type === "conversation" && f.unread_count === 1);
-    await settle();
-    expect(bobMe.frames.filter((f) => f.type === "notification")).toHaveLength(0);
+    // A gift is notified even to a member who is looking: once its notification is here, one for
+    // the first message would be too.
+    await sentGift(alice, id);
+    await bobMe.next((f) => f.type === "notification");
+    expect(bobMe.frames.filter((f) => f.type === "notification").map(notificationType)).toEqual([
+      "gift",
+    ]);
     bobRoom.close();
     bobMe.close();
   });

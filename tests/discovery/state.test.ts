@@ -30,17 +30,10 @@ import {
   setMemberLiked,
   setShowAdvancedFilters,
 } from "~/state/search";
+import { memberCard } from "../helpers/cards";
 
 const card = (id: string): SearchCard => ({
-  id,
-  username: id,
-  firstName: null,
-  age: 30,
-  gender: null,
-  location: { country: null, state: null, city: null },
-  photo_url: null,
-  online: false,
-  last_seen_at: null,
+  ...memberCard(id),
   bio: "",
   interests: [],
   liked: false,

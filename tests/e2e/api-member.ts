@@ -3,48 +3,15 @@
  * out), for the browser tests that need other members around the one in Chromium.
  */
 import type { Page } from "playwright-core";
+import { ApiSession } from "../../scripts/lib/api-session";
 import { baseUrl, latestEmailFor, linkFromEmail, uniqueMember } from "./helpers";
 
-/** A member driven through the JSON API: cookies, the CSRF token, JSON in and out. */
-export class ApiMember {
-  private cookies = new Map<string, string>();
-  private csrf = "";
+/** A member driven through the JSON API of the test Worker (scripts/lib/api-session.ts). */
+export class ApiMember extends ApiSession {
   id = "";
 
-  constructor(readonly details: ReturnType<typeof uniqueMember>) {}
-
-  private async call(method: string, path: string, body?: unknown) {
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (this.cookies.size) {
-      headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    }
-    if (method !== "GET") headers["X-CSRF-Token"] = this.csrf;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(new URL(path, baseUrl()), {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      redirect: "manual",
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const eq = pair!.indexOf("=");
-      this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-    }
-    const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-    return { status: res.status, json };
-  }
-
-  private async refreshToken() {
-    this.csrf = String((await this.call("GET", "/csrf-token")).json?.token ?? "");
-  }
-
-  async expect(method: string, path: string, status: number, body?: unknown) {
-    const res = await this.call(method, path, body);
-    if (res.status !== status) {
-      throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
-    }
-    return res.json;
+  constructor(readonly details: ReturnType<typeof uniqueMember>) {
+    super(baseUrl());
   }
 
   /** Registers, follows the verification link from the mailbox and fills the profile. */

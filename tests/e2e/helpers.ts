@@ -18,6 +18,7 @@ import {
 } from "playwright-core";
 import { expect, inject, onTestFinished } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
+import { eventually } from "../../scripts/lib/wait";
 
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 
@@ -149,28 +150,6 @@ export function daysUntil(expiresSeconds: number): number {
   return (expiresSeconds * 1000 - Date.now()) / 86_400_000;
 }
 
-/** Polls `probe` until it returns something other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  { timeoutMs = ACTION_TIMEOUT_MS, intervalMs = 100, what = "condition" } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() >= deadline) {
-      const detail = lastError instanceof Error ? `: ${lastError.message}` : "";
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Members
 
@@ -283,7 +262,7 @@ export async function latestEmailFor(
           (since === undefined || Date.parse(e.sent_at) >= since.getTime() - 1000),
       );
     },
-    { timeoutMs, what: `an email to ${address}` },
+    { timeoutMs, intervalMs: 100, what: `an email to ${address}` },
   );
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { recordActivity, type ActivityView } from "~/server/activities.server";
 import { grantCredits } from "~/server/credits.server";
 import { verifiedMember } from "../helpers/members";
+import { eventually } from "../../scripts/lib/wait";
 
 interface ListBody {
   activities: ActivityView[];
@@ -77,17 +78,16 @@ describe("the activities page: a member's own history", () => {
       gift_id: "rose",
     });
     expect(sent.status).toBe(201);
+    // Recorded after the send answers (the room's afterSend): looked for until it is there.
     const expectEntry = async (member: typeof sender, type: string, otherId: string) => {
-      for (let i = 0; i < 50; i++) {
-        const res = await member.client.json<ListBody>("GET", "/my/activities");
-        const entry = res.body.activities.find((a) => a.type === type);
-        if (entry) {
-          expect(entry).toMatchObject({ user: { id: otherId }, data: { gift: { name: "Rose" } } });
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`no ${type} activity`);
+      const entry = await eventually(
+        async () =>
+          (await member.client.json<ListBody>("GET", "/my/activities")).body.activities.find(
+            (a) => a.type === type,
+          ),
+        { timeoutMs: 3000, intervalMs: 50, what: `a ${type} activity` },
+      );
+      expect(entry).toMatchObject({ user: { id: otherId }, data: { gift: { name: "Rose" } } });
     };
     await expectEntry(sender, "gift_sent", recipient.id);
     await expectEntry(recipient, "gift_received", sender.id);

@@ -6,6 +6,7 @@ import type { PresenceRoom } from "../../durable-objects/presence/room";
 import type { TestClient } from "../helpers/client";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
+import { eventually } from "../../scripts/lib/wait";
 
 /** The online ids a presence socket's frames add up to (a client's view of the room). */
 export function onlineOf(socket: TestSocket): Set<string> {
@@ -37,8 +38,6 @@ export function countEvents(socket: TestSocket, kind: "joining" | "leaving", id:
   return socket.frames.filter((f) => f.type === kind && f.user_id === id).length;
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Waits until the socket's view satisfies `predicate`. */
 export async function until(
   socket: TestSocket,
@@ -46,15 +45,13 @@ export async function until(
   what = "presence condition",
   timeoutMs = 4000,
 ): Promise<Set<string>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const online = onlineOf(socket);
-    if (predicate(online)) return online;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(socket.frames)}`);
-    }
-    await sleep(20);
-  }
+  return eventually(
+    () => {
+      const online = onlineOf(socket);
+      return predicate(online) && online;
+    },
+    { timeoutMs, intervalMs: 20, what, detail: () => `frames: ${JSON.stringify(socket.frames)}` },
+  );
 }
 
 /** Waits for the first frame after the socket's first `from` frames that matches `predicate`. */
@@ -64,15 +61,12 @@ export async function nextAfter(
   predicate: (f: Record<string, unknown>) => boolean,
   timeoutMs = 4000,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = socket.frames.slice(from).find(predicate);
-    if (found) return found;
-    if (Date.now() > deadline) {
-      throw new Error(`no matching frame; frames: ${JSON.stringify(socket.frames)}`);
-    }
-    await sleep(10);
-  }
+  return eventually(() => socket.frames.slice(from).find(predicate), {
+    timeoutMs,
+    intervalMs: 10,
+    what: "a matching frame",
+    detail: () => `frames: ${JSON.stringify(socket.frames)}`,
+  });
 }
 
 /** Sends a watch frame and waits for the `here` that answers it; returns its users. */

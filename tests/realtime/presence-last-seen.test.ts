@@ -2,7 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LAST_SEEN_REFRESH_MS, presenceShardFor } from "~/server/presence.server";
 import { foundIds, searcher, setUser } from "../discovery/fixtures";
-import { joinPresence, SETTLE_MS, sleep } from "./presence-helpers";
+import { joinPresence, SETTLE_MS } from "./presence-helpers";
+import { sleep } from "../../scripts/lib/wait";
 
 async function lastSeen(id: string) {
   const row = await env.DB.prepare("SELECT last_seen_at FROM users WHERE id = ?1")

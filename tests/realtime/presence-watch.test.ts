@@ -14,12 +14,12 @@ import {
   onlineOf,
   sendBad,
   SETTLE_MS,
-  sleep,
   restartHome,
   until,
   watch,
   watchedAcrossShards,
 } from "./presence-helpers";
+import { eventually, sleep } from "../../scripts/lib/wait";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
 
@@ -54,9 +54,9 @@ describe("watch sets", () => {
     const s = await joinPresence(me.client);
     const here = s.frames.find((f) => f.type === "here")!;
     expect(new Set(here.users as string[])).toEqual(new Set([match.id, partner.id]));
-    for (const o of others) o.close();
+    // The stranger leaves first: once both contacts' leaves are heard, theirs would have been.
+    for (const o of [...others].reverse()) o.close();
     await until(s, (online) => online.size === 0, "both contacts to leave");
-    await sleep(SETTLE_MS);
     expect(mentionedBy(s).has(stranger.id)).toBe(false);
     s.close();
   });
@@ -72,6 +72,8 @@ describe("watch sets", () => {
     expect(await watch(w, [b.id])).toEqual([b.id]);
     const from = w.frames.length;
 
+    // The member no longer watched leaves first: once the watched one's leave is heard, theirs
+    // would have been; then a while longer for a second leave of the watched one.
     sa.close();
     sb.close();
     await until(w, (online) => !online.has(b.id), "the watched member to leave");
@@ -172,9 +174,11 @@ describe("watches across shards", () => {
     expect(await watch(w, [])).toEqual([]);
     const quiet = w.frames.length;
     t2.close();
-    const deadline = Date.now() + 4000;
-    while ((await registeredFor(target)).length > 0 && Date.now() < deadline) await sleep(50);
-    expect(await registeredFor(target)).toEqual([]);
+    await eventually(async () => (await registeredFor(target)).length === 0, {
+      timeoutMs: 4000,
+      intervalMs: 50,
+      what: "the registration to be withdrawn",
+    });
     expect(heardSince(w, quiet).has(target.id)).toBe(false);
     // Watching again registers again.
     const t3 = await joinPresence(target.client);

@@ -9,10 +9,10 @@ import {
   mentionedBy,
   onlineOf,
   SETTLE_MS,
-  sleep,
   until,
   watch,
 } from "./presence-helpers";
+import { sleep } from "../../scripts/lib/wait";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
 
@@ -54,16 +54,21 @@ describe("the presence room: here, joining, leaving", () => {
   it("counts a member with several tabs once and lets them leave when the last one closes", async () => {
     const watcher = await verifiedMember();
     const tabs = await verifiedMember();
-    const w = await joinPresence(watcher.client, [tabs.id]);
+    const control = await verifiedMember();
+    const w = await joinPresence(watcher.client, [tabs.id, control.id]);
     const t1 = await joinPresence(tabs.client);
-    await until(w, (online) => online.has(tabs.id), "the first tab to join");
+    const c = await joinPresence(control.client);
+    await until(w, (online) => online.has(tabs.id) && online.has(control.id), "the first joins");
     const t2 = await joinPresence(tabs.client);
     const t3 = await joinPresence(tabs.client, [watcher.id]);
     expect(onlineOf(t3).has(watcher.id)).toBe(true);
 
+    // Another member closes their only tab at the same time: once their leave is heard (a grace
+    // period later), one for the closed tabs would have been too.
     t1.close();
     t2.close();
-    await sleep(SETTLE_MS);
+    c.close();
+    await until(w, (online) => !online.has(control.id), "the other member to leave");
     expect(onlineOf(w).has(tabs.id)).toBe(true);
     t3.close();
     await until(w, (online) => !online.has(tabs.id), "the last tab to leave");
@@ -75,13 +80,18 @@ describe("the presence room: here, joining, leaving", () => {
   it("does not flicker when a member reloads within the grace period", async () => {
     const watcher = await verifiedMember();
     const reloader = await verifiedMember();
-    const w = await joinPresence(watcher.client, [reloader.id]);
+    const control = await verifiedMember();
+    const w = await joinPresence(watcher.client, [reloader.id, control.id]);
     const before = await joinPresence(reloader.client);
-    await until(w, (online) => online.has(reloader.id), "the member to join");
+    const c = await joinPresence(control.client);
+    await until(w, (online) => online.has(reloader.id) && online.has(control.id), "both to join");
 
+    // Another member closes their tab at the same time and does not come back: once their leave
+    // is heard (a grace period later), a leave of the reloader would have been too.
     before.close();
+    c.close();
     const after = await joinPresence(reloader.client);
-    await sleep(SETTLE_MS);
+    await until(w, (online) => !online.has(control.id), "the other member to leave");
     expect(countEvents(w, "leaving", reloader.id)).toBe(0);
     expect(countEvents(w, "joining", reloader.id)).toBe(1);
 
@@ -137,18 +147,25 @@ describe("members who hide their online status", () => {
     const watcher = await verifiedMember();
     const shy = await verifiedMember();
     const visible = await verifiedMember();
+    const control = await verifiedMember();
     await hideOnline(shy, true);
-    const w = await joinPresence(watcher.client, [shy.id]);
+    const c = await joinPresence(control.client);
+    const w = await joinPresence(watcher.client, [shy.id, control.id]);
     const s = await joinPresence(shy.client, [watcher.id, visible.id, shy.id]);
     expect(onlineOf(s).has(watcher.id)).toBe(true);
     expect(onlineOf(s).has(shy.id)).toBe(false);
 
-    const v = await joinPresence(visible.client, [shy.id]);
+    const v = await joinPresence(visible.client, [shy.id, control.id]);
     await until(s, (online) => online.has(visible.id), "the hidden member to see an arrival");
     expect(onlineOf(v).has(shy.id)).toBe(false);
 
+    // A visible member leaves at the same time: once both watchers heard that, a leave of the
+    // hidden member would have reached them too.
     s.close();
-    await sleep(SETTLE_MS);
+    c.close();
+    for (const socket of [w, v]) {
+      await until(socket, (online) => !online.has(control.id), "the visible member to leave");
+    }
     for (const socket of [w, v]) expect(mentionedBy(socket).has(shy.id)).toBe(false);
     w.close();
     v.close();

@@ -15,6 +15,7 @@ import { createApp } from "../../worker/app";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 import { roomMessages } from "../chat/helpers";
+import { eventually } from "../../scripts/lib/wait";
 import { block, converse, countRows, memberWithPhoto, page, type Member } from "./helpers";
 
 const roomMessageCount = async (conversationId: string) =>
@@ -101,16 +102,6 @@ async function socket(member: Member, path: string): Promise<TrackedSocket> {
   return Object.assign(socket, { closed });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually(probe: () => boolean | Promise<boolean>, what: string, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
 /** The member ids a presence socket's frames add up to. */
 function onlineSeenBy(s: TestSocket): Set<string> {
   const online = new Set<string>();
@@ -186,7 +177,7 @@ async function buildWorld(direction: Direction): Promise<World> {
   const myOwn = await socket(me, "/ws/me");
   await eventually(
     () => onlineSeenBy(myPresence).has(other.id) && onlineSeenBy(otherPresence).has(me.id),
-    "both members to see each other online",
+    { what: "both members to see each other online" },
   );
 
   const before = await me.client.json<{ notifications: { id: string }[] }>("GET", "/notifications");
@@ -672,11 +663,14 @@ const ROWS: Record<string, Row> = {
         () =>
           !onlineSeenBy(w.sockets.myPresence).has(w.other.id) &&
           !onlineSeenBy(w.sockets.otherPresence).has(w.me.id),
-        "the block to take both members out of each other's presence",
+        { what: "the block to take both members out of each other's presence" },
       );
       const fresh = await socket(w.me, "/ws/presence");
-      await fresh.next((f) => f.type === "here");
-      await sleep(300);
+      const contacts = await fresh.next((f) => f.type === "here");
+      // Asked by name, the room still answers without them (the other member is online).
+      fresh.ws.send(JSON.stringify({ type: "watch", user_ids: [w.other.id] }));
+      const watched = await fresh.next((f) => f.type === "here" && f !== contacts);
+      expect(watched.users).toEqual([]);
       expect(onlineSeenBy(fresh).has(w.other.id)).toBe(false);
       fresh.close();
     },
@@ -689,7 +683,11 @@ const ROWS: Record<string, Row> = {
         message: "Knock knock",
       });
       await w.other.client.json("GET", `/members/${w.me.details.username}`);
-      await sleep(300);
+      // Then someone else views my profile: once that notification is here, anything the other
+      // member's tries sent my channel would be too.
+      const later = await verifiedMember();
+      await later.client.json("GET", `/members/${w.me.details.username}`);
+      await w.sockets.myOwn.next((f) => f.type === "notification" && names(f, later));
       const after = w.sockets.myOwn.frames.slice(w.sockets.myOwnFramesAtBlock);
       expect(after.filter((f) => names(f, w.other))).toEqual([]);
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { conversationPair } from "../chat/helpers";
+import { eventually } from "../../scripts/lib/wait";
 
 /**
  * Issue 12, finding 4: once its sender deletes a message, its text is gone from every page the
@@ -17,11 +18,13 @@ describe("a deleted message", () => {
     );
     expect(sent.status).toBe(201);
     // The notification is written just after the send answers: wait for it.
-    let before = "";
-    for (let i = 0; i < 40 && !before.includes(secret); i++) {
-      if (i) await new Promise((r) => setTimeout(r, 50));
-      before = JSON.stringify((await bob.client.json("GET", "/notifications")).body);
-    }
+    const before = await eventually(
+      async () => {
+        const text = JSON.stringify((await bob.client.json("GET", "/notifications")).body);
+        return text.includes(secret) && text;
+      },
+      { timeoutMs: 2000, intervalMs: 50, what: "the message's notification" },
+    );
     expect(before).toContain(secret);
 
     const deleted = await alice.client.json("DELETE", `/chat/messages/${sent.body.message.id}`);

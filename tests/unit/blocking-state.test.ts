@@ -21,17 +21,10 @@ import {
   unblockSuccess,
   type BlockedUser,
 } from "~/state/blocking";
+import { memberCard } from "../helpers/cards";
 
 const member = (id: string): BlockedUser => ({
-  id,
-  username: `user_${id}`,
-  firstName: null,
-  age: 30,
-  gender: null,
-  location: { country: null, state: null, city: null },
-  photo_url: null,
-  online: false,
-  last_seen_at: null,
+  ...memberCard(id, { username: `user_${id}` }),
   blocked_at: "2026-01-01T00:00:00.000Z",
   reason_type: "spam",
 });

@@ -35,6 +35,7 @@ import {
   type ChatMessage,
   type ChatState,
 } from "~/state/chat";
+import { memberCard } from "../helpers/cards";
 
 const ME = "me";
 const OTHER = "other";
@@ -46,17 +47,7 @@ function conversation(id: string, extra: Partial<ConversationView> = {}): Conver
     last_message_time: null,
     unread_count: 0,
     user_id: `${id}-user`,
-    user: {
-      id: `${id}-user`,
-      username: `${id}user`,
-      firstName: null,
-      age: 30,
-      gender: null,
-      location: { country: null, state: null, city: null },
-      photo_url: null,
-      online: false,
-      last_seen_at: null,
-    },
+    user: memberCard(`${id}-user`, { username: `${id}user` }),
     ...extra,
   };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { activityText } from "~/lib/activities";
-import type { MemberCardView } from "~/lib/members";
 import { notificationHref, notificationText } from "~/lib/notifications";
 import type { NotificationView } from "~/schemas/notifications";
 import {
@@ -11,18 +10,9 @@ import {
   notificationsLoaded,
   notificationsRead,
 } from "~/state/notifications";
+import { memberCard } from "../helpers/cards";
 
-const actor: MemberCardView = {
-  id: "m1",
-  username: "sam_k",
-  firstName: "Sam",
-  age: 30,
-  gender: null,
-  location: { country: null, state: null, city: null },
-  photo_url: null,
-  online: false,
-  last_seen_at: null,
-};
+const actor = memberCard("m1", { username: "sam_k", firstName: "Sam" });
 
 const n = (id: string, type: NotificationView["type"] = "like", data = {}): NotificationView => ({
   id,

@@ -181,7 +181,13 @@ describe("presence frames", () => {
   });
 
   it("puts a member in the same shard every time, spread over all shards", () => {
-    expect(shardOf("abc", 16)).toBe(shardOf("abc", 16));
+    // A member's shard names the Durable Object holding their sockets: the hash is FNV-1a (32-bit)
+    // and must not change. The published test vectors, whole (a modulus above 2^32 keeps them):
+    expect(["", "a", "foobar"].map((id) => shardOf(id, 2 ** 32 + 1))).toEqual([
+      0x811c9dc5, 0xe40c292c, 0xbf9cf968,
+    ]);
+    // …and as shards of the deployed 16.
+    expect(["", "a", "foobar", "abc"].map((id) => shardOf(id, 16))).toEqual([5, 12, 8, 11]);
     expect(shardOf("abc", 1)).toBe(0);
     const used = new Set(Array.from({ length: 500 }, (_, i) => shardOf(`member${i}`, 16)));
     expect(used.size).toBe(16);

@@ -4,6 +4,7 @@ import { checkPhotos, PHOTO_MESSAGES } from "~/schemas/photos";
 import { profileSchema, toProfilePayload } from "~/schemas/profile";
 import { fieldErrors } from "~/schemas/validation";
 import { mergeProfile } from "~/server/profiles.server";
+import { storedProfile } from "../helpers/cards";
 
 const MB = 1024 * 1024;
 const bytes = (...values: (number | string)[]) =>
@@ -144,24 +145,7 @@ describe("the profile payload the settings page sends", () => {
 });
 
 describe("mergeProfile (SPEC.md §4)", () => {
-  const stored = {
-    id: "m1",
-    email: "a@example.test",
-    email_verified_at: null,
-    firstName: "Ada",
-    lastName: null,
-    username: "ada",
-    dateOfBirth: "1990-01-01",
-    location: null,
-    postalCode: null,
-    bio: "Old",
-    interests: ["Chess"],
-    preferences: ["Friendship"],
-    ageRange: { min: 25, max: 40 },
-    gender: null,
-    ethnicity: null,
-    photos: [],
-  };
+  const stored = storedProfile({ bio: "Old" });
 
   it("overlays only the fields that were sent, and ignores unknown ones", () => {
     const merged = mergeProfile(stored, { bio: "New", email: "x@y.z", id: "other" });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, httpErrorMessage } from "~/lib/http";
-import type { Profile } from "~/schemas/profile";
 import {
   errorMessage,
   fetchFailure,
@@ -18,36 +17,12 @@ import {
   viewersFetchSuccess,
   type ProfileViewer,
 } from "~/state/profile";
+import { memberCard, storedProfile } from "../helpers/cards";
 
-const profile: Profile = {
-  id: "m1",
-  email: "ada@example.test",
-  email_verified_at: null,
-  firstName: "Ada",
-  lastName: null,
-  username: "ada",
-  dateOfBirth: "1990-01-01",
-  location: null,
-  postalCode: null,
-  bio: "Hello",
-  interests: ["Chess"],
-  preferences: ["Friendship"],
-  ageRange: { min: 25, max: 40 },
-  gender: null,
-  ethnicity: null,
-  photos: [],
-};
+const profile = storedProfile();
 
 const viewer = (id: string): ProfileViewer => ({
-  id,
-  username: id,
-  firstName: null,
-  age: 30,
-  gender: null,
-  location: { country: null, state: null, city: null },
-  photo_url: null,
-  online: false,
-  last_seen_at: null,
+  ...memberCard(id),
   viewed_at: "2026-01-01T00:00:00.000Z",
 });
 
