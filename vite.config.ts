@@ -2,6 +2,20 @@ import { vitePlugin as remix } from "@remix-run/dev";
 import { defineConfig } from "vite";
 import { fileURLToPath } from "node:url";
 
+/**
+ * The oldest browsers the styles are written for, as Lightning CSS targets (major << 16). Newer
+ * CSS (light-dark() for the two themes, nesting) is lowered for them at build time: Safari before
+ * 17.5 would otherwise drop every themed colour.
+ */
+const cssTargets = {
+  chrome: 100 << 16,
+  edge: 100 << 16,
+  firefox: 100 << 16,
+  safari: 15 << 16,
+  ios_saf: 15 << 16,
+  samsung: 18 << 16,
+};
+
 declare module "@remix-run/cloudflare" {
   interface Future {
     v3_singleFetch: false;
@@ -30,8 +44,10 @@ export default defineConfig({
       externalConditions: ["workerd", "worker"],
     },
   },
+  css: { transformer: "lightningcss", lightningcss: { targets: cssTargets } },
   build: {
     minify: true,
+    cssMinify: "lightningcss",
     sourcemap: false,
     rollupOptions: {
       onwarn(warning, warn) {
