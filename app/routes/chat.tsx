@@ -38,6 +38,7 @@ import {
   conversationUpdated,
   initialChatState,
   isListed,
+  openConversation,
   totalUnread,
 } from "~/state/chat";
 import { useAtomValue, useHydrateAtoms, useSetAtom } from "~/state/jotai";
@@ -193,10 +194,7 @@ function Chat() {
     [params, setParams],
   );
 
-  const active =
-    state.conversations.find((c) => c.id === state.activeConversationId) ??
-    state.archivedConversations.find((c) => c.id === state.activeConversationId) ??
-    null;
+  const active = openConversation(state);
   const isArchived = Boolean(active && state.archivedConversations.some((c) => c.id === active.id));
   usePresenceWatch([
     ...(active ? [active.user_id] : []),

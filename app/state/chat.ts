@@ -30,6 +30,11 @@ export interface ChatState {
   archivedConversations: ConversationView[];
   isLoadingConversations: boolean;
   activeConversationId: string | null;
+  /**
+   * The open conversation once a reload of the lists no longer holds it (blocked from the thread,
+   * or further down than the reloaded page): kept on screen until the member leaves it.
+   */
+  openOffList: ConversationView | null;
   messages: ChatMessage[];
   /** The cursor of the next older page (SPEC.md §3 "cursor"), and whether there is one. */
   cursor: string | null;
@@ -48,6 +53,7 @@ export const initialChatState: ChatState = {
   archivedConversations: [],
   isLoadingConversations: false,
   activeConversationId: null,
+  openOffList: null,
   messages: [],
   cursor: null,
   hasMore: false,
@@ -156,9 +162,15 @@ export function conversationsLoaded(
 ): ChatState {
   const base = append ? s.conversations : [];
   const seen = new Set(base.map((c) => c.id));
+  const next = [...base, ...conversations.filter((c) => !seen.has(c.id))];
+  const open = s.activeConversationId;
+  const shown = open ? openConversation(s) : null;
+  const stillListed =
+    next.some((c) => c.id === open) || s.archivedConversations.some((c) => c.id === open);
   return {
     ...s,
-    conversations: [...base, ...conversations.filter((c) => !seen.has(c.id))],
+    conversations: next,
+    openOffList: shown && !stillListed ? shown : null,
     conversationsCursor: meta.next_cursor,
     hasMoreConversations: meta.has_more,
     isLoadingConversations: false,
@@ -187,6 +199,7 @@ export function selectConversation(s: ChatState, id: string | null): ChatState {
   return {
     ...s,
     activeConversationId: id,
+    openOffList: null,
     messages: [],
     cursor: null,
     hasMore: false,
@@ -463,6 +476,12 @@ export function conversationUpdated(s: ChatState, frame: ConversationFrame): Cha
     archivedConversations: updateEntry(s.archivedConversations, frame.conversation_id, change),
   };
 }
+
+/** The conversation on screen: from the lists, or kept after a reload of them dropped it. */
+export const openConversation = (s: ChatState): ConversationView | null =>
+  s.conversations.find((c) => c.id === s.activeConversationId) ??
+  s.archivedConversations.find((c) => c.id === s.activeConversationId) ??
+  (s.openOffList?.id === s.activeConversationId ? s.openOffList : null);
 
 export const isListed = (s: ChatState, id: string) =>
   s.conversations.some((c) => c.id === id) || s.archivedConversations.some((c) => c.id === id);

@@ -18,6 +18,7 @@ import {
   failureReason,
   giftsLoaded,
   initialChatState,
+  openConversation,
   lastSeq,
   mergeMessages,
   messageReceived,
@@ -386,6 +387,24 @@ describe("the member channel and lists", () => {
     expect(first).toMatchObject({ conversationsCursor: "cur", hasMoreConversations: true });
     const more = conversationsLoaded(first, [conversation("a"), conversation("b")], meta(), true);
     expect(more.conversations.map((c) => c.id)).toEqual(["a", "b"]);
+  });
+
+  it("a reload of the lists that drops the open conversation keeps it on screen until it is left", () => {
+    const listed = selectConversation(
+      conversationsLoaded(initialChatState, [conversation("a"), conversation("b")], meta()),
+      "b",
+    );
+    // Blocked from the thread: the reloaded lists no longer hold it, the thread stays.
+    const reloaded = conversationsLoaded(listed, [conversation("a")], meta());
+    expect(reloaded.conversations.map((c) => c.id)).toEqual(["a"]);
+    expect(openConversation(reloaded)?.id).toBe("b");
+    expect(openConversation(conversationsLoaded(reloaded, [conversation("a")], meta()))?.id).toBe(
+      "b",
+    );
+    // Leaving it lets it go; a conversation never listed is not shown.
+    expect(openConversation(selectConversation(reloaded, "a"))?.id).toBe("a");
+    expect(openConversation(selectConversation(selectConversation(reloaded, "a"), "b"))).toBeNull();
+    expect(openConversation(selectConversation(initialChatState, "zzz"))).toBeNull();
   });
 
   it("gifts and credits", () => {
