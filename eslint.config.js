@@ -17,7 +17,6 @@ const layers = [
       "db",
       "db-time",
       "sql",
-      "search-sql",
       "errors",
       "crypto",
       "log",

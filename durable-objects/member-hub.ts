@@ -1,7 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
 import type { Env } from "~/server/env.server";
 import type { ListEntry, ListRow, ListUpdate, MemberHubApi } from "~/server/room-api.server";
+import { exec } from "~/server/sql.server";
 
 /** Storage keys of the conversations the member opened a socket in, and how many are kept. */
 const CONVERSATION_PREFIX = "conversation:";
@@ -52,10 +54,13 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
    * member's open pages hear of it, unless the conversation is hidden.
    */
   async applyConversation(update: ListUpdate): Promise<void> {
-    const sql = this.ctx.storage.sql;
-    const applied = sql.exec(
-      `INSERT INTO chat_list (conversation_id, other_id, version, last_message, last_message_time,
-         activity_at, unread_count, listed, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    const applied = exec(
+      this.ctx.storage.sql,
+      sql`INSERT INTO chat_list (conversation_id, other_id, version, last_message, last_message_time,
+         activity_at, unread_count, listed, hidden)
+       VALUES (${update.conversation_id}, ${update.other_id}, ${update.version}, ${update.last_message},
+         ${update.last_message_time}, ${update.activity_at}, ${update.unread_count},
+         ${update.message ? 1 : 0}, ${update.hidden ? 1 : 0})
        ON CONFLICT (conversation_id) DO UPDATE SET version = excluded.version,
          last_message = excluded.last_message, last_message_time = excluded.last_message_time,
          activity_at = excluded.activity_at, unread_count = excluded.unread_count,
@@ -63,15 +68,6 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
          listed = max(chat_list.listed, excluded.listed),
          archived_at = CASE WHEN excluded.listed = 1 THEN NULL ELSE chat_list.archived_at END
        WHERE excluded.version > chat_list.version`,
-      update.conversation_id,
-      update.other_id,
-      update.version,
-      update.last_message,
-      update.last_message_time,
-      update.activity_at,
-      update.unread_count,
-      update.message ? 1 : 0,
-      update.hidden ? 1 : 0,
     ).rowsWritten;
     if (applied === 0 || update.hidden) return;
     await this.publish({
@@ -87,24 +83,21 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   /** The member started (or came back to) a conversation: it is in their active list. */
   async listConversation(entry: ListEntry): Promise<void> {
-    this.ctx.storage.sql.exec(
-      `INSERT INTO chat_list (conversation_id, other_id, activity_at, listed) VALUES (?, ?, ?, 1)
+    exec(
+      this.ctx.storage.sql,
+      sql`INSERT INTO chat_list (conversation_id, other_id, activity_at, listed)
+       VALUES (${entry.conversation_id}, ${entry.other_id}, ${entry.activity_at}, 1)
        ON CONFLICT (conversation_id) DO UPDATE SET listed = 1, archived_at = NULL`,
-      entry.conversation_id,
-      entry.other_id,
-      entry.activity_at,
     );
   }
 
   /** Archiving is the member's own; a new message brings the conversation back. */
   async setArchived(entry: ListEntry, archivedAt: string | null): Promise<void> {
-    this.ctx.storage.sql.exec(
-      `INSERT INTO chat_list (conversation_id, other_id, activity_at, archived_at) VALUES (?, ?, ?, ?)
+    exec(
+      this.ctx.storage.sql,
+      sql`INSERT INTO chat_list (conversation_id, other_id, activity_at, archived_at)
+       VALUES (${entry.conversation_id}, ${entry.other_id}, ${entry.activity_at}, ${archivedAt})
        ON CONFLICT (conversation_id) DO UPDATE SET archived_at = excluded.archived_at`,
-      entry.conversation_id,
-      entry.other_id,
-      entry.activity_at,
-      archivedAt,
     );
   }
 
@@ -117,28 +110,28 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     listed: boolean,
     archivedAt: string | null,
   ): Promise<void> {
-    this.ctx.storage.sql.exec(
-      `INSERT INTO chat_list (conversation_id, other_id, activity_at, listed, archived_at)
-       VALUES (?, ?, ?, ?, ?)
+    exec(
+      this.ctx.storage.sql,
+      sql`INSERT INTO chat_list (conversation_id, other_id, activity_at, listed, archived_at)
+       VALUES (${entry.conversation_id}, ${entry.other_id}, ${entry.activity_at}, ${listed ? 1 : 0},
+         ${archivedAt})
        ON CONFLICT (conversation_id) DO UPDATE SET listed = max(chat_list.listed, excluded.listed),
          archived_at = CASE WHEN chat_list.version = 0 THEN excluded.archived_at ELSE chat_list.archived_at END`,
-      entry.conversation_id,
-      entry.other_id,
-      entry.activity_at,
-      listed ? 1 : 0,
-      archivedAt,
     );
   }
 
   /** The member deleted their account: their lists and claimed client ids go. */
   async forgetChat(): Promise<void> {
-    this.ctx.storage.sql.exec("DELETE FROM chat_list");
-    this.ctx.storage.sql.exec("DELETE FROM client_ids");
+    exec(this.ctx.storage.sql, sql`DELETE FROM chat_list`);
+    exec(this.ctx.storage.sql, sql`DELETE FROM client_ids`);
   }
 
   /** A conversation is gone (the other member deleted their account). */
   async dropConversation(conversationId: string): Promise<void> {
-    this.ctx.storage.sql.exec("DELETE FROM chat_list WHERE conversation_id = ?", conversationId);
+    exec(
+      this.ctx.storage.sql,
+      sql`DELETE FROM chat_list WHERE conversation_id = ${conversationId}`,
+    );
   }
 
   /**
@@ -151,60 +144,51 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     cursor: [string, string] | null = null,
   ): Promise<ListRow[]> {
     const after = cursor
-      ? "AND (activity_at < ? OR (activity_at = ? AND conversation_id < ?))"
-      : "";
-    return this.ctx.storage.sql
-      .exec<ListRow>(
-        `SELECT conversation_id, other_id, last_message, last_message_time, activity_at, unread_count
-         FROM chat_list WHERE listed = 1 AND archived_at IS ${archived ? "NOT NULL" : "NULL"} ${after}
-         ORDER BY activity_at DESC, conversation_id DESC LIMIT ?`,
-        ...(cursor ? [cursor[0], cursor[0], cursor[1]] : []),
-        limit,
-      )
-      .toArray();
+      ? sql`AND (activity_at < ${cursor[0]} OR (activity_at = ${cursor[0]} AND conversation_id < ${cursor[1]}))`
+      : sql``;
+    return exec<ListRow>(
+      this.ctx.storage.sql,
+      sql`SELECT conversation_id, other_id, last_message, last_message_time, activity_at, unread_count
+       FROM chat_list WHERE listed = 1 AND archived_at IS ${sql.raw(archived ? "NOT NULL" : "NULL")} ${after}
+       ORDER BY activity_at DESC, conversation_id DESC LIMIT ${limit}`,
+    ).toArray();
   }
 
   /** One conversation's entry, listed or not. */
   async conversation(conversationId: string): Promise<ListRow | null> {
     return (
-      this.ctx.storage.sql
-        .exec<ListRow>(
-          `SELECT conversation_id, other_id, last_message, last_message_time, activity_at, unread_count
-           FROM chat_list WHERE conversation_id = ?`,
-          conversationId,
-        )
-        .toArray()[0] ?? null
+      exec<ListRow>(
+        this.ctx.storage.sql,
+        sql`SELECT conversation_id, other_id, last_message, last_message_time, activity_at, unread_count
+         FROM chat_list WHERE conversation_id = ${conversationId}`,
+      ).toArray()[0] ?? null
     );
   }
 
   /** Unread messages over the member's active conversations (the header badge). */
   unreadTotal(): number {
-    return this.ctx.storage.sql
-      .exec<{ n: number }>(
-        `SELECT coalesce(sum(unread_count), 0) AS n FROM chat_list
-         WHERE listed = 1 AND archived_at IS NULL AND hidden = 0`,
-      )
-      .one().n;
+    return exec<{ n: number }>(
+      this.ctx.storage.sql,
+      sql`SELECT coalesce(sum(unread_count), 0) AS n FROM chat_list
+       WHERE listed = 1 AND archived_at IS NULL AND hidden = 0`,
+    ).one().n;
   }
 
   /** Claims a client id for a conversation; returns the conversation that owns it. */
   async claimClientId(clientId: string, conversationId: string): Promise<string> {
-    const sql = this.ctx.storage.sql;
+    const storage = this.ctx.storage.sql;
     const now = Date.now();
-    sql.exec(
-      "INSERT INTO client_ids (client_id, conversation_id, claimed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-      clientId,
-      conversationId,
-      now,
+    exec(
+      storage,
+      sql`INSERT INTO client_ids (client_id, conversation_id, claimed_at)
+       VALUES (${clientId}, ${conversationId}, ${now}) ON CONFLICT DO NOTHING`,
     );
-    const owner = sql
-      .exec<{ conversation_id: string; claimed_at: number }>(
-        "SELECT conversation_id, claimed_at FROM client_ids WHERE client_id = ?",
-        clientId,
-      )
-      .one();
+    const owner = exec<{ conversation_id: string; claimed_at: number }>(
+      storage,
+      sql`SELECT conversation_id, claimed_at FROM client_ids WHERE client_id = ${clientId}`,
+    ).one();
     if (owner.claimed_at === now) {
-      sql.exec("DELETE FROM client_ids WHERE claimed_at < ?", now - CLIENT_ID_KEPT_MS);
+      exec(storage, sql`DELETE FROM client_ids WHERE claimed_at < ${now - CLIENT_ID_KEPT_MS}`);
     }
     return owner.conversation_id;
   }

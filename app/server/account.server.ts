@@ -1,12 +1,13 @@
 import { conversationRoom, eraseConversationsOf, memberSuspended } from "./chat-rooms.server";
 import { getDb, nowIso, schema } from "./db.server";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
 import { endMemberSockets } from "./member-channel.server";
 import { setPresenceHidden } from "./presence.server";
 import { loadProfile } from "./profiles.server";
 import { destroyAllSessions } from "./session.server";
+import { all, first, statement } from "./sql.server";
 
 /**
  * A member's own account as a whole: the download of everything stored about them (GET
@@ -34,21 +35,13 @@ export async function cutOffRealtime(env: Env, userId: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Export
 
-async function rows<T>(env: Env, query: string, ...params: unknown[]): Promise<T[]> {
-  const { results } = await env.DB.prepare(query)
-    .bind(...params)
-    .all<T>();
-  return results;
-}
-
 /** The messages the member sent that are not deleted, from every conversation's room. */
 async function messagesSentBy(env: Env, userId: string) {
-  const conversations = await rows<{ id: string; to_username: string | null }>(
-    env,
-    `SELECT c.id, other.username AS to_username FROM conversations c
-     LEFT JOIN users other ON other.id = CASE WHEN c.user_low = ?1 THEN c.user_high ELSE c.user_low END
-     WHERE c.user_low = ?1 OR c.user_high = ?1`,
-    userId,
+  const conversations = await all<{ id: string; to_username: string | null }>(
+    env.DB,
+    sql`SELECT c.id, other.username AS to_username FROM conversations c
+     LEFT JOIN users other ON other.id = CASE WHEN c.user_low = ${userId} THEN c.user_high ELSE c.user_low END
+     WHERE c.user_low = ${userId} OR c.user_high = ${userId}`,
   );
   const sent = await Promise.all(
     conversations.map(async ({ id, to_username }) =>
@@ -102,66 +95,56 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
     transactions,
     activities,
   ] = await Promise.all([
-    rows(
-      env,
-      `SELECT id, position, content_type, size, created_at, '/photos/' || id AS url
-       FROM photos WHERE user_id = ?1 ORDER BY position, id`,
-      userId,
+    all(
+      env.DB,
+      sql`SELECT id, position, content_type, size, created_at, '/photos/' || id AS url
+       FROM photos WHERE user_id = ${userId} ORDER BY position, id`,
     ),
-    rows(
-      env,
-      `SELECT u.username, l.created_at FROM likes l JOIN users u ON u.id = l.liked_id
-       WHERE l.liker_id = ?1 ORDER BY l.created_at`,
-      userId,
+    all(
+      env.DB,
+      sql`SELECT u.username, l.created_at FROM likes l JOIN users u ON u.id = l.liked_id
+       WHERE l.liker_id = ${userId} ORDER BY l.created_at`,
     ),
-    rows(
-      env,
-      `SELECT u.username, l.created_at FROM likes l JOIN users u ON u.id = l.liker_id
-       WHERE l.liked_id = ?1 ORDER BY l.created_at`,
-      userId,
+    all(
+      env.DB,
+      sql`SELECT u.username, l.created_at FROM likes l JOIN users u ON u.id = l.liker_id
+       WHERE l.liked_id = ${userId} ORDER BY l.created_at`,
     ),
     messagesSentBy(env, userId),
-    rows<{ id: string; type: string; data: string; read_at: string | null; created_at: string }>(
-      env,
-      `SELECT id, type, data, read_at, created_at FROM notifications
-       WHERE user_id = ?1 ORDER BY seq`,
-      userId,
+    all<{ id: string; type: string; data: string; read_at: string | null; created_at: string }>(
+      env.DB,
+      sql`SELECT id, type, data, read_at, created_at FROM notifications
+       WHERE user_id = ${userId} ORDER BY seq`,
     ),
-    rows(
-      env,
-      `SELECT u.username, b.reason_type, b.reason, b.created_at
+    all(
+      env.DB,
+      sql`SELECT u.username, b.reason_type, b.reason, b.created_at
        FROM blocks b JOIN users u ON u.id = b.blocked_id
-       WHERE b.blocker_id = ?1 ORDER BY b.created_at`,
-      userId,
+       WHERE b.blocker_id = ${userId} ORDER BY b.created_at`,
     ),
-    rows(
-      env,
-      `SELECT u.username, r.reason_type, r.details, r.message_id, r.status, r.created_at
+    all(
+      env.DB,
+      sql`SELECT u.username, r.reason_type, r.details, r.message_id, r.status, r.created_at
        FROM reports r JOIN users u ON u.id = r.reported_id
-       WHERE r.reporter_id = ?1 ORDER BY r.created_at`,
-      userId,
+       WHERE r.reporter_id = ${userId} ORDER BY r.created_at`,
     ),
-    rows(
-      env,
-      `SELECT u.username, v.viewed_at FROM profile_views v JOIN users u ON u.id = v.viewed_id
-       WHERE v.viewer_id = ?1 ORDER BY v.viewed_at`,
-      userId,
+    all(
+      env.DB,
+      sql`SELECT u.username, v.viewed_at FROM profile_views v JOIN users u ON u.id = v.viewed_id
+       WHERE v.viewer_id = ${userId} ORDER BY v.viewed_at`,
     ),
-    env.DB.prepare(
-      "SELECT balance, lifetime_earned, lifetime_spent FROM user_credits WHERE user_id = ?1",
-    )
-      .bind(userId)
-      .first(),
-    rows(
-      env,
-      `SELECT amount, direction, reason, created_at FROM credit_transactions
-       WHERE user_id = ?1 ORDER BY created_at, id`,
-      userId,
+    first(
+      env.DB,
+      sql`SELECT balance, lifetime_earned, lifetime_spent FROM user_credits WHERE user_id = ${userId}`,
     ),
-    rows<{ type: string; data: string; created_at: string }>(
-      env,
-      "SELECT type, data, created_at FROM activities WHERE user_id = ?1 ORDER BY seq",
-      userId,
+    all(
+      env.DB,
+      sql`SELECT amount, direction, reason, created_at FROM credit_transactions
+       WHERE user_id = ${userId} ORDER BY created_at, id`,
+    ),
+    all<{ type: string; data: string; created_at: string }>(
+      env.DB,
+      sql`SELECT type, data, created_at FROM activities WHERE user_id = ${userId} ORDER BY seq`,
     ),
   ]);
 
@@ -224,17 +207,17 @@ export async function deleteAccount(env: Env, userId: string): Promise<void> {
   await deletePhotoObjects(env, userId);
   await eraseConversationsOf(env, userId);
   const statements = [
-    "DELETE FROM message_rooms WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ?1 OR user_high = ?1)",
-    "DELETE FROM conversations WHERE user_low = ?1 OR user_high = ?1",
-    "DELETE FROM notifications WHERE user_id = ?1 OR actor_id = ?1",
-    "DELETE FROM profile_views WHERE viewer_id = ?1 OR viewed_id = ?1",
-    "DELETE FROM likes WHERE liker_id = ?1 OR liked_id = ?1",
-    "DELETE FROM blocks WHERE blocker_id = ?1 OR blocked_id = ?1",
-    "DELETE FROM reports WHERE reporter_id = ?1 OR reported_id = ?1",
-    "DELETE FROM photos WHERE user_id = ?1",
-    "DELETE FROM sessions WHERE user_id = ?1",
-    "DELETE FROM users WHERE id = ?1",
+    sql`DELETE FROM message_rooms WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ${userId} OR user_high = ${userId})`,
+    sql`DELETE FROM conversations WHERE user_low = ${userId} OR user_high = ${userId}`,
+    sql`DELETE FROM notifications WHERE user_id = ${userId} OR actor_id = ${userId}`,
+    sql`DELETE FROM profile_views WHERE viewer_id = ${userId} OR viewed_id = ${userId}`,
+    sql`DELETE FROM likes WHERE liker_id = ${userId} OR liked_id = ${userId}`,
+    sql`DELETE FROM blocks WHERE blocker_id = ${userId} OR blocked_id = ${userId}`,
+    sql`DELETE FROM reports WHERE reporter_id = ${userId} OR reported_id = ${userId}`,
+    sql`DELETE FROM photos WHERE user_id = ${userId}`,
+    sql`DELETE FROM sessions WHERE user_id = ${userId}`,
+    sql`DELETE FROM users WHERE id = ${userId}`,
   ];
-  await env.DB.batch(statements.map((q) => env.DB.prepare(q).bind(userId)));
+  await env.DB.batch(statements.map((q) => statement(env.DB, q)));
   await deletePhotoObjects(env, userId);
 }

@@ -6,6 +6,7 @@ import { getDb, nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { memberCards, type MemberCard } from "./members.server";
 import { isActiveMember, neitherBlocked } from "./visibility.server";
+import { statement } from "./sql.server";
 
 /**
  * A member's own history (the activities page): likes given and received, matches, gifts sent and
@@ -48,19 +49,13 @@ export function activityStatement(
   now = Date.now(),
   whenLedgerEntry?: string,
 ) {
-  return env.DB.prepare(
-    `INSERT INTO activities (id, user_id, type, other_user_id, data, created_at, seq)
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6,
-       (SELECT coalesce(max(seq), 0) + 1 FROM activities WHERE user_id = ?2)
-     WHERE ?7 IS NULL OR EXISTS (SELECT 1 FROM credit_transactions WHERE id = ?7)`,
-  ).bind(
-    newId(),
-    input.userId,
-    input.type,
-    input.otherUserId ?? null,
-    JSON.stringify(input.data ?? {}),
-    nowIso(now),
-    whenLedgerEntry ?? null,
+  const ledgerEntry = whenLedgerEntry ?? null;
+  return statement(
+    env.DB,
+    sql`INSERT INTO activities (id, user_id, type, other_user_id, data, created_at, seq)
+     SELECT ${newId()}, ${input.userId}, ${input.type}, ${input.otherUserId ?? null}, ${JSON.stringify(input.data ?? {})}, ${nowIso(now)},
+       (SELECT coalesce(max(seq), 0) + 1 FROM activities WHERE user_id = ${input.userId})
+     WHERE ${ledgerEntry} IS NULL OR EXISTS (SELECT 1 FROM credit_transactions WHERE id = ${ledgerEntry})`,
   );
 }
 

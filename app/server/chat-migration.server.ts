@@ -1,5 +1,7 @@
+import { sql } from "drizzle-orm";
 import { conversationRoom } from "./chat-rooms.server";
 import type { Env } from "./env.server";
+import { all, statement } from "./sql.server";
 
 /**
  * Moving the messages stored in D1 (before the rooms held them) into their conversations' rooms
@@ -47,17 +49,16 @@ export async function legacyMessages(
   afterSeq: number,
 ): Promise<MessageRow[] | null> {
   try {
-    const { results } = await env.DB.prepare(
-      `SELECT m.seq, m.id, m.sender_id, m.client_id, m.message, m.gift_id, g.name AS gift_name,
+    const results = await all<MessageRow>(
+      env.DB,
+      sql`SELECT m.seq, m.id, m.sender_id, m.client_id, m.message, m.gift_id, g.name AS gift_name,
          g.icon AS gift_icon, coalesce(t.amount, g.price_credits) AS gift_price, m.sent_at,
          m.read_at, m.deleted_at
        FROM messages m
        LEFT JOIN gifts g ON g.id = m.gift_id
        LEFT JOIN credit_transactions t ON t.reason = 'gift' AND t.reference = m.id
-       WHERE m.conversation_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3`,
-    )
-      .bind(conversationId, afterSeq, LEGACY_PAGE)
-      .all<MessageRow>();
+       WHERE m.conversation_id = ${conversationId} AND m.seq > ${afterSeq} ORDER BY m.seq LIMIT ${LEGACY_PAGE}`,
+    );
     return results;
   } catch (error) {
     if (isMissingTable(error)) return null;
@@ -71,12 +72,11 @@ export async function legacyMemberStates(
   conversationId: string,
 ): Promise<LegacyMemberState[] | null> {
   try {
-    const { results } = await env.DB.prepare(
-      `SELECT user_id, listed, archived_at, last_read_seq FROM conversation_members
-       WHERE conversation_id = ?1`,
-    )
-      .bind(conversationId)
-      .all<LegacyMemberState>();
+    const results = await all<LegacyMemberState>(
+      env.DB,
+      sql`SELECT user_id, listed, archived_at, last_read_seq FROM conversation_members
+       WHERE conversation_id = ${conversationId}`,
+    );
     return results;
   } catch (error) {
     if (isMissingTable(error)) return null;
@@ -90,13 +90,15 @@ export async function legacyMemberStates(
  */
 export async function indexLegacyMessages(env: Env, conversationId: string): Promise<void> {
   await env.DB.batch([
-    env.DB.prepare(
-      `INSERT INTO message_rooms (message_id, conversation_id)
-       SELECT id, conversation_id FROM messages WHERE conversation_id = ?1
+    statement(
+      env.DB,
+      sql`INSERT INTO message_rooms (message_id, conversation_id)
+       SELECT id, conversation_id FROM messages WHERE conversation_id = ${conversationId}
        ON CONFLICT DO NOTHING`,
-    ).bind(conversationId),
-    env.DB.prepare(
-      `INSERT INTO gift_messages (message_id, conversation_id, sender_id, recipient_id, gift_id,
+    ),
+    statement(
+      env.DB,
+      sql`INSERT INTO gift_messages (message_id, conversation_id, sender_id, recipient_id, gift_id,
          price_credits, sent_at)
        SELECT m.id, m.conversation_id, m.sender_id,
          CASE WHEN c.user_low = m.sender_id THEN c.user_high ELSE c.user_low END, m.gift_id,
@@ -105,9 +107,9 @@ export async function indexLegacyMessages(env: Env, conversationId: string): Pro
        JOIN conversations c ON c.id = m.conversation_id
        JOIN gifts g ON g.id = m.gift_id
        LEFT JOIN credit_transactions t ON t.reason = 'gift' AND t.reference = m.id
-       WHERE m.conversation_id = ?1 AND m.gift_id IS NOT NULL
+       WHERE m.conversation_id = ${conversationId} AND m.gift_id IS NOT NULL
        ON CONFLICT DO NOTHING`,
-    ).bind(conversationId),
+    ),
   ]);
 }
 
@@ -122,11 +124,10 @@ export async function migrateConversations(
   env: Env,
   { after = "", limit = MIGRATION_BATCH }: { after?: string; limit?: number } = {},
 ) {
-  const { results } = await env.DB.prepare(
-    "SELECT id FROM conversations WHERE id > ?1 ORDER BY id LIMIT ?2",
-  )
-    .bind(after, limit)
-    .all<{ id: string }>();
+  const results = await all<{ id: string }>(
+    env.DB,
+    sql`SELECT id FROM conversations WHERE id > ${after} ORDER BY id LIMIT ${limit}`,
+  );
   let messages = 0;
   for (const { id } of results) {
     messages += await conversationRoom(env, id).importLegacy(id);

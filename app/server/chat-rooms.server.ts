@@ -1,6 +1,8 @@
+import { sql } from "drizzle-orm";
 import type { Env } from "./env.server";
 import { logFailure } from "./log.server";
 import { memberHub } from "./member-hub.server";
+import { all, first } from "./sql.server";
 
 /** The room of one conversation (a Durable Object addressed by the conversation id). */
 export function conversationRoom(env: Env, conversationId: string) {
@@ -15,22 +17,20 @@ export function conversationRoom(env: Env, conversationId: string) {
 export async function conversationOfMessage(env: Env, messageId: string): Promise<string | null> {
   const dot = messageId.indexOf(".");
   if (dot > 0) return messageId.slice(0, dot);
-  const row = await env.DB.prepare(
-    "SELECT conversation_id FROM message_rooms WHERE message_id = ?1",
-  )
-    .bind(messageId)
-    .first<{ conversation_id: string }>();
+  const row = await first<{ conversation_id: string }>(
+    env.DB,
+    sql`SELECT conversation_id FROM message_rooms WHERE message_id = ${messageId}`,
+  );
   return row?.conversation_id ?? null;
 }
 
 /** The conversations a member is in, with the other member (from D1). */
 export async function conversationsOf(env: Env, userId: string) {
-  const { results } = await env.DB.prepare(
-    `SELECT id, CASE WHEN user_low = ?1 THEN user_high ELSE user_low END AS other_id
-     FROM conversations WHERE user_low = ?1 OR user_high = ?1`,
-  )
-    .bind(userId)
-    .all<{ id: string; other_id: string }>();
+  const results = await all<{ id: string; other_id: string }>(
+    env.DB,
+    sql`SELECT id, CASE WHEN user_low = ${userId} THEN user_high ELSE user_low END AS other_id
+     FROM conversations WHERE user_low = ${userId} OR user_high = ${userId}`,
+  );
   return results;
 }
 
@@ -46,11 +46,10 @@ export async function conversationBlockChanged(
   blocked: boolean,
 ): Promise<void> {
   const [low, high] = a < b ? [a, b] : [b, a];
-  const row = await env.DB.prepare(
-    "SELECT id FROM conversations WHERE user_low = ?1 AND user_high = ?2",
-  )
-    .bind(low, high)
-    .first<{ id: string }>();
+  const row = await first<{ id: string }>(
+    env.DB,
+    sql`SELECT id FROM conversations WHERE user_low = ${low} AND user_high = ${high}`,
+  );
   if (!row) return;
   try {
     await conversationRoom(env, row.id).setBlocked(row.id, blocked);

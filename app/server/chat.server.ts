@@ -1,4 +1,4 @@
-import { and, inArray } from "drizzle-orm";
+import { and, inArray, sql } from "drizzle-orm";
 import type { ChatMessageView } from "~/realtime/chat";
 import {
   CONVERSATIONS_PAGE_SIZE,
@@ -25,6 +25,7 @@ import { cardQuery, toMemberCard, type MemberCard } from "./members.server";
 import { hit } from "./rate-limit.server";
 import type { ListRow, RoomResult } from "./room-api.server";
 import { canSee, isBlockedEitherWay, visibleTo } from "./visibility.server";
+import { all, first, run, statement } from "./sql.server";
 
 /**
  * Chat (API.md "Chat"): conversations between two members, their messages in one order, read
@@ -64,11 +65,10 @@ const ordered = (a: string, b: string): [string, string] => (a < b ? [a, b] : [b
 
 /** The conversation, when `me` is one of its two members: 404 when unknown, 403 when not theirs. */
 async function loadConversation(env: Env, me: string, id: string): Promise<ConversationRef> {
-  const row = await env.DB.prepare(
-    "SELECT id, user_low, user_high, created_at FROM conversations WHERE id = ?1",
-  )
-    .bind(id)
-    .first<{ id: string; user_low: string; user_high: string; created_at: string }>();
+  const row = await first<{ id: string; user_low: string; user_high: string; created_at: string }>(
+    env.DB,
+    sql`SELECT id, user_low, user_high, created_at FROM conversations WHERE id = ${id}`,
+  );
   if (!row) throw notFound(CONVERSATION_NOT_FOUND);
   if (row.user_low !== me && row.user_high !== me) throw forbidden(NOT_YOUR_CONVERSATION);
   return {
@@ -252,12 +252,11 @@ export async function deleteMessage(env: Env, me: string, messageId: string) {
   );
   if (!otherId) return;
   // Its text leaves the other member's notifications too (and so their export).
-  await env.DB.prepare(
-    `UPDATE notifications SET data = json_remove(data, '$.preview')
-     WHERE user_id = ?2 AND json_extract(data, '$.message_id') = ?1`,
-  )
-    .bind(messageId, otherId)
-    .run();
+  await run(
+    env.DB,
+    sql`UPDATE notifications SET data = json_remove(data, '$.preview')
+     WHERE user_id = ${otherId} AND json_extract(data, '$.message_id') = ${messageId}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -265,11 +264,10 @@ export async function deleteMessage(env: Env, me: string, messageId: string) {
 
 async function conversationOfPair(env: Env, a: string, b: string) {
   const [low, high] = ordered(a, b);
-  return env.DB.prepare(
-    "SELECT id, created_at FROM conversations WHERE user_low = ?1 AND user_high = ?2",
-  )
-    .bind(low, high)
-    .first<{ id: string; created_at: string }>();
+  return first<{ id: string; created_at: string }>(
+    env.DB,
+    sql`SELECT id, created_at FROM conversations WHERE user_low = ${low} AND user_high = ${high}`,
+  );
 }
 
 /**
@@ -297,15 +295,17 @@ export async function startConversation(env: Env, me: string, input: StartConver
     const now = nowIso();
     const [low, high] = ordered(me, other);
     const member = (userId: string) =>
-      env.DB.prepare(
-        `INSERT INTO conversation_members (conversation_id, user_id, last_activity_at)
-         SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ?1)`,
-      ).bind(id, userId, now);
+      statement(
+        env.DB,
+        sql`INSERT INTO conversation_members (conversation_id, user_id, last_activity_at)
+         SELECT ${id}, ${userId}, ${now} WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ${id})`,
+      );
     await env.DB.batch([
-      env.DB.prepare(
-        `INSERT INTO conversations (id, user_low, user_high, created_by, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(user_low, user_high) DO NOTHING`,
-      ).bind(id, low, high, me, now),
+      statement(
+        env.DB,
+        sql`INSERT INTO conversations (id, user_low, user_high, created_by, created_at)
+         VALUES (${id}, ${low}, ${high}, ${me}, ${now}) ON CONFLICT(user_low, user_high) DO NOTHING`,
+      ),
       member(me),
       member(other),
     ]);
@@ -344,11 +344,12 @@ export async function setArchived(env: Env, me: string, id: string, archived: bo
 
 /** GET /chat/gifts: the catalogue, and the member's balance to pay with. */
 export async function listGifts(env: Env, me: string) {
-  const [{ results }, credit] = await Promise.all([
-    env.DB.prepare(
-      "SELECT id, name, icon, price_credits FROM gifts WHERE active = 1 ORDER BY position, id",
-    ).all<{ id: string; name: string; icon: string; price_credits: number }>(),
+  const [gifts, credit] = await Promise.all([
+    all<{ id: string; name: string; icon: string; price_credits: number }>(
+      env.DB,
+      sql`SELECT id, name, icon, price_credits FROM gifts WHERE active = 1 ORDER BY position, id`,
+    ),
     creditBalance(env, me),
   ]);
-  return { gifts: results, user_credits: credit.balance };
+  return { gifts, user_credits: credit.balance };
 }

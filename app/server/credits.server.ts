@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   PACK_MESSAGE,
   RECENT_TRANSACTIONS,
@@ -12,6 +13,7 @@ import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, ValidationError } from "./errors.server";
 import { createCheckoutSession, paymentProvider } from "./payments.server";
+import { all, first, run, statement } from "./sql.server";
 
 /**
  * Credits: a ledger (`credit_transactions`, one row per credit in or out) and the running totals
@@ -27,11 +29,10 @@ export const notEnoughCredits = () => new HttpError(402, INSUFFICIENT_CREDITS_ME
 export type { UserCredit };
 
 export async function creditBalance(env: Env, userId: string): Promise<UserCredit> {
-  const row = await env.DB.prepare(
-    "SELECT balance, lifetime_earned, lifetime_spent FROM user_credits WHERE user_id = ?1",
-  )
-    .bind(userId)
-    .first<UserCredit>();
+  const row = await first<UserCredit>(
+    env.DB,
+    sql`SELECT balance, lifetime_earned, lifetime_spent FROM user_credits WHERE user_id = ${userId}`,
+  );
   return row ?? { balance: 0, lifetime_earned: 0, lifetime_spent: 0 };
 }
 
@@ -55,9 +56,10 @@ function assertAmount(amount: number) {
 
 /** Makes sure the member has a totals row, so that the update after it always applies. */
 function ensureTotalsRow(env: Env, userId: string) {
-  return env.DB.prepare(
-    "INSERT INTO user_credits (user_id) VALUES (?1) ON CONFLICT(user_id) DO NOTHING",
-  ).bind(userId);
+  return statement(
+    env.DB,
+    sql`INSERT INTO user_credits (user_id) VALUES (${userId}) ON CONFLICT(user_id) DO NOTHING`,
+  );
 }
 
 /**
@@ -71,14 +73,16 @@ export function spendStatements(env: Env, entry: LedgerEntry): D1PreparedStateme
   const at = entry.createdAt ?? nowIso();
   return [
     ensureTotalsRow(env, entry.userId),
-    env.DB.prepare(
-      `UPDATE user_credits SET balance = balance - ?2, lifetime_spent = lifetime_spent + ?2
-       WHERE user_id = ?1`,
-    ).bind(entry.userId, entry.amount),
-    env.DB.prepare(
-      `INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at)
-       VALUES (?1, ?2, ?3, 'out', ?4, ?5, ?6)`,
-    ).bind(newId(), entry.userId, entry.amount, entry.reason, entry.reference, at),
+    statement(
+      env.DB,
+      sql`UPDATE user_credits SET balance = balance - ${entry.amount}, lifetime_spent = lifetime_spent + ${entry.amount}
+       WHERE user_id = ${entry.userId}`,
+    ),
+    statement(
+      env.DB,
+      sql`INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at)
+       VALUES (${newId()}, ${entry.userId}, ${entry.amount}, 'out', ${entry.reason}, ${entry.reference}, ${at})`,
+    ),
   ];
 }
 
@@ -92,22 +96,17 @@ export function grantStatements(env: Env, entry: LedgerEntry): D1PreparedStateme
   const id = entry.id ?? newId();
   return [
     ensureTotalsRow(env, entry.userId),
-    env.DB.prepare(
-      `INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at)
-       VALUES (?1, ?2, ?3, 'in', ?4, ?5, ?6)
+    statement(
+      env.DB,
+      sql`INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at)
+       VALUES (${id}, ${entry.userId}, ${entry.amount}, 'in', ${entry.reason}, ${entry.reference}, ${entry.createdAt ?? nowIso()})
        ON CONFLICT(reason, reference) DO NOTHING`,
-    ).bind(
-      id,
-      entry.userId,
-      entry.amount,
-      entry.reason,
-      entry.reference,
-      entry.createdAt ?? nowIso(),
     ),
-    env.DB.prepare(
-      `UPDATE user_credits SET balance = balance + ?2, lifetime_earned = lifetime_earned + ?2
-       WHERE user_id = ?1 AND EXISTS (SELECT 1 FROM credit_transactions WHERE id = ?3)`,
-    ).bind(entry.userId, entry.amount, id),
+    statement(
+      env.DB,
+      sql`UPDATE user_credits SET balance = balance + ${entry.amount}, lifetime_earned = lifetime_earned + ${entry.amount}
+       WHERE user_id = ${entry.userId} AND EXISTS (SELECT 1 FROM credit_transactions WHERE id = ${id})`,
+    ),
   ];
 }
 
@@ -130,33 +129,31 @@ export const PURCHASE_REASON = "purchase";
 
 /** GET /my/credits/packs: the packs on sale, cheapest first. */
 export async function listPacks(env: Env): Promise<CreditPack[]> {
-  const { results } = await env.DB.prepare(
-    `SELECT id, name, credits, price_cents, currency FROM credit_packs
+  return all<CreditPack>(
+    env.DB,
+    sql`SELECT id, name, credits, price_cents, currency FROM credit_packs
      WHERE active = 1 ORDER BY position, id`,
-  ).all<CreditPack>();
-  return results;
+  );
 }
 
 /** GET /my/credits/status: the totals and the newest 20 ledger rows, newest first. */
 export async function creditStatus(env: Env, userId: string) {
-  const [userCredit, { results }] = await Promise.all([
+  const [userCredit, recentTransactions] = await Promise.all([
     creditBalance(env, userId),
-    env.DB.prepare(
-      `SELECT id, amount, direction, reason, created_at FROM credit_transactions
-       WHERE user_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2`,
-    )
-      .bind(userId, RECENT_TRANSACTIONS)
-      .all<CreditTransaction>(),
+    all<CreditTransaction>(
+      env.DB,
+      sql`SELECT id, amount, direction, reason, created_at FROM credit_transactions
+       WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC LIMIT ${RECENT_TRANSACTIONS}`,
+    ),
   ]);
-  return { userCredit, recentTransactions: results };
+  return { userCredit, recentTransactions };
 }
 
 async function activePack(env: Env, packId: string): Promise<CreditPack> {
-  const pack = await env.DB.prepare(
-    "SELECT id, name, credits, price_cents, currency FROM credit_packs WHERE id = ?1 AND active = 1",
-  )
-    .bind(packId)
-    .first<CreditPack>();
+  const pack = await first<CreditPack>(
+    env.DB,
+    sql`SELECT id, name, credits, price_cents, currency FROM credit_packs WHERE id = ${packId} AND active = 1`,
+  );
   if (!pack) throw new ValidationError({ pack_id: [PACK_MESSAGE] });
   return pack;
 }
@@ -191,10 +188,11 @@ async function applyCreditPayment(
       reference: payment.id,
       createdAt: at,
     }),
-    env.DB.prepare(
-      `UPDATE payments SET status = 'completed', completed_at = ?2
-       WHERE id = ?1 AND status <> 'completed'`,
-    ).bind(payment.id, at),
+    statement(
+      env.DB,
+      sql`UPDATE payments SET status = 'completed', completed_at = ${at}
+       WHERE id = ${payment.id} AND status <> 'completed'`,
+    ),
     activityStatement(
       env,
       {
@@ -211,11 +209,10 @@ async function applyCreditPayment(
       ledgerId,
     ),
   ]);
-  return env.DB.prepare(
-    "SELECT id, amount, direction, reason, created_at FROM credit_transactions WHERE id = ?1",
-  )
-    .bind(ledgerId)
-    .first<CreditTransaction>();
+  return first<CreditTransaction>(
+    env.DB,
+    sql`SELECT id, amount, direction, reason, created_at FROM credit_transactions WHERE id = ${ledgerId}`,
+  );
 }
 
 /**
@@ -259,23 +256,12 @@ export async function purchaseCredits(
     providerRef = session.id;
     checkoutUrl = session.url;
   }
-  await env.DB.prepare(
-    `INSERT INTO payments (id, user_id, kind, pack_id, credits, amount_cents, currency, provider,
+  await run(
+    env.DB,
+    sql`INSERT INTO payments (id, user_id, kind, pack_id, credits, amount_cents, currency, provider,
        provider_ref, status, created_at)
-     VALUES (?1, ?2, 'credits', ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9)`,
-  )
-    .bind(
-      payment.id,
-      user.id,
-      pack.id,
-      pack.credits,
-      pack.price_cents,
-      pack.currency,
-      provider,
-      providerRef,
-      nowIso(),
-    )
-    .run();
+     VALUES (${payment.id}, ${user.id}, 'credits', ${pack.id}, ${pack.credits}, ${pack.price_cents}, ${pack.currency}, ${provider}, ${providerRef}, 'pending', ${nowIso()})`,
+  );
   if (checkoutUrl) return { checkout_url: checkoutUrl, payment_id: payment.id };
 
   const transaction = await applyCreditPayment(env, payment, pack.name);
@@ -293,13 +279,12 @@ export async function completeStripeCreditPayment(
   sessionId: string,
   paymentId: string | undefined,
 ): Promise<void> {
-  const payment = await env.DB.prepare(
-    `SELECT p.id, p.user_id, p.pack_id, p.credits, p.amount_cents, p.currency, k.name AS pack_name
+  const payment = await first<CreditPaymentRow & { pack_name: string }>(
+    env.DB,
+    sql`SELECT p.id, p.user_id, p.pack_id, p.credits, p.amount_cents, p.currency, k.name AS pack_name
      FROM payments p JOIN credit_packs k ON k.id = p.pack_id
-     WHERE p.provider = 'stripe' AND p.provider_ref = ?1 AND p.kind = 'credits'`,
-  )
-    .bind(sessionId)
-    .first<CreditPaymentRow & { pack_name: string }>();
+     WHERE p.provider = 'stripe' AND p.provider_ref = ${sessionId} AND p.kind = 'credits'`,
+  );
   if (!payment || (paymentId && payment.id !== paymentId)) {
     console.error(
       JSON.stringify({ level: "error", message: "unknown checkout session", session: sessionId }),
@@ -312,20 +297,19 @@ export async function completeStripeCreditPayment(
 /** A payment of this member, for a checkout return page (by our id or Stripe's session id). */
 export async function paymentOf(env: Env, userId: string, ref: { id?: string; session?: string }) {
   if (!ref.id && !ref.session) return null;
-  return env.DB.prepare(
-    `SELECT id, kind, status, credits, pack_id, plan_id, billing_cycle, amount_cents, currency
-     FROM payments WHERE user_id = ?1 AND (id = ?2 OR (provider = 'stripe' AND provider_ref = ?3))`,
-  )
-    .bind(userId, ref.id ?? null, ref.session ?? null)
-    .first<{
-      id: string;
-      kind: "credits" | "subscription";
-      status: "pending" | "completed" | "failed";
-      credits: number | null;
-      pack_id: string | null;
-      plan_id: string | null;
-      billing_cycle: string | null;
-      amount_cents: number;
-      currency: string;
-    }>();
+  return first<{
+    id: string;
+    kind: "credits" | "subscription";
+    status: "pending" | "completed" | "failed";
+    credits: number | null;
+    pack_id: string | null;
+    plan_id: string | null;
+    billing_cycle: string | null;
+    amount_cents: number;
+    currency: string;
+  }>(
+    env.DB,
+    sql`SELECT id, kind, status, credits, pack_id, plan_id, billing_cycle, amount_cents, currency
+     FROM payments WHERE user_id = ${userId} AND (id = ${ref.id ?? null} OR (provider = 'stripe' AND provider_ref = ${ref.session ?? null}))`,
+  );
 }

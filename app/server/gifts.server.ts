@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { GiftList } from "~/schemas/credits";
 import type { Gift } from "~/schemas/chat";
 import { grantStatements, isInsufficientCredits, spendStatements } from "./credits.server";
@@ -5,6 +6,8 @@ import { sha256Hex } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { memberCards, type MemberCard } from "./members.server";
+import { all, first, statement } from "./sql.server";
+import { isActiveMember, neitherBlocked } from "./visibility.server";
 
 /**
  * Gifts: the spend of a gift message (one D1 batch: the ledger row and totals, and the gift's row
@@ -21,11 +24,10 @@ export const GIFT_REQUIRED = "Please choose a gift.";
 
 /** An active gift of the catalogue; null when there is none with that id. */
 export async function activeGift(env: Env, giftId: string): Promise<Gift | null> {
-  return env.DB.prepare(
-    "SELECT id, name, icon, price_credits FROM gifts WHERE id = ?1 AND active = 1",
-  )
-    .bind(giftId)
-    .first<Gift>();
+  return first<Gift>(
+    env.DB,
+    sql`SELECT id, name, icon, price_credits FROM gifts WHERE id = ${giftId} AND active = 1`,
+  );
 }
 
 /**
@@ -65,29 +67,21 @@ export async function spendForGift(
         reference: spend.messageId,
         createdAt: spend.sentAt,
       }),
-      env.DB.prepare(
-        `INSERT INTO gift_messages (message_id, conversation_id, sender_id, recipient_id, gift_id,
-           price_credits, sent_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-      ).bind(
-        spend.messageId,
-        spend.conversationId,
-        spend.senderId,
-        spend.recipientId,
-        spend.gift.id,
-        spend.gift.price_credits,
-        spend.sentAt,
+      statement(
+        env.DB,
+        sql`INSERT INTO gift_messages (message_id, conversation_id, sender_id, recipient_id, gift_id,
+           price_credits, sent_at) VALUES (${spend.messageId}, ${spend.conversationId}, ${spend.senderId}, ${spend.recipientId}, ${spend.gift.id}, ${spend.gift.price_credits}, ${spend.sentAt})`,
       ),
     ]);
     return "spent";
   } catch (error) {
     // An earlier attempt's spend (the balance may be short by now: it paid already), unless it
     // was refunded since (that attempt was refused after its spend).
-    const { results } = await env.DB.prepare(
-      `SELECT reason FROM credit_transactions
-       WHERE reason IN (?1, ?2) AND reference = ?3 AND user_id = ?4`,
-    )
-      .bind(GIFT_REASON, GIFT_REFUND_REASON, spend.messageId, spend.senderId)
-      .all<{ reason: string }>();
+    const results = await all<{ reason: string }>(
+      env.DB,
+      sql`SELECT reason FROM credit_transactions
+       WHERE reason IN (${GIFT_REASON}, ${GIFT_REFUND_REASON}) AND reference = ${spend.messageId} AND user_id = ${spend.senderId}`,
+    );
     if (results.some((r) => r.reason === GIFT_REFUND_REASON)) return "refunded";
     if (results.length > 0) return "found";
     if (isInsufficientCredits(error)) return "short";
@@ -111,7 +105,7 @@ export async function refundGift(
       reference: spend.messageId,
       createdAt: nowIso(),
     }),
-    env.DB.prepare("DELETE FROM gift_messages WHERE message_id = ?1").bind(spend.messageId),
+    statement(env.DB, sql`DELETE FROM gift_messages WHERE message_id = ${spend.messageId}`),
   ]);
 }
 
@@ -148,22 +142,19 @@ export async function listGiftHistory(
   list: GiftList,
   { page = 1, perPage = GIFTS_PER_PAGE }: { page?: number; perPage?: number } = {},
 ) {
-  const mine = list === "sent" ? "m.sender_id" : "m.recipient_id";
-  const other = list === "sent" ? "m.recipient_id" : "m.sender_id";
-  const { results } = await env.DB.prepare(
-    `SELECT m.message_id AS id, m.conversation_id, g.id AS gift_id, g.name, g.icon,
+  const mine = sql.raw(list === "sent" ? "m.sender_id" : "m.recipient_id");
+  const other = sql.raw(list === "sent" ? "m.recipient_id" : "m.sender_id");
+  const results = await all<Row>(
+    env.DB,
+    sql`SELECT m.message_id AS id, m.conversation_id, g.id AS gift_id, g.name, g.icon,
        m.price_credits AS price, m.sent_at, ${other} AS other_id,
-       NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = ?1 AND b.blocked_id = ${other})
-           OR (b.blocker_id = ${other} AND b.blocked_id = ?1))
-         AND EXISTS (SELECT 1 FROM users o WHERE o.id = ${other} AND o.status = 'active') AS visible
+       ${neitherBlocked(me, other)} AND ${isActiveMember(other)} AS visible
      FROM gift_messages m
      JOIN gifts g ON g.id = m.gift_id
-     WHERE ${mine} = ?1
+     WHERE ${mine} = ${me}
      ORDER BY m.sent_at DESC, m.message_id DESC
-     LIMIT ?2 OFFSET ?3`,
-  )
-    .bind(me, perPage + 1, (page - 1) * perPage)
-    .all<Row>();
+     LIMIT ${perPage + 1} OFFSET ${(page - 1) * perPage}`,
+  );
   const rows = results.slice(0, perPage);
   const cards = new Map(
     (

@@ -8,6 +8,7 @@ import { memberCards, type MemberCard } from "./members.server";
 import { notify } from "./notifications.server";
 import { memberPerks } from "./subscriptions.server";
 import { canSee, visibleTo } from "./visibility.server";
+import { first, statement } from "./sql.server";
 
 /** Likes a free member may give per UTC day. */
 export const FREE_DAILY_LIKES = 50;
@@ -35,9 +36,10 @@ export const dailyLimitReached = (now: number) =>
   });
 
 async function likeExists(env: Env, likerId: string, likedId: string): Promise<boolean> {
-  const row = await env.DB.prepare("SELECT 1 AS x FROM likes WHERE liker_id = ?1 AND liked_id = ?2")
-    .bind(likerId, likedId)
-    .first();
+  const row = await first(
+    env.DB,
+    sql`SELECT 1 AS x FROM likes WHERE liker_id = ${likerId} AND liked_id = ${likedId}`,
+  );
   return row !== null;
 }
 
@@ -63,25 +65,25 @@ export async function likeMember(
   const day = utcDay(now);
   const limit = await dailyLikeLimit(env, me, now);
   // Counts the like before storing it; the conditional upsert never lets the count pass the limit.
-  const quota = await env.DB.prepare(
-    `INSERT INTO like_quota (user_id, day, count) VALUES (?1, ?2, 1)
-     ON CONFLICT (user_id, day) DO UPDATE SET count = count + 1 WHERE like_quota.count < ?3
+  const quota = await first<{ count: number }>(
+    env.DB,
+    sql`INSERT INTO like_quota (user_id, day, count) VALUES (${me}, ${day}, 1)
+     ON CONFLICT (user_id, day) DO UPDATE SET count = count + 1 WHERE like_quota.count < ${limit}
      RETURNING count`,
-  )
-    .bind(me, day, limit)
-    .first<{ count: number }>();
+  );
   if (!quota) throw dailyLimitReached(now);
 
   const [inserted, reverse] = await env.DB.batch<{ x: number }>([
-    env.DB.prepare(
-      `INSERT INTO likes (liker_id, liked_id, created_at) VALUES (?1, ?2, ?3)
+    statement(
+      env.DB,
+      sql`INSERT INTO likes (liker_id, liked_id, created_at) VALUES (${me}, ${targetId}, ${nowIso(now)})
        ON CONFLICT DO NOTHING RETURNING 1 AS x`,
-    ).bind(me, targetId, nowIso(now)),
-    env.DB.prepare("SELECT 1 AS x FROM likes WHERE liker_id = ?1 AND liked_id = ?2").bind(
-      targetId,
-      me,
     ),
-    env.DB.prepare("DELETE FROM like_quota WHERE user_id = ?1 AND day < ?2").bind(me, day),
+    statement(
+      env.DB,
+      sql`SELECT 1 AS x FROM likes WHERE liker_id = ${targetId} AND liked_id = ${me}`,
+    ),
+    statement(env.DB, sql`DELETE FROM like_quota WHERE user_id = ${me} AND day < ${day}`),
   ]);
   const isMatch = (reverse?.results.length ?? 0) > 0;
   if ((inserted?.results.length ?? 0) > 0) {

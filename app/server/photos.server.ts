@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sum } from "drizzle-orm";
+import { and, asc, count, eq, sql, sum } from "drizzle-orm";
 import {
   CONTENT_TYPES,
   IMAGE_TOO_LARGE_MESSAGE,
@@ -17,6 +17,7 @@ import { photoUrl } from "./members.server";
 import { requireVerifiedEmail, type SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
 import { readBytesCapped } from "./validation.server";
+import { all, run } from "./sql.server";
 
 /** Photo ids never change content, so a browser may keep them for a year (in its own cache only). */
 export const PHOTO_CACHE_CONTROL = "private, max-age=31536000, immutable";
@@ -137,32 +138,24 @@ export async function uploadPhotos(
   }));
 
   const newBytes = stored.reduce((total, s) => total + s.size, 0);
-  const values = stored.map(() => "(?, ?, ?, ?, ?, ?)").join(", ");
-  const statement = env.DB.prepare(
-    `WITH incoming(id, r2_key, content_type, size, etag, n) AS (VALUES ${values})
-     INSERT INTO photos (id, user_id, r2_key, content_type, size, position, etag, created_at)
-     SELECT id, ?, r2_key, content_type, size,
-            (SELECT COALESCE(MAX(position), -1) FROM photos WHERE user_id = ?) + n, etag, ?
-     FROM incoming
-     WHERE (SELECT COUNT(*) FROM photos WHERE user_id = ?) + ? <= ?
-       AND (SELECT COALESCE(SUM(size), 0) FROM photos WHERE user_id = ?) + ? < ?
-     RETURNING id`,
-  ).bind(
-    ...stored.flatMap((s, i) => [s.id, s.key, s.contentType, s.size, s.etag, i + 1]),
-    userId,
-    userId,
-    now,
-    userId,
-    stored.length,
-    PHOTO_LIMITS.maxCount,
-    userId,
-    newBytes,
-    PHOTO_LIMITS.maxTotalBytes,
+  const values = sql.join(
+    stored.map(
+      (s, i) => sql`(${s.id}, ${s.key}, ${s.contentType}, ${s.size}, ${s.etag}, ${i + 1})`,
+    ),
+    sql`, `,
   );
+  const insert = sql`WITH incoming(id, r2_key, content_type, size, etag, n) AS (VALUES ${values})
+     INSERT INTO photos (id, user_id, r2_key, content_type, size, position, etag, created_at)
+     SELECT id, ${userId}, r2_key, content_type, size,
+            (SELECT COALESCE(MAX(position), -1) FROM photos WHERE user_id = ${userId}) + n, etag, ${now}
+     FROM incoming
+     WHERE (SELECT COUNT(*) FROM photos WHERE user_id = ${userId}) + ${stored.length} <= ${PHOTO_LIMITS.maxCount}
+       AND (SELECT COALESCE(SUM(size), 0) FROM photos WHERE user_id = ${userId}) + ${newBytes} < ${PHOTO_LIMITS.maxTotalBytes}
+     RETURNING id`;
   let inserted = 0;
   try {
     // Counted from RETURNING: meta.changes also counts the rows the search triggers write.
-    inserted = (await statement.all()).results.length;
+    inserted = (await all(env.DB, insert)).length;
   } finally {
     if (inserted !== stored.length) await env.PHOTOS.delete(stored.map((s) => s.key));
   }
@@ -188,12 +181,11 @@ export async function deletePhoto(env: Env, userId: string, photoId: string): Pr
     .where(and(eq(schema.photos.id, photoId), eq(schema.photos.userId, userId)))
     .get();
   if (!photo) throw notFound("Photo not found.");
-  const result = await env.DB.prepare(
-    `DELETE FROM photos WHERE id = ?1 AND user_id = ?2
-       AND (SELECT COUNT(*) FROM photos WHERE user_id = ?2) > 1`,
-  )
-    .bind(photoId, userId)
-    .run();
+  const result = await run(
+    env.DB,
+    sql`DELETE FROM photos WHERE id = ${photoId} AND user_id = ${userId}
+       AND (SELECT COUNT(*) FROM photos WHERE user_id = ${userId}) > 1`,
+  );
   if (result.meta.changes === 0) throw new ValidationError({ photos: [PHOTO_MESSAGES.required] });
   await env.PHOTOS.delete(photo.key);
   await renumber(env, userId);

@@ -1,10 +1,11 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { presenceConfig, shardName, shardOf } from "~/realtime/presence-shards";
 import { PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { logFailure } from "./log.server";
 import { blockedEitherWayStatement, isBlockedEitherWay } from "./visibility.server";
+import { run, statement } from "./sql.server";
 
 /**
  * Presence: the room's shards (docs/decisions/011), what a socket starts with (blocks and
@@ -30,18 +31,19 @@ export async function presenceConnectInfo(env: Env, userId: string) {
   // One round trip to D1 for both.
   const [blocks, contacts] = await env.DB.batch<{ id: string }>([
     blockedEitherWayStatement(env, userId),
-    env.DB.prepare(
-      `SELECT id FROM (
+    statement(
+      env.DB,
+      sql`SELECT id FROM (
          SELECT l.liked_id AS id, max(l.created_at, r.created_at) AS at FROM likes l
            JOIN likes r ON r.liker_id = l.liked_id AND r.liked_id = l.liker_id
-           WHERE l.liker_id = ?1
+           WHERE l.liker_id = ${userId}
          UNION ALL
-         SELECT CASE WHEN c.user_low = ?1 THEN c.user_high ELSE c.user_low END AS id,
+         SELECT CASE WHEN c.user_low = ${userId} THEN c.user_high ELSE c.user_low END AS id,
                 m.last_activity_at AS at
            FROM conversation_members m JOIN conversations c ON c.id = m.conversation_id
-           WHERE m.user_id = ?1
-       ) GROUP BY id ORDER BY max(at) DESC LIMIT ?2`,
-    ).bind(userId, PRESENCE_WATCH_LIMIT),
+           WHERE m.user_id = ${userId}
+       ) GROUP BY id ORDER BY max(at) DESC LIMIT ${PRESENCE_WATCH_LIMIT}`,
+    ),
   ]);
   const ids = (rows: { results: { id: string }[] } | undefined) =>
     (rows?.results ?? []).map((r) => r.id);
@@ -125,12 +127,13 @@ export async function writeLastSeen(
   const statements: D1PreparedStatement[] = [];
   for (let i = 0; i < seen.length; i += LAST_SEEN_CHUNK) {
     statements.push(
-      env.DB.prepare(
-        `UPDATE users SET last_seen_at = json_extract(j.value, '$[1]')
-         FROM json_each(?1) AS j
+      statement(
+        env.DB,
+        sql`UPDATE users SET last_seen_at = json_extract(j.value, '$[1]')
+         FROM json_each(${JSON.stringify(seen.slice(i, i + LAST_SEEN_CHUNK))}) AS j
          WHERE users.id = json_extract(j.value, '$[0]')
-           AND (users.last_seen_at IS NULL OR users.last_seen_at < ?2)`,
-      ).bind(JSON.stringify(seen.slice(i, i + LAST_SEEN_CHUNK)), stale),
+           AND (users.last_seen_at IS NULL OR users.last_seen_at < ${stale})`,
+      ),
     );
   }
   const results = await env.DB.batch(statements);
@@ -150,11 +153,10 @@ export const HEARTBEAT_WRITE_AFTER_MS = 180_000;
  * Returns whether it wrote.
  */
 export async function recordHeartbeat(env: Env, userId: string, now = Date.now()) {
-  const result = await env.DB.prepare(
-    `UPDATE users SET last_seen_at = ?2
-     WHERE id = ?1 AND (last_seen_at IS NULL OR last_seen_at < ?3)`,
-  )
-    .bind(userId, nowIso(now), nowIso(now - HEARTBEAT_WRITE_AFTER_MS))
-    .run();
+  const result = await run(
+    env.DB,
+    sql`UPDATE users SET last_seen_at = ${nowIso(now)}
+     WHERE id = ${userId} AND (last_seen_at IS NULL OR last_seen_at < ${nowIso(now - HEARTBEAT_WRITE_AFTER_MS)})`,
+  );
   return result.meta.changes > 0;
 }

@@ -1,5 +1,7 @@
+import { sql } from "drizzle-orm";
 import { readConfig, type Env, type RateLimitName } from "./env.server";
 import type { RateLimitSpec } from "./room-api.server";
+import { first, run } from "./sql.server";
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -34,15 +36,8 @@ function windowOf({ max, windowSeconds }: RateLimitSpec, now: number) {
  * (carried over when a new window starts, zero after a gap). SQLite reads every SET expression
  * from the old row, so the order below does not matter.
  */
-const HIT_SQL = `INSERT INTO rate_limits (key, window_start, count, prev_count) VALUES (?1, ?2, 1, 0)
-     ON CONFLICT(key) DO UPDATE SET
-       prev_count = CASE
-         WHEN rate_limits.window_start = excluded.window_start THEN rate_limits.prev_count
-         WHEN rate_limits.window_start = excluded.window_start - ?3 THEN rate_limits.count
-         ELSE 0 END,
-       count = CASE WHEN rate_limits.window_start = excluded.window_start THEN rate_limits.count + 1 ELSE 1 END,
-       window_start = excluded.window_start
-     RETURNING count, prev_count`;
+/** A counter's key: the limit's name and the subject it counts (case-insensitive). */
+const keyOf = (name: RateLimitName, subject: string) => `${name}:${subject.toLowerCase()}`;
 
 /**
  * The sliding-window estimate (docs/decisions/009): the hits of the current window plus the
@@ -106,9 +101,19 @@ export async function hit(
   now = Date.now(),
 ): Promise<RateLimitResult> {
   const w = windowFor(env, name, now);
-  const row = await env.DB.prepare(HIT_SQL)
-    .bind(`${name}:${subject.toLowerCase()}`, w.windowStart, w.windowSeconds)
-    .first<{ count: number; prev_count: number }>();
+  const row = await first<{ count: number; prev_count: number }>(
+    env.DB,
+    sql`INSERT INTO rate_limits (key, window_start, count, prev_count)
+        VALUES (${keyOf(name, subject)}, ${w.windowStart}, 1, 0)
+        ON CONFLICT(key) DO UPDATE SET
+          prev_count = CASE
+            WHEN rate_limits.window_start = excluded.window_start THEN rate_limits.prev_count
+            WHEN rate_limits.window_start = excluded.window_start - ${w.windowSeconds} THEN rate_limits.count
+            ELSE 0 END,
+          count = CASE WHEN rate_limits.window_start = excluded.window_start THEN rate_limits.count + 1 ELSE 1 END,
+          window_start = excluded.window_start
+        RETURNING count, prev_count`,
+  );
   return verdict(w, row?.count ?? 1, row?.prev_count ?? 0);
 }
 
@@ -124,11 +129,11 @@ export async function release(
   now: number,
 ): Promise<void> {
   const { windowStart } = windowFor(env, name, now);
-  await env.DB.prepare(
-    `UPDATE rate_limits SET count = count - 1 WHERE key = ?1 AND window_start = ?2 AND count > 0`,
-  )
-    .bind(`${name}:${subject.toLowerCase()}`, windowStart)
-    .run();
+  await run(
+    env.DB,
+    sql`UPDATE rate_limits SET count = count - 1
+        WHERE key = ${keyOf(name, subject)} AND window_start = ${windowStart} AND count > 0`,
+  );
 }
 
 /** Reads a counter without counting (used to refuse before doing expensive work). */
@@ -139,11 +144,10 @@ export async function peek(
   now = Date.now(),
 ): Promise<RateLimitResult> {
   const w = windowFor(env, name, now);
-  const row = await env.DB.prepare(
-    `SELECT window_start, count, prev_count FROM rate_limits WHERE key = ?1`,
-  )
-    .bind(`${name}:${subject.toLowerCase()}`)
-    .first<{ window_start: number; count: number; prev_count: number }>();
+  const row = await first<{ window_start: number; count: number; prev_count: number }>(
+    env.DB,
+    sql`SELECT window_start, count, prev_count FROM rate_limits WHERE key = ${keyOf(name, subject)}`,
+  );
   const [count, prev] = !row
     ? [0, 0]
     : row.window_start === w.windowStart

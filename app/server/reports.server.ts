@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   REPORT_HIDE_THRESHOLD,
   REPORTED_MESSAGE,
@@ -11,6 +12,7 @@ import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
 import { destroyAllSessions, type SessionUser } from "./session.server";
+import { all, first, run, statement } from "./sql.server";
 
 /**
  * Reports and moderation: a member reports another (one report per reporter and member, so each
@@ -51,11 +53,10 @@ async function reportedMessageText(
   const conversationId = await conversationOfMessage(env, messageId);
   if (!conversationId) return null;
   const [low, high] = reporterId < reportedId ? [reporterId, reportedId] : [reportedId, reporterId];
-  const pair = await env.DB.prepare(
-    "SELECT 1 AS ok FROM conversations WHERE id = ?1 AND user_low = ?2 AND user_high = ?3",
-  )
-    .bind(conversationId, low, high)
-    .first();
+  const pair = await first(
+    env.DB,
+    sql`SELECT 1 AS ok FROM conversations WHERE id = ${conversationId} AND user_low = ${low} AND user_high = ${high}`,
+  );
   if (!pair) return null;
   const message = await conversationRoom(env, conversationId).findMessage(
     conversationId,
@@ -77,9 +78,10 @@ export async function reportMember(
   if (input.user_id === reporterId) {
     throw new ValidationError({ user_id: ["You cannot report yourself."] });
   }
-  const target = await env.DB.prepare("SELECT id FROM users WHERE id = ?1")
-    .bind(input.user_id)
-    .first<{ id: string }>();
+  const target = await first<{ id: string }>(
+    env.DB,
+    sql`SELECT id FROM users WHERE id = ${input.user_id}`,
+  );
   if (!target) throw notFound("Member not found.");
 
   let messageText: string | null = null;
@@ -89,35 +91,25 @@ export async function reportMember(
   }
 
   const createdAt = nowIso(now);
-  const row = await env.DB.prepare(
-    `INSERT INTO reports (id, reporter_id, reported_id, reason_type, details, message_id,
+  const row = await first<{
+    id: string;
+    reported_id: string;
+    reason_type: ReportReasonType;
+    details: string | null;
+    message_id: string | null;
+    status: ReportView["status"];
+    created_at: string;
+  }>(
+    env.DB,
+    sql`INSERT INTO reports (id, reporter_id, reported_id, reason_type, details, message_id,
                           message_text, status, created_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', ?8)
+     VALUES (${newId()}, ${reporterId}, ${input.user_id}, ${input.reason_type}, ${input.details ?? null}, ${input.message_id ?? null}, ${messageText}, 'open', ${createdAt})
      ON CONFLICT (reporter_id, reported_id) DO UPDATE SET
        reason_type = excluded.reason_type, details = excluded.details,
        message_id = excluded.message_id, message_text = excluded.message_text,
        status = 'open', created_at = excluded.created_at, reviewed_at = NULL, reviewed_by = NULL
      RETURNING id, reported_id, reason_type, details, message_id, status, created_at`,
-  )
-    .bind(
-      newId(),
-      reporterId,
-      input.user_id,
-      input.reason_type,
-      input.details ?? null,
-      input.message_id ?? null,
-      messageText,
-      createdAt,
-    )
-    .first<{
-      id: string;
-      reported_id: string;
-      reason_type: ReportReasonType;
-      details: string | null;
-      message_id: string | null;
-      status: ReportView["status"];
-      created_at: string;
-    }>();
+  );
   if (!row) throw new HttpError(500, "The report could not be stored.");
   return {
     message: REPORTED_MESSAGE,
@@ -166,8 +158,24 @@ export interface ModerationReport {
 /** Open reports, oldest first (the longest waiting at the top), a page at a time. */
 export async function listOpenReports(env: Env, page = 1) {
   const current = Number.isInteger(page) && page > 0 ? page : 1;
-  const { results } = await env.DB.prepare(
-    `SELECT r.id, r.reason_type, r.details, r.message_id, r.message_text, r.created_at,
+  const results = await all<{
+    id: string;
+    reason_type: ReportReasonType;
+    details: string | null;
+    message_id: string | null;
+    message_text: string | null;
+    created_at: string;
+    reporter_id: string;
+    reporter_username: string;
+    reported_id: string;
+    reported_username: string;
+    reported_email: string;
+    reported_status: "active" | "suspended";
+    reported_hidden: number;
+    open_reports: number;
+  }>(
+    env.DB,
+    sql`SELECT r.id, r.reason_type, r.details, r.message_id, r.message_text, r.created_at,
             rep.id AS reporter_id, rep.username AS reporter_username,
             u.id AS reported_id, u.username AS reported_username, u.email AS reported_email,
             u.status AS reported_status, u.hidden_by_reports AS reported_hidden,
@@ -178,25 +186,8 @@ export async function listOpenReports(env: Env, page = 1) {
      JOIN users u ON u.id = r.reported_id
      WHERE r.status = 'open'
      ORDER BY r.created_at, r.id
-     LIMIT ?1 OFFSET ?2`,
-  )
-    .bind(MODERATION_PAGE_SIZE + 1, (current - 1) * MODERATION_PAGE_SIZE)
-    .all<{
-      id: string;
-      reason_type: ReportReasonType;
-      details: string | null;
-      message_id: string | null;
-      message_text: string | null;
-      created_at: string;
-      reporter_id: string;
-      reporter_username: string;
-      reported_id: string;
-      reported_username: string;
-      reported_email: string;
-      reported_status: "active" | "suspended";
-      reported_hidden: number;
-      open_reports: number;
-    }>();
+     LIMIT ${MODERATION_PAGE_SIZE + 1} OFFSET ${(current - 1) * MODERATION_PAGE_SIZE}`,
+  );
   const reports: ModerationReport[] = results.slice(0, MODERATION_PAGE_SIZE).map((r) => ({
     id: r.id,
     reason_type: r.reason_type,
@@ -226,16 +217,13 @@ export async function listOpenReports(env: Env, page = 1) {
 
 /** A moderator closes one report without action. */
 export async function dismissReport(env: Env, moderator: SessionUser, reportId: string) {
-  const result = await env.DB.prepare(
-    `UPDATE reports SET status = 'dismissed', reviewed_at = ?2, reviewed_by = ?3
-     WHERE id = ?1 AND status = 'open'`,
-  )
-    .bind(reportId, nowIso(), moderator.id)
-    .run();
+  const result = await run(
+    env.DB,
+    sql`UPDATE reports SET status = 'dismissed', reviewed_at = ${nowIso()}, reviewed_by = ${moderator.id}
+     WHERE id = ${reportId} AND status = 'open'`,
+  );
   if (result.meta.changes === 0) {
-    const exists = await env.DB.prepare("SELECT 1 FROM reports WHERE id = ?1")
-      .bind(reportId)
-      .first();
+    const exists = await first(env.DB, sql`SELECT 1 FROM reports WHERE id = ${reportId}`);
     if (!exists) throw notFound("Report not found.");
   }
   return { message: REPORT_DISMISSED };
@@ -248,21 +236,23 @@ export async function dismissReport(env: Env, moderator: SessionUser, reportId: 
  */
 export async function suspendMember(env: Env, moderator: SessionUser, userId: string) {
   if (userId === moderator.id) throw forbidden("You cannot suspend yourself.");
-  const target = await env.DB.prepare("SELECT id, role FROM users WHERE id = ?1")
-    .bind(userId)
-    .first<{ id: string; role: string }>();
+  const target = await first<{ id: string; role: string }>(
+    env.DB,
+    sql`SELECT id, role FROM users WHERE id = ${userId}`,
+  );
   if (!target) throw notFound("Member not found.");
   if (target.role === "moderator") throw forbidden("A moderator cannot be suspended here.");
   const now = nowIso();
   await env.DB.batch([
-    env.DB.prepare("UPDATE users SET status = 'suspended', updated_at = ?2 WHERE id = ?1").bind(
-      userId,
-      now,
+    statement(
+      env.DB,
+      sql`UPDATE users SET status = 'suspended', updated_at = ${now} WHERE id = ${userId}`,
     ),
-    env.DB.prepare(
-      `UPDATE reports SET status = 'actioned', reviewed_at = ?2, reviewed_by = ?3
-       WHERE reported_id = ?1 AND status = 'open'`,
-    ).bind(userId, now, moderator.id),
+    statement(
+      env.DB,
+      sql`UPDATE reports SET status = 'actioned', reviewed_at = ${now}, reviewed_by = ${moderator.id}
+       WHERE reported_id = ${userId} AND status = 'open'`,
+    ),
   ]);
   await destroyAllSessions(env, userId);
   await cutOffRealtime(env, userId);

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import { completeStripeCreditPayment } from "./credits.server";
 import { nowIso } from "./db.server";
@@ -9,6 +10,7 @@ import {
   completeStripeSubscriptionCheckout,
   markStripeSubscriptionPastDue,
 } from "./subscriptions.server";
+import { first, run } from "./sql.server";
 
 export const BAD_SIGNATURE = "Invalid signature.";
 
@@ -26,16 +28,13 @@ export async function handleStripeWebhook(
 ): Promise<{ received: true; duplicate: boolean }> {
   const event = await verifyStripeEvent(env, rawBody, signature);
   if (!event) throw new HttpError(400, BAD_SIGNATURE);
-  const seen = await env.DB.prepare("SELECT 1 AS x FROM stripe_events WHERE id = ?1")
-    .bind(event.id)
-    .first();
+  const seen = await first(env.DB, sql`SELECT 1 AS x FROM stripe_events WHERE id = ${event.id}`);
   if (seen) return { received: true, duplicate: true };
   await applyEvent(env, event);
-  await env.DB.prepare(
-    "INSERT INTO stripe_events (id, type, received_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-  )
-    .bind(event.id, event.type, nowIso())
-    .run();
+  await run(
+    env.DB,
+    sql`INSERT INTO stripe_events (id, type, received_at) VALUES (${event.id}, ${event.type}, ${nowIso()}) ON CONFLICT DO NOTHING`,
+  );
   return { received: true, duplicate: false };
 }
 

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import {
   SUBSCRIPTION_MESSAGES,
@@ -16,6 +17,7 @@ import {
   createCheckoutSession,
   paymentProvider,
 } from "./payments.server";
+import { all, first, run, statement } from "./sql.server";
 
 /**
  * Subscriptions: the plans on sale, a member's subscription and the perks it gives. A member holds
@@ -34,8 +36,9 @@ interface PlanRow {
   perks: string;
 }
 
-const PLAN_COLUMNS =
-  "p.id, p.name, p.price_monthly_cents, p.price_yearly_cents, p.currency, p.perks";
+const PLAN_COLUMNS = sql.raw(
+  "p.id, p.name, p.price_monthly_cents, p.price_yearly_cents, p.currency, p.perks",
+);
 
 const toPlan = (row: PlanRow): Plan => ({
   id: row.id,
@@ -47,9 +50,10 @@ const toPlan = (row: PlanRow): Plan => ({
 });
 
 export async function listPlans(env: Env): Promise<Plan[]> {
-  const { results } = await env.DB.prepare(
-    `SELECT ${PLAN_COLUMNS} FROM plans p WHERE p.active = 1 ORDER BY p.position, p.id`,
-  ).all<PlanRow>();
+  const results = await all<PlanRow>(
+    env.DB,
+    sql`SELECT ${PLAN_COLUMNS} FROM plans p WHERE p.active = 1 ORDER BY p.position, p.id`,
+  );
   return results.map(toPlan);
 }
 
@@ -63,13 +67,12 @@ interface SubscriptionRow extends PlanRow {
 }
 
 async function subscriptionRow(env: Env, userId: string) {
-  return env.DB.prepare(
-    `SELECT ${PLAN_COLUMNS}, s.status, s.billing_cycle, s.provider, s.provider_ref,
+  return first<SubscriptionRow>(
+    env.DB,
+    sql`SELECT ${PLAN_COLUMNS}, s.status, s.billing_cycle, s.provider, s.provider_ref,
        s.current_period_end, s.cancelled_at
-     FROM subscriptions s JOIN plans p ON p.id = s.plan_id WHERE s.user_id = ?1`,
-  )
-    .bind(userId)
-    .first<SubscriptionRow>();
+     FROM subscriptions s JOIN plans p ON p.id = s.plan_id WHERE s.user_id = ${userId}`,
+  );
 }
 
 /** Whether a stored subscription still counts (its period has not ended, it was not ended). */
@@ -124,13 +127,12 @@ const FREE: Perks = {
 
 /** The perks a member has now: their plan's while it is active or cancelled within its period. */
 export async function memberPerks(env: Env, userId: string, now = Date.now()): Promise<Perks> {
-  const row = await env.DB.prepare(
-    `SELECT p.daily_likes, p.advanced_search, p.incognito
+  const row = await first<{ daily_likes: number; advanced_search: number; incognito: number }>(
+    env.DB,
+    sql`SELECT p.daily_likes, p.advanced_search, p.incognito
      FROM subscriptions s JOIN plans p ON p.id = s.plan_id
-     WHERE s.user_id = ?1 AND s.status IN ('active', 'cancelled') AND s.current_period_end > ?2`,
-  )
-    .bind(userId, nowIso(now))
-    .first<{ daily_likes: number; advanced_search: number; incognito: number }>();
+     WHERE s.user_id = ${userId} AND s.status IN ('active', 'cancelled') AND s.current_period_end > ${nowIso(now)}`,
+  );
   if (!row) return FREE;
   return {
     subscribed: true,
@@ -155,11 +157,10 @@ export async function assertSearchFiltersAllowed(
 // Subscribing and cancelling
 
 async function activePlan(env: Env, planId: string) {
-  const row = await env.DB.prepare(
-    `SELECT ${PLAN_COLUMNS} FROM plans p WHERE p.id = ?1 AND p.active = 1`,
-  )
-    .bind(planId)
-    .first<PlanRow>();
+  const row = await first<PlanRow>(
+    env.DB,
+    sql`SELECT ${PLAN_COLUMNS} FROM plans p WHERE p.id = ${planId} AND p.active = 1`,
+  );
   if (!row) throw new ValidationError({ plan_id: [SUBSCRIPTION_MESSAGES.plan] });
   return row;
 }
@@ -188,8 +189,8 @@ export function periodEnd(from: number, cycle: BillingCycle): number {
 }
 
 /** A member may subscribe when they hold no subscription, or it has ended or was cancelled. */
-const MAY_SUBSCRIBE = `subscriptions.status IN ('expired', 'cancelled')
-  OR subscriptions.current_period_end <= ?12`;
+const maySubscribe = (now: string) => sql`subscriptions.status IN ('expired', 'cancelled')
+  OR subscriptions.current_period_end <= ${now}`;
 
 /**
  * POST /my/subscription. The test provider starts the subscription at once: `{subscription}`. With
@@ -294,22 +295,12 @@ function insertPayment(
     at: string;
   },
 ) {
-  return env.DB.prepare(
-    `INSERT INTO payments (id, user_id, kind, plan_id, billing_cycle, amount_cents, currency,
+  return statement(
+    env.DB,
+    sql`INSERT INTO payments (id, user_id, kind, plan_id, billing_cycle, amount_cents, currency,
        provider, provider_ref, status, created_at, completed_at)
-     VALUES (?1, ?2, 'subscription', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-       CASE WHEN ?9 = 'completed' THEN ?10 END)`,
-  ).bind(
-    p.id,
-    p.userId,
-    p.planId,
-    p.cycle,
-    p.amount,
-    p.currency,
-    p.provider,
-    p.ref,
-    p.status,
-    p.at,
+     VALUES (${p.id}, ${p.userId}, 'subscription', ${p.planId}, ${p.cycle}, ${p.amount}, ${p.currency}, ${p.provider}, ${p.ref}, ${p.status}, ${p.at},
+       CASE WHEN ${p.status} = 'completed' THEN ${p.at} END)`,
   );
 }
 
@@ -331,29 +322,17 @@ interface SubscriptionWrite {
 
 /** Writes the member's one subscription row (RETURNING user_id when it was written). */
 function upsertSubscription(env: Env, w: SubscriptionWrite) {
-  return env.DB.prepare(
-    `INSERT INTO subscriptions (user_id, plan_id, billing_cycle, status, provider, provider_ref,
+  return statement(
+    env.DB,
+    sql`INSERT INTO subscriptions (user_id, plan_id, billing_cycle, status, provider, provider_ref,
        provider_event_at, current_period_start, current_period_end, cancelled_at, cancel_reason,
        created_at, updated_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, ?11, ?11)
-     ON CONFLICT (user_id) DO UPDATE SET plan_id = ?2, billing_cycle = ?3, status = ?4,
-       provider = ?5, provider_ref = ?6, provider_event_at = ?7, current_period_start = ?8,
-       current_period_end = ?9, cancelled_at = ?10, cancel_reason = NULL, updated_at = ?11
-     WHERE ${w.onlyIfMaySubscribe ? MAY_SUBSCRIBE : "1"}
+     VALUES (${w.userId}, ${w.planId}, ${w.cycle}, ${w.status}, ${w.provider}, ${w.ref}, ${w.eventAt}, ${w.start}, ${w.end}, ${w.cancelledAt ?? null}, NULL, ${w.now}, ${w.now})
+     ON CONFLICT (user_id) DO UPDATE SET plan_id = ${w.planId}, billing_cycle = ${w.cycle}, status = ${w.status},
+       provider = ${w.provider}, provider_ref = ${w.ref}, provider_event_at = ${w.eventAt}, current_period_start = ${w.start},
+       current_period_end = ${w.end}, cancelled_at = ${w.cancelledAt ?? null}, cancel_reason = NULL, updated_at = ${w.now}
+     WHERE ${w.onlyIfMaySubscribe ? maySubscribe(w.now) : sql`1`}
      RETURNING user_id`,
-  ).bind(
-    w.userId,
-    w.planId,
-    w.cycle,
-    w.status,
-    w.provider,
-    w.ref,
-    w.eventAt,
-    w.start,
-    w.end,
-    w.cancelledAt ?? null,
-    w.now,
-    ...(w.onlyIfMaySubscribe ? [w.now] : []),
   );
 }
 
@@ -376,11 +355,12 @@ export async function cancelSubscription(
   }
   const at = nowIso(now);
   await env.DB.batch([
-    env.DB.prepare(
-      `UPDATE subscriptions SET status = 'cancelled', cancelled_at = ?2, cancel_reason = ?3,
-         updated_at = ?2
-       WHERE user_id = ?1`,
-    ).bind(userId, at, reason),
+    statement(
+      env.DB,
+      sql`UPDATE subscriptions SET status = 'cancelled', cancelled_at = ${at}, cancel_reason = ${reason},
+         updated_at = ${at}
+       WHERE user_id = ${userId}`,
+    ),
     activityStatement(
       env,
       {
@@ -435,47 +415,40 @@ export async function applyStripeSubscription(
   const planId = sub.metadata?.plan_id;
   const cycle = sub.metadata?.billing_cycle === "yearly" ? "yearly" : "monthly";
   if (!userId || !planId) return;
-  const before = await env.DB.prepare(
-    "SELECT status, provider_ref, cancelled_at FROM subscriptions WHERE user_id = ?1",
-  )
-    .bind(userId)
-    .first<{ status: string; provider_ref: string | null; cancelled_at: string | null }>();
+  const before = await first<{
+    status: string;
+    provider_ref: string | null;
+    cancelled_at: string | null;
+  }>(
+    env.DB,
+    sql`SELECT status, provider_ref, cancelled_at FROM subscriptions WHERE user_id = ${userId}`,
+  );
   const status = deleted ? "expired" : statusOf(sub);
   const period = periodOf(sub, sub.ended_at ?? eventCreated);
   const cancelledAt =
     status === "cancelled" || deleted
       ? (before?.cancelled_at ?? (sub.canceled_at ? fromUnix(sub.canceled_at) : nowIso()))
       : null;
-  const written = await env.DB.prepare(
-    `INSERT INTO subscriptions (user_id, plan_id, billing_cycle, status, provider, provider_ref,
+  const at = nowIso();
+  const written = await first(
+    env.DB,
+    sql`INSERT INTO subscriptions (user_id, plan_id, billing_cycle, status, provider, provider_ref,
        provider_event_at, current_period_start, current_period_end, cancelled_at, created_at,
        updated_at)
-     VALUES (?1, ?2, ?3, ?4, 'stripe', ?5, ?6, ?7, ?8, ?9, ?10, ?10)
-     ON CONFLICT (user_id) DO UPDATE SET plan_id = ?2, billing_cycle = ?3, status = ?4,
-       provider = 'stripe', provider_ref = ?5, provider_event_at = ?6, current_period_start = ?7,
-       current_period_end = ?8, cancelled_at = ?9, updated_at = ?10
-     WHERE subscriptions.provider_ref IS ?5 AND coalesce(subscriptions.provider_event_at, 0) <= ?6
-        OR subscriptions.provider_ref IS NOT ?5 AND (subscriptions.status IN ('expired', 'cancelled')
-          OR subscriptions.current_period_end <= ?10 OR subscriptions.provider = 'test')
+     VALUES (${userId}, ${planId}, ${cycle}, ${status}, 'stripe', ${sub.id}, ${eventCreated}, ${period.start}, ${period.end}, ${cancelledAt}, ${at}, ${at})
+     ON CONFLICT (user_id) DO UPDATE SET plan_id = ${planId}, billing_cycle = ${cycle}, status = ${status},
+       provider = 'stripe', provider_ref = ${sub.id}, provider_event_at = ${eventCreated}, current_period_start = ${period.start},
+       current_period_end = ${period.end}, cancelled_at = ${cancelledAt}, updated_at = ${at}
+     WHERE subscriptions.provider_ref IS ${sub.id} AND coalesce(subscriptions.provider_event_at, 0) <= ${eventCreated}
+        OR subscriptions.provider_ref IS NOT ${sub.id} AND (subscriptions.status IN ('expired', 'cancelled')
+          OR subscriptions.current_period_end <= ${at} OR subscriptions.provider = 'test')
      RETURNING user_id`,
-  )
-    .bind(
-      userId,
-      planId,
-      cycle,
-      status,
-      sub.id,
-      eventCreated,
-      period.start,
-      period.end,
-      cancelledAt,
-      nowIso(),
-    )
-    .first();
+  );
   if (!written) return;
-  const plan = await env.DB.prepare("SELECT name FROM plans WHERE id = ?1")
-    .bind(planId)
-    .first<{ name: string }>();
+  const plan = await first<{ name: string }>(
+    env.DB,
+    sql`SELECT name FROM plans WHERE id = ${planId}`,
+  );
   const type =
     before?.provider_ref !== sub.id
       ? "subscription_started"
@@ -505,23 +478,27 @@ export async function completeStripeSubscriptionCheckout(
 ): Promise<void> {
   const subscriptionId =
     typeof session.subscription === "string" ? session.subscription : session.subscription?.id;
-  const payment = await env.DB.prepare(
-    `SELECT id, user_id, plan_id, billing_cycle FROM payments
-     WHERE provider = 'stripe' AND provider_ref = ?1 AND kind = 'subscription'`,
-  )
-    .bind(session.id)
-    .first<{ id: string; user_id: string; plan_id: string; billing_cycle: BillingCycle }>();
+  const payment = await first<{
+    id: string;
+    user_id: string;
+    plan_id: string;
+    billing_cycle: BillingCycle;
+  }>(
+    env.DB,
+    sql`SELECT id, user_id, plan_id, billing_cycle FROM payments
+     WHERE provider = 'stripe' AND provider_ref = ${session.id} AND kind = 'subscription'`,
+  );
   if (!payment || !subscriptionId) return;
-  await env.DB.prepare(
-    `UPDATE payments SET status = 'completed', completed_at = ?2
-     WHERE id = ?1 AND status <> 'completed'`,
-  )
-    .bind(payment.id, nowIso())
-    .run();
+  await run(
+    env.DB,
+    sql`UPDATE payments SET status = 'completed', completed_at = ${nowIso()}
+     WHERE id = ${payment.id} AND status <> 'completed'`,
+  );
   // The subscription's own events carry its period; until one arrives, the cycle's.
-  const known = await env.DB.prepare("SELECT 1 AS x FROM subscriptions WHERE provider_ref = ?1")
-    .bind(subscriptionId)
-    .first();
+  const known = await first(
+    env.DB,
+    sql`SELECT 1 AS x FROM subscriptions WHERE provider_ref = ${subscriptionId}`,
+  );
   if (known) return;
   const start = eventCreated;
   await applyStripeSubscription(
@@ -559,14 +536,13 @@ export async function markStripeSubscriptionPastDue(
   subscriptionId: string,
   eventCreated: number,
 ): Promise<void> {
-  const row = await env.DB.prepare(
-    `UPDATE subscriptions SET status = 'past_due', provider_event_at = ?2, updated_at = ?3
-     WHERE provider_ref = ?1 AND coalesce(provider_event_at, 0) <= ?2
+  const row = await first<{ user_id: string; plan: string }>(
+    env.DB,
+    sql`UPDATE subscriptions SET status = 'past_due', provider_event_at = ${eventCreated}, updated_at = ${nowIso()}
+     WHERE provider_ref = ${subscriptionId} AND coalesce(provider_event_at, 0) <= ${eventCreated}
        AND status IN ('active', 'cancelled')
      RETURNING user_id, (SELECT name FROM plans WHERE id = plan_id) AS plan`,
-  )
-    .bind(subscriptionId, eventCreated, nowIso())
-    .first<{ user_id: string; plan: string }>();
+  );
   if (row) {
     await recordActivity(env, {
       userId: row.user_id,
