@@ -81,6 +81,7 @@ export default tseslint.config(
       "migrations/",
       ".e2e-state/",
       "bench/.state/",
+      ".bench-base/",
     ],
   },
   js.configs.recommended,

@@ -12,11 +12,10 @@
  * which the load of the machine does not lengthen as it does the durations). First pages only: "load more" is
  * the same statement in both (and main's reads its cards through drizzle's `raw()`, which reports
  * no meta). The
- * base revision's discovery.server.ts is written next to this one for the run (with its own cap)
- * and removed afterwards.
+ * base revision's `app/` is written to .bench-base/ for the run and removed afterwards.
  */
 import { execFileSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { getPlatformProxy } from "wrangler";
@@ -77,46 +76,49 @@ function timed(db: D1Database, tally: Tally): D1Database {
   });
 }
 
+/** Where the base revision's `app/` is written for the run (inside the tree: its packages resolve). */
+const BASE_DIR = path.join(ROOT, ".bench-base");
+
+/**
+ * The base revision's whole `app/` folder, with its `~/` imports pointed at itself rather than at
+ * this tree's: its search module then runs with its own neighbours, schemas and caps. Returns the
+ * path of its search module (search.server.ts, or discovery.server.ts before the rename).
+ */
+function extractBase(revision: string): string {
+  rmSync(BASE_DIR, { recursive: true, force: true });
+  mkdirSync(BASE_DIR, { recursive: true });
+  const archive = execFileSync("git", ["archive", "--format=tar", revision, "app"], {
+    cwd: ROOT,
+    maxBuffer: 1 << 28,
+  });
+  execFileSync("tar", ["-x", "-C", BASE_DIR], { input: archive });
+  const app = path.join(BASE_DIR, "app");
+  for (const entry of readdirSync(app, { recursive: true, encoding: "utf8" })) {
+    if (!/\.tsx?$/.test(entry)) continue;
+    const file = path.join(app, entry);
+    const toApp = path.relative(path.dirname(file), app) || ".";
+    const source = readFileSync(file, "utf8");
+    writeFileSync(file, source.replace(/(from |import\()"~\//g, `$1"${toApp}/`));
+  }
+  const candidates = ["server/search.server.ts", "server/discovery.server.ts"];
+  const found = candidates.map((c) => path.join(app, c)).find((c) => existsSync(c));
+  if (!found) throw new Error(`${revision} has no search module (${candidates.join(", ")}).`);
+  return found;
+}
+
 async function main() {
   const args = commandLine(process.argv.slice(2));
   const base = args.value("base") ?? "main";
   const rounds = Number(args.value("rounds") ?? "3");
   const state = new BenchState("search");
-  const baseFile = path.join(ROOT, "app", "server", "discovery-base.bench.ts");
-  const show = (file: string) =>
-    execFileSync("git", ["show", `${base}:${file}`], {
-      cwd: ROOT,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-  // The search module of the base: search.server.ts, or discovery.server.ts before the rename.
-  let source: string;
-  try {
-    source = show("app/server/search.server.ts");
-  } catch {
-    source = show("app/server/discovery.server.ts");
-  }
-  const cap = execFileSync("git", ["show", `${base}:app/schemas/search.ts`], {
-    cwd: ROOT,
-    encoding: "utf8",
-  }).match(/SEARCH_TOTAL_CAP = (\d+)/)?.[1];
-  // The base's own cap, in place of the one it imports.
-  writeFileSync(
-    baseFile,
-    source
-      .replace(/\n {2}SEARCH_TOTAL_CAP,/, "")
-      .replace(
-        /^import \{ z \} from "zod";/m,
-        `import { z } from "zod";\nconst SEARCH_TOTAL_CAP = ${cap};`,
-      ),
-  );
+  const baseSearch = extractBase(base);
   const proxy = await getPlatformProxy<{ DB: D1Database }>({
     configPath: state.configPath,
     persist: { path: path.join(state.persistDir, "v3") },
   });
   try {
     const designs: [string, Search][] = [
-      [`base (${base})`, (await import(baseFile)).searchMembers as Search],
+      [`base (${base})`, (await import(baseSearch)).searchMembers as Search],
       ["this tree", (await import("~/server/search.server")).searchMembers as Search],
     ];
     const searcher = await proxy.env.DB.prepare(
@@ -184,7 +186,7 @@ async function main() {
     }
   } finally {
     await proxy.dispose();
-    rmSync(baseFile, { force: true });
+    rmSync(BASE_DIR, { recursive: true, force: true });
   }
 }
 
