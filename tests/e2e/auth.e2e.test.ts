@@ -2,8 +2,8 @@
  * The foundation's browser test: a new member registers, verifies the address from the email,
  * signs out and in again, and picks a theme that the server keeps across reloads.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
 import {
   baseUrl,
   cookieValue,
@@ -12,7 +12,7 @@ import {
   expectTitle,
   getCookie,
   latestEmailFor,
-  launchBrowser,
+  useBrowser,
   linkFromEmail,
   openPage,
   registerThroughUi,
@@ -51,18 +51,10 @@ async function chooseAppearance(page: Page, value: "dark" | "light" | "system") 
 }
 
 describe("authentication and appearance in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   test("register, verify by email, sign out, sign in, and keep a theme across reloads", async () => {
-    const page = await openPage(browser, { colorScheme: "dark" });
+    const page = await openPage(browser(), { colorScheme: "dark" });
     const context = page.context();
     const member = uniqueMember("auth");
 

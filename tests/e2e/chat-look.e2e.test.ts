@@ -5,11 +5,11 @@
  * empty conversation that offers first lines from the other member's profile. axe-clean.
  */
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { ApiMember, idOf } from "./api-member";
 import { seriousViolations } from "./axe";
 import {
-  launchBrowser,
+  useBrowser,
   newContext,
   openPage,
   signInThroughUi,
@@ -26,16 +26,15 @@ const activeLabel = (page: Page) =>
   page.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
 
 describe("the chat's look", () => {
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  const browser = useBrowser();
   let member: TestMember;
   let maya: ApiMember;
   let theo: ApiMember;
   let chatPath: string;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     member = uniqueMember("look");
-    const context = await newContext(browser);
+    const context = await newContext(browser());
     const setup = await context.newPage();
     await registerThroughUi(setup, member);
     await verifyEmailThroughMailbox(setup, member);
@@ -61,12 +60,8 @@ describe("the chat's look", () => {
     chatPath = `/chat?conversation=${id}`;
   });
 
-  afterAll(async () => {
-    await browser?.close();
-  });
-
   async function phonePage(): Promise<Page> {
-    const page = await openPage(browser, { viewport: PHONE, hasTouch: true });
+    const page = await openPage(browser(), { viewport: PHONE, hasTouch: true });
     await signInThroughUi(page, member);
     return page;
   }
@@ -194,7 +189,7 @@ describe("the chat's look", () => {
     await page.getByRole("dialog", { name: "Report this message" }).waitFor();
 
     // With a mouse, hovering the message shows them.
-    const desktop = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    const desktop = await openPage(browser(), { viewport: { width: 1280, height: 800 } });
     await signInThroughUi(desktop, member);
     await visit(desktop, chatPath);
     const row = desktop.getByTestId("message").filter({ hasText: "The view was unreal" });

@@ -4,26 +4,18 @@
  * and the header, opens and reads it, and the sender sees the read ticks; a reply arrives live,
  * typing shows, and a deletion disappears on both screens.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { expectTitle, launchBrowser, registerVerifiedMember, visit } from "./helpers";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
+import { expectTitle, useBrowser, registerVerifiedMember, visit } from "./helpers";
 
 const bubble = (page: Page, text: string) => page.getByTestId("message").filter({ hasText: text });
 
 describe("chat in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   test("send, receive live, read ticks, reply, typing and delete on both sides", async () => {
-    const { member: alice, page: a } = await registerVerifiedMember(browser, "alice");
-    const { member: bob, page: b } = await registerVerifiedMember(browser, "bob");
+    const { member: alice, page: a } = await registerVerifiedMember(browser(), "alice");
+    const { member: bob, page: b } = await registerVerifiedMember(browser(), "bob");
     await b.setViewportSize({ width: 390, height: 844 });
 
     // Bob waits on the chat page, with no conversation yet.
@@ -106,8 +98,8 @@ describe("chat in Chromium", () => {
   });
 
   test("archive hides the conversation; a new message brings it back", async () => {
-    const { member: carol, page: c } = await registerVerifiedMember(browser, "carol");
-    const { member: dan, page: d } = await registerVerifiedMember(browser, "dan");
+    const { member: carol, page: c } = await registerVerifiedMember(browser(), "carol");
+    const { member: dan, page: d } = await registerVerifiedMember(browser(), "dan");
 
     await visit(c, `/members/${dan.username}`);
     await c.getByRole("button", { name: `Message ${dan.username}` }).click();

@@ -3,12 +3,12 @@
  * clears the search, then likes a member who already liked them and sees the match, on the spot
  * and on the likes page. The other members are made through the JSON API of the same Worker.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
 import {
   ACTION_TIMEOUT_MS,
   expectTitle,
-  launchBrowser,
+  useBrowser,
   registerVerifiedMember,
   uniqueMember,
   visit,
@@ -20,15 +20,7 @@ const summary = (page: Page) => page.getByTestId("search-summary");
 const results = (page: Page) => page.getByRole("list", { name: "Members" }).getByRole("article");
 
 describe("discovery in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   test("search with a filter, load more, clear, like back and match", async () => {
     // 25 members share an interest no one else has: one page of 20, then 5 more.
@@ -44,7 +36,7 @@ describe("discovery in Chromium", () => {
     }
     const admirer = others[24]!;
 
-    const { member, page } = await registerVerifiedMember(browser, "seeker");
+    const { member, page } = await registerVerifiedMember(browser(), "seeker");
     await admirer.expect("POST", "/my/likes", 201, { user_id: await idOf(page, member.username) });
     // The interests filter is a subscription perk.
     await visit(page, "/my/subscription");

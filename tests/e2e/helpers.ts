@@ -16,7 +16,7 @@ import {
   type BrowserContextOptions,
   type Page,
 } from "playwright-core";
-import { expect, inject, onTestFinished } from "vitest";
+import { afterAll, beforeAll, expect, inject, onTestFinished } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 import { eventually } from "../../scripts/lib/wait";
 
@@ -45,13 +45,28 @@ export async function expectTitle(page: Page, name: string): Promise<void> {
   await expect.poll(() => page.title(), { timeout: ACTION_TIMEOUT_MS }).toBe(pageTitle(name));
 }
 
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    timeout: 60_000,
+/**
+ * Chromium for the tests of the `describe` that calls this: launched before its first test and
+ * closed after its last. Returns the browser as a function, since it exists only once the tests
+ * have started (`openPage(browser(), …)`); a `beforeAll` declared after this call can use it.
+ */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      timeout: 60_000,
+    });
   });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error("Chromium is not launched yet: use the browser inside tests");
+    return browser;
+  };
 }
 
 /** A fresh, isolated browser context (own cookies and storage) whose relative URLs go to the Worker. */

@@ -3,10 +3,10 @@
  * shows relative times ("Liked you 5 minutes ago") hydrates the server HTML as it is (React logs
  * no hydration error and does not redraw), and then shows times from the browser's own clock.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
 import { ApiMember, idOf } from "./api-member";
-import { launchBrowser, registerVerifiedMember, uniqueMember, visit } from "./helpers";
+import { useBrowser, registerVerifiedMember, uniqueMember, visit } from "./helpers";
 
 /** Three hours ahead: "just now" on the server is "3 hours ago" in this browser. */
 const CLOCK_OFFSET_MS = 3 * 60 * 60 * 1000;
@@ -41,18 +41,10 @@ function hydrationErrors(page: Page): string[] {
 }
 
 describe("hydration in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   test("relative times hydrate without errors with the browser clock three hours ahead", async () => {
-    const { member, page } = await registerVerifiedMember(browser, "clock");
+    const { member, page } = await registerVerifiedMember(browser(), "clock");
     const admirer = await new ApiMember(uniqueMember("admirer")).join({
       firstName: "Noor",
       interests: ["Hiking"],

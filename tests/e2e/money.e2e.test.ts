@@ -3,24 +3,15 @@
  * gift picker leads to buying a pack and back; the balance shows; a gift goes out and the other
  * member sees it; then a subscription is taken and cancelled with a reason.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { expectTitle, launchBrowser, registerVerifiedMember, visit, waitForPath } from "./helpers";
+import { describe, expect, test } from "vitest";
+import { expectTitle, useBrowser, registerVerifiedMember, visit, waitForPath } from "./helpers";
 
 describe("credits, gifts and subscriptions in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   test("buy a pack, see the balance, send a gift in chat, subscribe, cancel", async () => {
-    const { page: a } = await registerVerifiedMember(browser, "giver");
-    const { member: bob, page: b } = await registerVerifiedMember(browser, "taker");
+    const { page: a } = await registerVerifiedMember(browser(), "giver");
+    const { member: bob, page: b } = await registerVerifiedMember(browser(), "taker");
 
     // Alice opens a conversation with Bob; with no credits the picker leads to buying some.
     await visit(a, `/members/${bob.username}`);

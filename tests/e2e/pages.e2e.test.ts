@@ -5,13 +5,13 @@
  * on a desktop the dashboard uses its width. Like buttons are named by their label; empty states
  * offer a way forward. axe-clean.
  */
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, test } from "vitest";
 import { ApiMember, idOf, likeFromPage } from "./api-member";
 import { seriousViolations } from "./axe";
 import {
   baseUrl,
-  launchBrowser,
+  useBrowser,
   newContext,
   registerThroughUi,
   uniqueMember,
@@ -34,15 +34,14 @@ const scrollsSideways = (page: Page) =>
   });
 
 describe("dashboard and Discover", () => {
-  let browser: Browser;
+  const browser = useBrowser();
   let member: TestMember;
   let session: Awaited<ReturnType<BrowserContext["storageState"]>>;
   const others: ApiMember[] = [];
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     member = uniqueMember("today");
-    const context = await newContext(browser);
+    const context = await newContext(browser());
     const page = await context.newPage();
     await registerThroughUi(page, member);
     await verifyEmailThroughMailbox(page, member);
@@ -70,12 +69,8 @@ describe("dashboard and Discover", () => {
     await context.close();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-  });
-
   async function signedIn(viewport: { width: number; height: number }, theme = "dark") {
-    const context = await newContext(browser, { viewport, storageState: session });
+    const context = await newContext(browser(), { viewport, storageState: session });
     await context.addCookies([{ name: "appearance", value: theme, url: baseUrl() }]);
     return context.newPage();
   }
@@ -165,7 +160,7 @@ describe("dashboard and Discover", () => {
   }
 
   test("a new member's dashboard offers a way forward instead of bare sentences", async () => {
-    const context = await newContext(browser, { viewport: PHONE });
+    const context = await newContext(browser(), { viewport: PHONE });
     const page = await context.newPage();
     try {
       const newcomer = uniqueMember("fresh");

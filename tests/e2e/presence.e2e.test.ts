@@ -5,11 +5,11 @@
  * a profile view and a like then reach the first member live, as a toast and an unread count in
  * the header, and the notifications page lists them and marks them read.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
 import {
   ACTION_TIMEOUT_MS,
-  launchBrowser,
+  useBrowser,
   registerVerifiedMember,
   visit,
   visitFromApp,
@@ -57,19 +57,11 @@ function unreadBadge(page: Page) {
 }
 
 describe("presence and live notifications in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   test("a dot appears when a member comes online; a like arrives live with an unread count", async () => {
-    const { member: aliceMember, page: alice } = await registerVerifiedMember(browser, "alice");
-    const { member: bobMember, page: bob } = await registerVerifiedMember(browser, "bob");
+    const { member: aliceMember, page: alice } = await registerVerifiedMember(browser(), "alice");
+    const { member: bobMember, page: bob } = await registerVerifiedMember(browser(), "bob");
     const aliceId = await memberIdOf(alice);
 
     // Bob closes his last tab: after the grace period he is gone from the room.

@@ -5,9 +5,9 @@
  * that second member among their profile viewers.
  */
 import { deflateSync } from "node:zlib";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { launchBrowser, registerVerifiedMember, visit, visitFromApp } from "./helpers";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
+import { useBrowser, registerVerifiedMember, visit, visitFromApp } from "./helpers";
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -77,18 +77,10 @@ async function pick(page: Page, label: string, typed: string, option: string | R
 }
 
 describe("profiles and photos in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   test("fill the profile, upload and reorder photos, be seen by another member", async () => {
-    const { member: ada, page } = await registerVerifiedMember(browser, "ada");
+    const { member: ada, page } = await registerVerifiedMember(browser(), "ada");
 
     // The profile form, from the header's "My profile" and the "Edit profile" button.
     await visit(page, "/dashboard");
@@ -161,7 +153,7 @@ describe("profiles and photos in Chromium", () => {
     expect(await managerPhotos(page)).toEqual([uploaded[1], uploaded[0]]);
 
     // A second member sees the public profile.
-    const { member: grace, page: other } = await registerVerifiedMember(browser, "grace");
+    const { member: grace, page: other } = await registerVerifiedMember(browser(), "grace");
     await visitFromApp(other, `/members/${ada.username}`);
     await other.getByRole("heading", { name: `Ada, ${ageToday(ada.dateOfBirth)}` }).waitFor();
     await other.getByText("Toronto, Ontario, Canada").waitFor();

@@ -4,12 +4,12 @@
  * members vanish from each other's search, and the profiles are gone. Then the block is lifted
  * from Settings › Blocked members and the profile comes back, and one reports the other from it.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
 import { REPORTED_MESSAGE } from "../../app/schemas/report";
 import {
   ACTION_TIMEOUT_MS,
-  launchBrowser,
+  useBrowser,
   registerVerifiedMember,
   visit,
   waitForPath,
@@ -53,19 +53,11 @@ async function findsInSearch(page: Page, username: string): Promise<boolean> {
 }
 
 describe("blocking in Chromium", () => {
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   test("block from a conversation: composers refuse, the member vanishes", async () => {
-    const alice = await registerVerifiedMember(browser, "alice");
-    const bob = await registerVerifiedMember(browser, "bob");
+    const alice = await registerVerifiedMember(browser(), "alice");
+    const bob = await registerVerifiedMember(browser(), "bob");
 
     // Before the block they find each other.
     expect(await findsInSearch(alice.page, bob.member.username)).toBe(true);

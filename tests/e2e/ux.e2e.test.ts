@@ -7,14 +7,14 @@
 import { mkdir } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, test } from "vitest";
 import { audit, BUDGET } from "../../bench/lighthouse/audit";
 import { ApiMember, idOf, likeFromPage } from "./api-member";
 import { seriousViolations } from "./axe";
 import {
   baseUrl,
-  launchBrowser,
+  useBrowser,
   newContext,
   registerThroughUi,
   verifyEmailThroughMailbox,
@@ -111,7 +111,7 @@ async function tabThrough(page: Page): Promise<{ missed: string[]; invisible: st
 }
 
 describe("look, accessibility and keyboard in Chromium", () => {
-  let browser: Browser;
+  const browser = useBrowser();
   let member: TestMember;
   let session: Awaited<ReturnType<BrowserContext["storageState"]>>;
   let partner: ApiMember;
@@ -119,9 +119,8 @@ describe("look, accessibility and keyboard in Chromium", () => {
   let chatPath: string;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     member = uniqueMember("looks");
-    const setupContext = await newContext(browser);
+    const setupContext = await newContext(browser());
     const joined = { page: await setupContext.newPage() };
     await registerThroughUi(joined.page, member);
     await verifyEmailThroughMailbox(joined.page, member);
@@ -145,10 +144,6 @@ describe("look, accessibility and keyboard in Chromium", () => {
     await admirer.expect("POST", "/my/likes", 201, { user_id: memberId });
     session = await setupContext.storageState();
     await setupContext.close();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
   });
 
   for (const [device, viewport] of Object.entries(VIEWPORTS)) {
@@ -177,7 +172,7 @@ describe("look, accessibility and keyboard in Chromium", () => {
         ];
         const found: string[] = [];
         for (const signedIn of [false, true]) {
-          const context = await newContext(browser, {
+          const context = await newContext(browser(), {
             viewport,
             ...(signedIn ? { storageState: session } : {}),
           });
@@ -200,8 +195,8 @@ describe("look, accessibility and keyboard in Chromium", () => {
   }
 
   test("entry pages: on a phone the sign-in form starts under the brand bar; each links to Terms, Privacy, Safety and Contact", async () => {
-    const guest = await newContext(browser, { viewport: VIEWPORTS.phone });
-    const signedIn = await newContext(browser, {
+    const guest = await newContext(browser(), { viewport: VIEWPORTS.phone });
+    const signedIn = await newContext(browser(), {
       viewport: VIEWPORTS.phone,
       storageState: session,
     });
@@ -251,7 +246,7 @@ describe("look, accessibility and keyboard in Chromium", () => {
     const sizes: Record<string, number> = {};
     for (const [path, budget] of Object.entries(JS_BUDGET_KB)) {
       const context = await newContext(
-        browser,
+        browser(),
         path === "/dashboard" ? { storageState: session } : {},
       );
       try {
@@ -265,12 +260,12 @@ describe("look, accessibility and keyboard in Chromium", () => {
   });
 
   test("keyboard only: every control reachable with visible focus on the welcome, sign-in, onboarding and Discover pages; the match dialog traps and returns focus", async () => {
-    const context = await newContext(browser, {
+    const context = await newContext(browser(), {
       viewport: VIEWPORTS.desktop,
       storageState: session,
     });
     const page = await context.newPage();
-    const guestContext = () => newContext(browser, { viewport: VIEWPORTS.desktop });
+    const guestContext = () => newContext(browser(), { viewport: VIEWPORTS.desktop });
     try {
       // On each page, tab through and note every control that receives focus, and how it looks.
       for (const path of ["/", "/login", "/onboarding?step=interests", "/my/matches"]) {

@@ -116,6 +116,20 @@ export async function inTwoShards(): Promise<[Member, Member]> {
   }
 }
 
+/** Two members whose homes are the same shard (made a few at a time until two share one). */
+export async function inOneShard(): Promise<[Member, Member]> {
+  const { shards } = presenceConfig(env);
+  const byShard = new Map<number, Member>();
+  for (;;) {
+    for (const member of await Promise.all(Array.from({ length: 4 }, () => verifiedMember()))) {
+      const shard = shardOf(member.id, shards);
+      const other = byShard.get(shard);
+      if (other) return [other, member];
+      byShard.set(shard, member);
+    }
+  }
+}
+
 /**
  * A target online in one shard and a page of a watcher, in another shard, that watches them
  * (and sees them online).

@@ -7,13 +7,13 @@ import { verifiedMember } from "../helpers/members";
 import type { TestSocket } from "../helpers/sockets";
 import {
   countEvents,
+  inOneShard,
   inTwoShards,
   joinPresence,
   mentionedBy,
   nextAfter,
   onlineOf,
   sendBad,
-  SETTLE_MS,
   restartHome,
   until,
   watch,
@@ -62,8 +62,10 @@ describe("watch sets", () => {
   });
 
   it("are replaced by each watch, with a here after every one", async () => {
-    const watcher = await verifiedMember();
-    const [a, b] = await Promise.all([verifiedMember(), verifiedMember()]);
+    // b's home is the watcher's shard: whatever b's arrival sends the watcher's page is sent
+    // before that page's next watch is answered.
+    const [watcher, b] = await inOneShard();
+    const [a, control] = await Promise.all([verifiedMember(), verifiedMember()]);
     const sa = await joinPresence(a.client);
     const sb = await joinPresence(b.client);
     const w = await joinPresence(watcher.client);
@@ -72,21 +74,26 @@ describe("watch sets", () => {
     expect(await watch(w, [b.id])).toEqual([b.id]);
     const from = w.frames.length;
 
-    // The member no longer watched leaves first: once the watched one's leave is heard, theirs
-    // would have been; then a while longer for a second leave of the watched one.
+    // The member no longer watched leaves first, then the watched one; a watched control member
+    // leaves after both have gone: once that is heard (a grace period later), a leave of the
+    // member no longer watched and a second leave of the watched one would have been too.
     sa.close();
     sb.close();
     await until(w, (online) => !online.has(b.id), "the watched member to leave");
-    await sleep(SETTLE_MS);
+    const c = await joinPresence(control.client);
+    expect(await watch(w, [b.id, control.id])).toEqual([control.id]);
+    c.close();
+    await until(w, (online) => !online.has(control.id), "the control member to leave");
     // The member no longer watched is not heard of.
     expect(heardSince(w, from).has(a.id)).toBe(false);
     expect(countEvents(w, "leaving", b.id)).toBe(1);
-    // An empty set: nothing more is heard.
+    // An empty set: nothing more is heard; the answer to the next watch is the only frame.
     expect(await watch(w, [])).toEqual([]);
     const quiet = w.frames.length;
     const sb2 = await joinPresence(b.client);
-    await sleep(SETTLE_MS);
-    expect(w.frames.slice(quiet)).toEqual([]);
+    const answer = await watch(w, []);
+    expect(w.frames.slice(quiet).map((f) => f.type)).toEqual(["here"]);
+    expect(answer).toEqual([]);
     for (const s of [w, sb2]) s.close();
   });
 
@@ -226,11 +233,19 @@ describe("a presence room that restarts", () => {
 
   it("keeps relaying to the shards registered with a member's home after that home restarts", async () => {
     const { target, t, w } = await watchedAcrossShards();
+    const control = await verifiedMember();
     await restartHome(target.id, t);
 
-    // The target's page reconnects within the grace period: the watcher sees no flicker.
+    // The target's page reconnects within the grace period: the watcher sees no flicker. A
+    // watched control member comes and goes after that: once its leave is heard (a grace period
+    // later), a leave of the target would have been too.
     const t2 = await joinPresence(target.client);
-    await sleep(SETTLE_MS);
+    const c = await joinPresence(control.client);
+    expect(new Set(await watch(w, [target.id, control.id]))).toEqual(
+      new Set([target.id, control.id]),
+    );
+    c.close();
+    await until(w, (online) => !online.has(control.id), "the control member to leave");
     expect(countEvents(w, "leaving", target.id)).toBe(0);
     expect(onlineOf(w).has(target.id)).toBe(true);
     // The restarted home still knows the watcher's shard: the departure reaches it.

@@ -3,16 +3,7 @@ import { describe, expect, it } from "vitest";
 import { presenceConfig, shardOf } from "~/realtime/presence-shards";
 import { verifiedMember } from "../helpers/members";
 import { openSocket } from "../helpers/sockets";
-import {
-  countEvents,
-  joinPresence,
-  mentionedBy,
-  onlineOf,
-  SETTLE_MS,
-  until,
-  watch,
-} from "./presence-helpers";
-import { sleep } from "../../scripts/lib/wait";
+import { countEvents, joinPresence, mentionedBy, onlineOf, until, watch } from "./presence-helpers";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
 
@@ -210,67 +201,85 @@ describe("presence across a block", () => {
     const blocker = await verifiedMember();
     const blocked = await verifiedMember();
     const bystander = await verifiedMember();
+    const control = await verifiedMember();
     await block(blocker, blocked);
 
     // Each watches everyone: the block still keeps the pair apart.
-    const all = [blocker.id, blocked.id, bystander.id];
-    const x = await joinPresence(blocker.client, all);
+    const all = [blocker.id, blocked.id, bystander.id, control.id];
+    const c = await joinPresence(control.client);
     const y = await joinPresence(blocked.client, all);
+    const x = await joinPresence(blocker.client, all);
     const z = await joinPresence(bystander.client, all);
     await until(z, (online) => online.has(blocker.id) && online.has(blocked.id), "the bystander");
     await until(x, (online) => online.has(bystander.id), "the blocker to see the bystander");
     await until(y, (online) => online.has(bystander.id), "the blocked to see the bystander");
 
-    // Tabs and reloads do not leak either.
+    // Tabs and reloads do not leak either. The control member leaves after the blocked member's
+    // tabs close: once the blocker heard that (a grace period later), the blocked member's leave
+    // would have been heard too.
     const y2 = await joinPresence(blocked.client, all);
     y.close();
     y2.close();
-    await sleep(SETTLE_MS);
+    c.close();
+    await until(x, (online) => !online.has(control.id), "the blocker to hear the control leave");
     expect(mentionedBy(x).has(blocked.id)).toBe(false);
     const x2 = await joinPresence(blocker.client, all);
     const y3 = await joinPresence(blocked.client, all);
-    await sleep(SETTLE_MS);
+    // The control member comes back after both: once every page heard that, the other side of
+    // the block would have been heard too.
+    const c2 = await joinPresence(control.client);
+    for (const s of [x, x2, y3]) await until(s, (online) => online.has(control.id), "the control");
     expect(mentionedBy(y3).has(blocker.id)).toBe(false);
     for (const s of [x, x2]) expect(mentionedBy(s).has(blocked.id)).toBe(false);
-    for (const s of [x, x2, y3, z]) s.close();
+    for (const s of [x, x2, y3, z, c2]) s.close();
   });
 
   it("hides members from each other as soon as one blocks, and shows them again on unblock", async () => {
     const a = await verifiedMember();
     const b = await verifiedMember();
+    const control = await verifiedMember();
+    const c = await joinPresence(control.client);
     const sa = await joinPresence(a.client, [b.id]);
-    const sb = await joinPresence(b.client, [a.id]);
+    const sb = await joinPresence(b.client, [a.id, control.id]);
     await until(sa, (online) => online.has(b.id), "a to see b");
-    await until(sb, (online) => online.has(a.id), "b to see a");
+    await until(sb, (online) => online.has(a.id) && online.has(control.id), "b to see a");
 
     await block(b, a);
     await until(sa, (online) => !online.has(b.id), "a to lose b");
     await until(sb, (online) => !online.has(a.id), "b to lose a");
 
-    // While blocked, arrivals and departures of the other stay unseen.
+    // While blocked, departures and arrivals of the other stay unseen. Each time the control
+    // member does the same just after a: once b heard the control, a would have been heard too.
     const before = sb.frames.length;
-    const a2 = await joinPresence(a.client, [b.id]);
-    a2.close();
-    await sleep(SETTLE_MS);
+    sa.close();
+    c.close();
+    await until(sb, (online) => !online.has(control.id), "b to hear the control leave");
+    const sa2 = await joinPresence(a.client, [b.id]);
+    const c2 = await joinPresence(control.client);
+    await until(sb, (online) => online.has(control.id), "b to hear the control come back");
     expect(mentionedBy({ ...sb, frames: sb.frames.slice(before) }).has(a.id)).toBe(false);
 
     await unblock(b, a);
-    await until(sa, (online) => online.has(b.id), "a to see b again");
+    await until(sa2, (online) => online.has(b.id), "a to see b again");
     await until(sb, (online) => online.has(a.id), "b to see a again");
-    for (const s of [sa, sb]) s.close();
+    for (const s of [sa2, sb, c2]) s.close();
   });
 
   it("keeps them apart while the other side's block remains", async () => {
     const a = await verifiedMember();
     const b = await verifiedMember();
+    const control = await verifiedMember();
     await block(a, b);
     await block(b, a);
-    const sa = await joinPresence(a.client, [b.id]);
-    const sb = await joinPresence(b.client, [a.id]);
+    const sa = await joinPresence(a.client, [b.id, control.id]);
+    const sb = await joinPresence(b.client, [a.id, control.id]);
     await unblock(a, b);
-    await sleep(SETTLE_MS);
+    // The control member arrives after the unblock: once both heard that, a joining of the other
+    // would have been heard too.
+    const c = await joinPresence(control.client);
+    for (const s of [sa, sb]) await until(s, (online) => online.has(control.id), "the control");
     expect(mentionedBy(sa).has(b.id)).toBe(false);
     expect(mentionedBy(sb).has(a.id)).toBe(false);
-    for (const s of [sa, sb]) s.close();
+    for (const s of [sa, sb, c]) s.close();
   });
 });
