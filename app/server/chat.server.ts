@@ -15,17 +15,18 @@ import {
   STARTING_TOO_FAST,
 } from "./chat-rules.server";
 import { creditBalance } from "./credits.server";
+import { conversations } from "./db/chat";
 import { newId } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
 import { readConfig, type Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
-import { activeGift, GIFT_REQUIRED } from "./gifts.server";
+import { activeGift, giftCatalogue, GIFT_REQUIRED } from "./gifts.server";
 import { memberHub } from "./member-hub.server";
 import { cardQuery, toMemberCard, type MemberCard } from "./members.server";
 import { hit } from "./rate-limit.server";
 import type { ListRow, RoomResult } from "./room-api.server";
 import { canSee, isBlockedEitherWay, visibleTo } from "./visibility.server";
-import { all, first, run, statement } from "./sql.server";
+import { firstOf, run, selection, statement } from "./sql.server";
 
 /**
  * Chat (API.md "Chat"): conversations between two members, their messages in one order, read
@@ -63,11 +64,20 @@ const ordered = (a: string, b: string): [string, string] => (a < b ? [a, b] : [b
 // ---------------------------------------------------------------------------------------------
 // Access (D1: when a socket opens, a list entry is archived; never per message)
 
+/** A conversation's row: its id, its two members and when it started. */
+const conversationFields = selection({
+  id: conversations.id,
+  user_low: conversations.userLow,
+  user_high: conversations.userHigh,
+  created_at: conversations.createdAt,
+});
+
 /** The conversation, when `me` is one of its two members: 404 when unknown, 403 when not theirs. */
 async function loadConversation(env: Env, me: string, id: string): Promise<ConversationRef> {
-  const row = await first<{ id: string; user_low: string; user_high: string; created_at: string }>(
+  const row = await firstOf(
     env.DB,
-    sql`SELECT id, user_low, user_high, created_at FROM conversations WHERE id = ${id}`,
+    conversationFields,
+    sql`SELECT ${conversationFields.sql} FROM conversations WHERE id = ${id}`,
   );
   if (!row) throw notFound(CONVERSATION_NOT_FOUND);
   if (row.user_low !== me && row.user_high !== me) throw forbidden(NOT_YOUR_CONVERSATION);
@@ -264,9 +274,10 @@ export async function deleteMessage(env: Env, me: string, messageId: string) {
 
 async function conversationOfPair(env: Env, a: string, b: string) {
   const [low, high] = ordered(a, b);
-  return first<{ id: string; created_at: string }>(
+  return firstOf(
     env.DB,
-    sql`SELECT id, created_at FROM conversations WHERE user_low = ${low} AND user_high = ${high}`,
+    conversationFields,
+    sql`SELECT ${conversationFields.sql} FROM conversations WHERE user_low = ${low} AND user_high = ${high}`,
   );
 }
 
@@ -344,12 +355,6 @@ export async function setArchived(env: Env, me: string, id: string, archived: bo
 
 /** GET /chat/gifts: the catalogue, and the member's balance to pay with. */
 export async function listGifts(env: Env, me: string) {
-  const [gifts, credit] = await Promise.all([
-    all<{ id: string; name: string; icon: string; price_credits: number }>(
-      env.DB,
-      sql`SELECT id, name, icon, price_credits FROM gifts WHERE active = 1 ORDER BY position, id`,
-    ),
-    creditBalance(env, me),
-  ]);
+  const [gifts, credit] = await Promise.all([giftCatalogue(env), creditBalance(env, me)]);
   return { gifts, user_credits: credit.balance };
 }

@@ -13,7 +13,9 @@ import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, ValidationError } from "./errors.server";
 import { createCheckoutSession, paymentProvider } from "./payments.server";
-import { all, first, run, statement } from "./sql.server";
+import { creditTransactions, userCredits } from "./db/chat";
+import { creditPacks, payments } from "./db/money";
+import { allOf, firstOf, run, selection, statement } from "./sql.server";
 
 /**
  * Credits: a ledger (`credit_transactions`, one row per credit in or out) and the running totals
@@ -28,10 +30,36 @@ export const notEnoughCredits = () => new HttpError(402, INSUFFICIENT_CREDITS_ME
 
 export type { UserCredit };
 
+/** A member's totals as the API shows them. */
+const totalsFields = selection({
+  balance: userCredits.balance,
+  lifetime_earned: userCredits.lifetimeEarned,
+  lifetime_spent: userCredits.lifetimeSpent,
+});
+
+/** A pack on sale as the API shows it. */
+const packFields = selection({
+  id: creditPacks.id,
+  name: creditPacks.name,
+  credits: creditPacks.credits,
+  price_cents: creditPacks.priceCents,
+  currency: creditPacks.currency,
+});
+
+/** A ledger row as the API shows it. */
+const transactionFields = selection({
+  id: creditTransactions.id,
+  amount: creditTransactions.amount,
+  direction: creditTransactions.direction,
+  reason: creditTransactions.reason,
+  created_at: creditTransactions.createdAt,
+});
+
 export async function creditBalance(env: Env, userId: string): Promise<UserCredit> {
-  const row = await first<UserCredit>(
+  const row = await firstOf(
     env.DB,
-    sql`SELECT balance, lifetime_earned, lifetime_spent FROM user_credits WHERE user_id = ${userId}`,
+    totalsFields,
+    sql`SELECT ${totalsFields.sql} FROM user_credits WHERE user_id = ${userId}`,
   );
   return row ?? { balance: 0, lifetime_earned: 0, lifetime_spent: 0 };
 }
@@ -129,10 +157,10 @@ export const PURCHASE_REASON = "purchase";
 
 /** GET /my/credits/packs: the packs on sale, cheapest first. */
 export async function listPacks(env: Env): Promise<CreditPack[]> {
-  return all<CreditPack>(
+  return allOf(
     env.DB,
-    sql`SELECT id, name, credits, price_cents, currency FROM credit_packs
-     WHERE active = 1 ORDER BY position, id`,
+    packFields,
+    sql`SELECT ${packFields.sql} FROM credit_packs WHERE active = 1 ORDER BY position, id`,
   );
 }
 
@@ -140,9 +168,10 @@ export async function listPacks(env: Env): Promise<CreditPack[]> {
 export async function creditStatus(env: Env, userId: string) {
   const [userCredit, recentTransactions] = await Promise.all([
     creditBalance(env, userId),
-    all<CreditTransaction>(
+    allOf(
       env.DB,
-      sql`SELECT id, amount, direction, reason, created_at FROM credit_transactions
+      transactionFields,
+      sql`SELECT ${transactionFields.sql} FROM credit_transactions
        WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC LIMIT ${RECENT_TRANSACTIONS}`,
     ),
   ]);
@@ -150,22 +179,29 @@ export async function creditStatus(env: Env, userId: string) {
 }
 
 async function activePack(env: Env, packId: string): Promise<CreditPack> {
-  const pack = await first<CreditPack>(
+  const row = await firstOf(
     env.DB,
-    sql`SELECT id, name, credits, price_cents, currency FROM credit_packs WHERE id = ${packId} AND active = 1`,
+    packFields,
+    sql`SELECT ${packFields.sql} FROM credit_packs WHERE id = ${packId} AND active = 1`,
   );
-  if (!pack) throw new ValidationError({ pack_id: [PACK_MESSAGE] });
-  return pack;
+  if (!row) throw new ValidationError({ pack_id: [PACK_MESSAGE] });
+  return row;
 }
 
-interface CreditPaymentRow {
-  id: string;
-  user_id: string;
-  pack_id: string;
+/** A credit payment: a row of `payments` of kind credits, whose pack and credits are set. */
+const creditPayment = selection({
+  id: payments.id,
+  user_id: payments.userId,
+  pack_id: payments.packId,
+  credits: payments.credits,
+  amount_cents: payments.amountCents,
+  currency: payments.currency,
+  pack_name: creditPacks.name,
+});
+
+type CreditPaymentRow = Omit<ReturnType<typeof creditPayment.read>, "pack_name" | "credits"> & {
   credits: number;
-  amount_cents: number;
-  currency: string;
-}
+};
 
 /**
  * Applies a paid credit payment: the payment marked completed, the credits granted (the ledger
@@ -209,9 +245,10 @@ async function applyCreditPayment(
       ledgerId,
     ),
   ]);
-  return first<CreditTransaction>(
+  return firstOf(
     env.DB,
-    sql`SELECT id, amount, direction, reason, created_at FROM credit_transactions WHERE id = ${ledgerId}`,
+    transactionFields,
+    sql`SELECT ${transactionFields.sql} FROM credit_transactions WHERE id = ${ledgerId}`,
   );
 }
 
@@ -279,11 +316,13 @@ export async function completeStripeCreditPayment(
   sessionId: string,
   paymentId: string | undefined,
 ): Promise<void> {
-  const payment = await first<CreditPaymentRow & { pack_name: string }>(
+  const payment = await firstOf(
     env.DB,
-    sql`SELECT p.id, p.user_id, p.pack_id, p.credits, p.amount_cents, p.currency, k.name AS pack_name
-     FROM payments p JOIN credit_packs k ON k.id = p.pack_id
-     WHERE p.provider = 'stripe' AND p.provider_ref = ${sessionId} AND p.kind = 'credits'`,
+    creditPayment,
+    sql`SELECT ${creditPayment.sql}
+     FROM payments JOIN credit_packs ON credit_packs.id = payments.pack_id
+     WHERE payments.provider = 'stripe' AND payments.provider_ref = ${sessionId}
+       AND payments.kind = 'credits'`,
   );
   if (!payment || (paymentId && payment.id !== paymentId)) {
     console.error(
@@ -291,25 +330,31 @@ export async function completeStripeCreditPayment(
     );
     return;
   }
-  await applyCreditPayment(env, payment, payment.pack_name);
+  const { pack_name, credits, ...rest } = payment;
+  if (credits === null) throw new Error(`credit payment ${payment.id} holds no credits`);
+  await applyCreditPayment(env, { ...rest, credits }, pack_name);
 }
+
+/** What a checkout return page shows of a payment. */
+const returnedPayment = selection({
+  id: payments.id,
+  kind: payments.kind,
+  status: payments.status,
+  credits: payments.credits,
+  pack_id: payments.packId,
+  plan_id: payments.planId,
+  billing_cycle: payments.billingCycle,
+  amount_cents: payments.amountCents,
+  currency: payments.currency,
+});
 
 /** A payment of this member, for a checkout return page (by our id or Stripe's session id). */
 export async function paymentOf(env: Env, userId: string, ref: { id?: string; session?: string }) {
   if (!ref.id && !ref.session) return null;
-  return first<{
-    id: string;
-    kind: "credits" | "subscription";
-    status: "pending" | "completed" | "failed";
-    credits: number | null;
-    pack_id: string | null;
-    plan_id: string | null;
-    billing_cycle: string | null;
-    amount_cents: number;
-    currency: string;
-  }>(
+  return firstOf(
     env.DB,
-    sql`SELECT id, kind, status, credits, pack_id, plan_id, billing_cycle, amount_cents, currency
+    returnedPayment,
+    sql`SELECT ${returnedPayment.sql}
      FROM payments WHERE user_id = ${userId} AND (id = ${ref.id ?? null} OR (provider = 'stripe' AND provider_ref = ${ref.session ?? null}))`,
   );
 }

@@ -6,7 +6,8 @@ import { sha256Hex } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { memberCards, type MemberCard } from "./members.server";
-import { all, first, statement } from "./sql.server";
+import { creditTransactions, giftMessages, gifts } from "./db/chat";
+import { all, allOf, firstOf, selection, statement } from "./sql.server";
 import { isActiveMember, neitherBlocked } from "./visibility.server";
 
 /**
@@ -22,11 +23,29 @@ export const GIFT_REFUND_REASON = "gift_refund";
 
 export const GIFT_REQUIRED = "Please choose a gift.";
 
+/** A gift of the catalogue as the API shows it. */
+const giftFields = selection({
+  id: gifts.id,
+  name: gifts.name,
+  icon: gifts.icon,
+  price_credits: gifts.priceCredits,
+});
+
 /** An active gift of the catalogue; null when there is none with that id. */
 export async function activeGift(env: Env, giftId: string): Promise<Gift | null> {
-  return first<Gift>(
+  return firstOf(
     env.DB,
-    sql`SELECT id, name, icon, price_credits FROM gifts WHERE id = ${giftId} AND active = 1`,
+    giftFields,
+    sql`SELECT ${giftFields.sql} FROM gifts WHERE id = ${giftId} AND active = 1`,
+  );
+}
+
+/** The active gifts of the catalogue, in their order. */
+export async function giftCatalogue(env: Env): Promise<Gift[]> {
+  return allOf(
+    env.DB,
+    giftFields,
+    sql`SELECT ${giftFields.sql} FROM gifts WHERE active = 1 ORDER BY position, id`,
   );
 }
 
@@ -77,9 +96,10 @@ export async function spendForGift(
   } catch (error) {
     // An earlier attempt's spend (the balance may be short by now: it paid already), unless it
     // was refunded since (that attempt was refused after its spend).
-    const results = await all<{ reason: string }>(
+    const results = await allOf(
       env.DB,
-      sql`SELECT reason FROM credit_transactions
+      reasonFields,
+      sql`SELECT ${reasonFields.sql} FROM credit_transactions
        WHERE reason IN (${GIFT_REASON}, ${GIFT_REFUND_REASON}) AND reference = ${spend.messageId} AND user_id = ${spend.senderId}`,
     );
     if (results.some((r) => r.reason === GIFT_REFUND_REASON)) return "refunded";
@@ -124,17 +144,20 @@ export interface GiftHistoryEntry {
   user: MemberCard | null;
 }
 
-interface Row {
-  id: string;
-  conversation_id: string;
-  gift_id: string;
-  name: string;
-  icon: string;
-  price: number;
-  sent_at: string;
-  other_id: string;
-  visible: number;
-}
+const reasonFields = selection({ reason: creditTransactions.reason });
+
+/** A gift message of the page, and the other member of it (`other`). */
+const historyFields = (other: typeof giftMessages.senderId | typeof giftMessages.recipientId) =>
+  selection({
+    id: giftMessages.messageId,
+    conversation_id: giftMessages.conversationId,
+    gift_id: gifts.id,
+    name: gifts.name,
+    icon: gifts.icon,
+    price: giftMessages.priceCredits,
+    sent_at: giftMessages.sentAt,
+    other_id: other,
+  });
 
 export async function listGiftHistory(
   env: Env,
@@ -142,19 +165,20 @@ export async function listGiftHistory(
   list: GiftList,
   { page = 1, perPage = GIFTS_PER_PAGE }: { page?: number; perPage?: number } = {},
 ) {
-  const mine = sql.raw(list === "sent" ? "m.sender_id" : "m.recipient_id");
-  const other = sql.raw(list === "sent" ? "m.recipient_id" : "m.sender_id");
-  const results = await all<Row>(
-    env.DB,
-    sql`SELECT m.message_id AS id, m.conversation_id, g.id AS gift_id, g.name, g.icon,
-       m.price_credits AS price, m.sent_at, ${other} AS other_id,
-       ${neitherBlocked(me, other)} AND ${isActiveMember(other)} AS visible
-     FROM gift_messages m
-     JOIN gifts g ON g.id = m.gift_id
-     WHERE ${mine} = ${me}
-     ORDER BY m.sent_at DESC, m.message_id DESC
-     LIMIT ${perPage + 1} OFFSET ${(page - 1) * perPage}`,
-  );
+  const mine = list === "sent" ? giftMessages.senderId : giftMessages.recipientId;
+  const other = list === "sent" ? giftMessages.recipientId : giftMessages.senderId;
+  const fields = historyFields(other);
+  const results = (
+    await all<Record<string, unknown>>(
+      env.DB,
+      sql`SELECT ${fields.sql}, ${neitherBlocked(me, other)} AND ${isActiveMember(other)} AS visible
+       FROM gift_messages
+       JOIN gifts ON gifts.id = gift_messages.gift_id
+       WHERE ${mine} = ${me}
+       ORDER BY gift_messages.sent_at DESC, gift_messages.message_id DESC
+       LIMIT ${perPage + 1} OFFSET ${(page - 1) * perPage}`,
+    )
+  ).map((row) => ({ ...fields.read(row), visible: row.visible as number }));
   const rows = results.slice(0, perPage);
   const cards = new Map(
     (

@@ -1,7 +1,18 @@
 import { sql } from "drizzle-orm";
 import { readConfig, type Env, type RateLimitName } from "./env.server";
 import type { RateLimitSpec } from "./room-api.server";
-import { first, run } from "./sql.server";
+import { rateLimits } from "./db/schema";
+import { firstOf, run, selection } from "./sql.server";
+
+/** The counts of a key's window (the upsert's RETURNING list names the same). */
+const countFields = selection({ count: rateLimits.count, prev_count: rateLimits.prevCount });
+
+/** A key's window and its counts. */
+const windowFields = selection({
+  window_start: rateLimits.windowStart,
+  count: rateLimits.count,
+  prev_count: rateLimits.prevCount,
+});
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -101,8 +112,9 @@ export async function hit(
   now = Date.now(),
 ): Promise<RateLimitResult> {
   const w = windowFor(env, name, now);
-  const row = await first<{ count: number; prev_count: number }>(
+  const row = await firstOf(
     env.DB,
+    countFields,
     sql`INSERT INTO rate_limits (key, window_start, count, prev_count)
         VALUES (${keyOf(name, subject)}, ${w.windowStart}, 1, 0)
         ON CONFLICT(key) DO UPDATE SET
@@ -144,9 +156,10 @@ export async function peek(
   now = Date.now(),
 ): Promise<RateLimitResult> {
   const w = windowFor(env, name, now);
-  const row = await first<{ window_start: number; count: number; prev_count: number }>(
+  const row = await firstOf(
     env.DB,
-    sql`SELECT window_start, count, prev_count FROM rate_limits WHERE key = ${keyOf(name, subject)}`,
+    windowFields,
+    sql`SELECT ${windowFields.sql} FROM rate_limits WHERE key = ${keyOf(name, subject)}`,
   );
   const [count, prev] = !row
     ? [0, 0]

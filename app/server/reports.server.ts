@@ -12,7 +12,9 @@ import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
 import { destroyAllSessions, type SessionUser } from "./session.server";
-import { all, first, run, statement } from "./sql.server";
+import { users } from "./db/schema";
+import { reports } from "./db/safety";
+import { all, first, firstOf, run, selection, statement } from "./sql.server";
 
 /**
  * Reports and moderation: a member reports another (one report per reporter and member, so each
@@ -65,6 +67,20 @@ async function reportedMessageText(
   return message && message.sender_id === reportedId ? message.message : null;
 }
 
+/** A member, as a report or a suspension finds them. */
+const memberFields = selection({ id: users.id, role: users.role });
+
+/** A report as the reporter sees it stored (the statement's RETURNING list names the same). */
+const storedReport = selection({
+  id: reports.id,
+  reported_id: reports.reportedId,
+  reason_type: reports.reasonType,
+  details: reports.details,
+  message_id: reports.messageId,
+  status: reports.status,
+  created_at: reports.createdAt,
+});
+
 /**
  * POST /reports. Reporting stays possible across a block either way (a member often blocks and
  * reports together). Reporting the same member again updates the report and opens it again.
@@ -78,9 +94,10 @@ export async function reportMember(
   if (input.user_id === reporterId) {
     throw new ValidationError({ user_id: ["You cannot report yourself."] });
   }
-  const target = await first<{ id: string }>(
+  const target = await firstOf(
     env.DB,
-    sql`SELECT id FROM users WHERE id = ${input.user_id}`,
+    memberFields,
+    sql`SELECT ${memberFields.sql} FROM users WHERE id = ${input.user_id}`,
   );
   if (!target) throw notFound("Member not found.");
 
@@ -91,16 +108,9 @@ export async function reportMember(
   }
 
   const createdAt = nowIso(now);
-  const row = await first<{
-    id: string;
-    reported_id: string;
-    reason_type: ReportReasonType;
-    details: string | null;
-    message_id: string | null;
-    status: ReportView["status"];
-    created_at: string;
-  }>(
+  const row = await firstOf(
     env.DB,
+    storedReport,
     sql`INSERT INTO reports (id, reporter_id, reported_id, reason_type, details, message_id,
                           message_text, status, created_at)
      VALUES (${newId()}, ${reporterId}, ${input.user_id}, ${input.reason_type}, ${input.details ?? null}, ${input.message_id ?? null}, ${messageText}, 'open', ${createdAt})
@@ -236,9 +246,10 @@ export async function dismissReport(env: Env, moderator: SessionUser, reportId: 
  */
 export async function suspendMember(env: Env, moderator: SessionUser, userId: string) {
   if (userId === moderator.id) throw forbidden("You cannot suspend yourself.");
-  const target = await first<{ id: string; role: string }>(
+  const target = await firstOf(
     env.DB,
-    sql`SELECT id, role FROM users WHERE id = ${userId}`,
+    memberFields,
+    sql`SELECT ${memberFields.sql} FROM users WHERE id = ${userId}`,
   );
   if (!target) throw notFound("Member not found.");
   if (target.role === "moderator") throw forbidden("A moderator cannot be suspended here.");

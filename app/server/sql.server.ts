@@ -1,4 +1,4 @@
-import { Column, is, sql, type SQL } from "drizzle-orm";
+import { Column, is, sql, type GetColumnData, type SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 
 /**
@@ -67,9 +67,15 @@ export function exec<T extends Record<string, SqlStorageValue>>(
   return storage.exec<T>(text, ...values);
 }
 
+/** The row a selection reads: each column's type from the schema, each `sql<T>` as its `T`. */
+export type SelectedRow<T extends Record<string, Column | SQL>> = {
+  [K in keyof T]: T[K] extends Column ? GetColumnData<T[K]> : T[K] extends SQL<infer U> ? U : never;
+};
+
 /**
  * A drizzle selection (columns, and SQL without parameters) as the select list of a hand-written
  * statement, `alias` naming each value, and `read`, which maps a row of it the way drizzle would.
+ * The row's type comes from the schema, so a change to a column reaches every statement using it.
  */
 export function selection<T extends Record<string, Column | SQL>>(fields: T) {
   const entries = Object.entries(fields);
@@ -81,7 +87,7 @@ export function selection<T extends Record<string, Column | SQL>>(fields: T) {
       return `${rendered.sql} AS "${alias}"`;
     })
     .join(", ");
-  const read = (row: Record<string, unknown>) =>
+  const read = (row: Record<string, unknown>): SelectedRow<T> =>
     Object.fromEntries(
       entries.map(([alias, field]) => {
         const value = row[alias] ?? null;
@@ -90,6 +96,25 @@ export function selection<T extends Record<string, Column | SQL>>(fields: T) {
           value !== null && is(field, Column) ? field.mapFromDriverValue(value) : value,
         ];
       }),
-    );
+    ) as SelectedRow<T>;
   return { sql: sql.raw(list), read };
+}
+
+/** The rows of a statement whose select list is `fields.sql`, read by it. */
+export async function allOf<T>(
+  db: D1Database,
+  fields: { read: (row: Record<string, unknown>) => T },
+  query: SQL,
+): Promise<T[]> {
+  return (await all<Record<string, unknown>>(db, query)).map(fields.read);
+}
+
+/** The first row of a statement whose select list is `fields.sql`, read by it. */
+export async function firstOf<T>(
+  db: D1Database,
+  fields: { read: (row: Record<string, unknown>) => T },
+  query: SQL,
+): Promise<T | null> {
+  const row = await first<Record<string, unknown>>(db, query);
+  return row && fields.read(row);
 }

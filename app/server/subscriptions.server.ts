@@ -17,7 +17,8 @@ import {
   createCheckoutSession,
   paymentProvider,
 } from "./payments.server";
-import { all, first, run, statement } from "./sql.server";
+import { plans, subscriptions } from "./db/money";
+import { allOf, first, firstOf, run, selection, statement } from "./sql.server";
 
 /**
  * Subscriptions: the plans on sale, a member's subscription and the perks it gives. A member holds
@@ -27,18 +28,18 @@ import { all, first, run, statement } from "./sql.server";
  * year at once; with Stripe, Checkout starts it and Stripe's webhooks keep it true.
  */
 
-interface PlanRow {
-  id: string;
-  name: string;
-  price_monthly_cents: number;
-  price_yearly_cents: number;
-  currency: string;
-  perks: string;
-}
+/** A plan as the API shows it (`perks` read from its JSON). */
+const planColumns = {
+  id: plans.id,
+  name: plans.name,
+  price_monthly_cents: plans.priceMonthlyCents,
+  price_yearly_cents: plans.priceYearlyCents,
+  currency: plans.currency,
+  perks: plans.perks,
+};
+const planFields = selection(planColumns);
 
-const PLAN_COLUMNS = sql.raw(
-  "p.id, p.name, p.price_monthly_cents, p.price_yearly_cents, p.currency, p.perks",
-);
+type PlanRow = ReturnType<typeof planFields.read>;
 
 const toPlan = (row: PlanRow): Plan => ({
   id: row.id,
@@ -46,32 +47,38 @@ const toPlan = (row: PlanRow): Plan => ({
   price_monthly_cents: row.price_monthly_cents,
   price_yearly_cents: row.price_yearly_cents,
   currency: row.currency,
-  perks: JSON.parse(row.perks) as string[],
+  perks: row.perks,
 });
 
 export async function listPlans(env: Env): Promise<Plan[]> {
-  const results = await all<PlanRow>(
+  const results = await allOf(
     env.DB,
-    sql`SELECT ${PLAN_COLUMNS} FROM plans p WHERE p.active = 1 ORDER BY p.position, p.id`,
+    planFields,
+    sql`SELECT ${planFields.sql} FROM plans WHERE active = 1 ORDER BY position, id`,
   );
   return results.map(toPlan);
 }
 
-interface SubscriptionRow extends PlanRow {
-  status: SubscriptionStatus | "expired";
-  billing_cycle: BillingCycle;
-  provider: "test" | "stripe";
-  provider_ref: string | null;
-  current_period_end: string;
-  cancelled_at: string | null;
-}
+/** A member's subscription row and its plan. */
+const subscriptionFields = selection({
+  ...planColumns,
+  status: subscriptions.status,
+  billing_cycle: subscriptions.billingCycle,
+  provider: subscriptions.provider,
+  provider_ref: subscriptions.providerRef,
+  current_period_end: subscriptions.currentPeriodEnd,
+  cancelled_at: subscriptions.cancelledAt,
+});
+
+type SubscriptionRow = ReturnType<typeof subscriptionFields.read>;
 
 async function subscriptionRow(env: Env, userId: string) {
-  return first<SubscriptionRow>(
+  return firstOf(
     env.DB,
-    sql`SELECT ${PLAN_COLUMNS}, s.status, s.billing_cycle, s.provider, s.provider_ref,
-       s.current_period_end, s.cancelled_at
-     FROM subscriptions s JOIN plans p ON p.id = s.plan_id WHERE s.user_id = ${userId}`,
+    subscriptionFields,
+    sql`SELECT ${subscriptionFields.sql}
+     FROM subscriptions JOIN plans ON plans.id = subscriptions.plan_id
+     WHERE subscriptions.user_id = ${userId}`,
   );
 }
 
@@ -125,21 +132,25 @@ const FREE: Perks = {
   incognito: false,
 };
 
+/** A plan's perks as the server enforces them. */
+const perkFields = selection({
+  dailyLikes: plans.dailyLikes,
+  advancedSearch: plans.advancedSearch,
+  incognito: plans.incognito,
+});
+
 /** The perks a member has now: their plan's while it is active or cancelled within its period. */
 export async function memberPerks(env: Env, userId: string, now = Date.now()): Promise<Perks> {
-  const row = await first<{ daily_likes: number; advanced_search: number; incognito: number }>(
+  const row = await firstOf(
     env.DB,
-    sql`SELECT p.daily_likes, p.advanced_search, p.incognito
-     FROM subscriptions s JOIN plans p ON p.id = s.plan_id
-     WHERE s.user_id = ${userId} AND s.status IN ('active', 'cancelled') AND s.current_period_end > ${nowIso(now)}`,
+    perkFields,
+    sql`SELECT ${perkFields.sql}
+     FROM subscriptions JOIN plans ON plans.id = subscriptions.plan_id
+     WHERE subscriptions.user_id = ${userId} AND subscriptions.status IN ('active', 'cancelled')
+       AND subscriptions.current_period_end > ${nowIso(now)}`,
   );
   if (!row) return FREE;
-  return {
-    subscribed: true,
-    dailyLikes: row.daily_likes,
-    advancedSearch: row.advanced_search === 1,
-    incognito: row.incognito === 1,
-  };
+  return { subscribed: true, ...row };
 }
 
 /** Search: the advanced filters are a perk (403 with the reason otherwise). */
@@ -157,9 +168,10 @@ export async function assertSearchFiltersAllowed(
 // Subscribing and cancelling
 
 async function activePlan(env: Env, planId: string) {
-  const row = await first<PlanRow>(
+  const row = await firstOf(
     env.DB,
-    sql`SELECT ${PLAN_COLUMNS} FROM plans p WHERE p.id = ${planId} AND p.active = 1`,
+    planFields,
+    sql`SELECT ${planFields.sql} FROM plans WHERE id = ${planId} AND active = 1`,
   );
   if (!row) throw new ValidationError({ plan_id: [SUBSCRIPTION_MESSAGES.plan] });
   return row;
@@ -400,6 +412,15 @@ function periodOf(sub: Stripe.Subscription, fallbackEnd: number) {
   return { start: fromUnix(start), end: fromUnix(end) };
 }
 
+/** What a Stripe event changes the activity by: the subscription as it was stored before. */
+const storedFields = selection({
+  status: subscriptions.status,
+  provider_ref: subscriptions.providerRef,
+  cancelled_at: subscriptions.cancelledAt,
+});
+
+const planNameFields = selection({ name: plans.name });
+
 /**
  * customer.subscription.created/updated/deleted: the member's subscription as Stripe has it now.
  * The member and plan come from the metadata Checkout put on it. An event older than the newest
@@ -415,13 +436,10 @@ export async function applyStripeSubscription(
   const planId = sub.metadata?.plan_id;
   const cycle = sub.metadata?.billing_cycle === "yearly" ? "yearly" : "monthly";
   if (!userId || !planId) return;
-  const before = await first<{
-    status: string;
-    provider_ref: string | null;
-    cancelled_at: string | null;
-  }>(
+  const before = await firstOf(
     env.DB,
-    sql`SELECT status, provider_ref, cancelled_at FROM subscriptions WHERE user_id = ${userId}`,
+    storedFields,
+    sql`SELECT ${storedFields.sql} FROM subscriptions WHERE user_id = ${userId}`,
   );
   const status = deleted ? "expired" : statusOf(sub);
   const period = periodOf(sub, sub.ended_at ?? eventCreated);
@@ -445,9 +463,10 @@ export async function applyStripeSubscription(
      RETURNING user_id`,
   );
   if (!written) return;
-  const plan = await first<{ name: string }>(
+  const plan = await firstOf(
     env.DB,
-    sql`SELECT name FROM plans WHERE id = ${planId}`,
+    planNameFields,
+    sql`SELECT ${planNameFields.sql} FROM plans WHERE id = ${planId}`,
   );
   const type =
     before?.provider_ref !== sub.id
