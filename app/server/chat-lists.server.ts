@@ -10,7 +10,6 @@ import { memberHub } from "./member-hub.server";
  */
 
 // Re-exported while the conversation room still imports it from here (room-api.server.ts).
-export type { ListUpdate };
 
 /** Writes a list entry into the member's hub (throws when the hub cannot be reached). */
 export async function applyToMemberList(env: Env, userId: string, update: ListUpdate) {

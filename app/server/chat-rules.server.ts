@@ -24,7 +24,6 @@ export const WAIT_FOR_REPLY = `You can send ${UNANSWERED_MESSAGE_LIMIT} messages
 export const WAIT_FOR_REPLY_RETRY_AFTER = 3600;
 
 // Re-exported while the conversation room still imports them from here (room-api.server.ts).
-export type { Refusal, RoomResult };
 
 /** What a room knows about its conversation's rules. */
 export interface RoomRules {

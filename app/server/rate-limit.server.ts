@@ -28,7 +28,6 @@ export class RateLimitedError extends Error {
 }
 
 // Re-exported while the conversation room still imports it from here (room-api.server.ts holds it).
-export type { RateLimitSpec };
 
 function windowFor(env: Env, name: RateLimitName, now: number) {
   return windowOf(readConfig(env).rateLimits[name], now);

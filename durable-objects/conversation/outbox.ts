@@ -1,5 +1,6 @@
 import { otherMember, type RoomRules } from "~/server/chat-rules.server";
-import { applyToMemberList, type ListUpdate } from "~/server/chat-lists.server";
+import { applyToMemberList } from "~/server/chat-lists.server";
+import type { ListUpdate } from "~/server/room-api.server";
 import type { Env } from "~/server/env.server";
 import { logFailure } from "~/server/log.server";
 import type { RoomRulesCache } from "./rules";

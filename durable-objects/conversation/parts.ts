@@ -1,4 +1,5 @@
-import type { Refusal, SendCounter } from "~/server/chat-rules.server";
+import type { SendCounter } from "~/server/chat-rules.server";
+import type { Refusal } from "~/server/room-api.server";
 import type { Env } from "~/server/env.server";
 import type { Outbox } from "./outbox";
 import type { RoomRulesCache } from "./rules";

@@ -6,9 +6,9 @@ import {
   MESSAGE_NOT_FOUND,
   ONLY_OWN_MESSAGES,
   otherMember,
-  type RoomResult,
   type RoomRules,
 } from "~/server/chat-rules.server";
+import type { RoomResult } from "~/server/room-api.server";
 import { nowIso } from "~/server/db.server";
 import { refused, type RoomParts } from "./parts";
 import { messageView } from "./storage";

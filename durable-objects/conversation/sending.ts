@@ -8,8 +8,6 @@ import {
   countSend,
   otherMember,
   sendRefusal,
-  type Refusal,
-  type RoomResult,
   type RoomRules,
 } from "~/server/chat-rules.server";
 import { INSUFFICIENT_CREDITS_MESSAGE } from "~/server/credits.server";
@@ -26,7 +24,7 @@ import {
   spendForGift,
 } from "~/server/gifts.server";
 import { notify } from "~/server/notifications.server";
-import type { SendRequest } from "~/server/room-api.server";
+import type { Refusal, RoomResult, SendRequest } from "~/server/room-api.server";
 import { parseInput } from "~/server/validation.server";
 import { refused, type RoomParts } from "./parts";
 import type { Attachment } from "./sockets";

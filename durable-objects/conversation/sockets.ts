@@ -1,6 +1,6 @@
 import { CHAT_CLOSE_FORBIDDEN, type ChatServerFrame } from "~/realtime/chat";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
-import type { RateLimitSpec } from "~/server/rate-limit.server";
+import type { RateLimitSpec } from "~/server/room-api.server";
 
 /** What a conversation socket carries across hibernation (tagged with the member id). */
 export interface Attachment {
