@@ -1,6 +1,6 @@
 import { UNANSWERED_MESSAGE_LIMIT } from "~/schemas/chat";
 import { slidingWindowHit } from "./rate-limit.server";
-import type { RateLimitSpec, Refusal, RoomResult } from "./room-api.server";
+import type { RateLimitSpec, Refusal } from "./room-api.server";
 
 /**
  * The rules of sending a message (API.md "Chat"), as pure functions over what a conversation's
