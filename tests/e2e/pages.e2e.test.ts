@@ -130,6 +130,61 @@ describe("dashboard and Discover", () => {
     }
   });
 
+  test("the header fits every desktop width from 1024 to 1440 px; the settings tabs fit a 360 px phone", async () => {
+    const page = await signedIn(DESKTOP);
+    try {
+      for (const width of [1024, 1100, 1101, 1180, 1280, 1360, 1440]) {
+        await page.setViewportSize({ width, height: 800 });
+        await visit(page, "/dashboard");
+        const overflow = await page.evaluate(() => {
+          const viewport = document.documentElement.clientWidth;
+          const header = document.querySelector(".site-header")!.getBoundingClientRect();
+          const right = Math.min(viewport, header.right);
+          const parts = [
+            ...document.querySelectorAll(".site-header .nav a, .site-header .header-actions > *"),
+          ];
+          const out = parts
+            .map((el) => ({ el, box: el.getBoundingClientRect() }))
+            .filter(({ box }) => box.left < header.left - 0.5 || box.right > right + 0.5)
+            .map(({ el, box }) => `${(el.textContent ?? "").trim() || el.className} ${box.right}`);
+          const signOut = [...document.querySelectorAll(".site-header button")].find(
+            (b) => b.textContent?.trim() === "Sign out",
+          );
+          const box = signOut?.getBoundingClientRect();
+          if (!box || box.width === 0) out.push("Sign out is not shown");
+          else if (box.right > right + 0.5 || box.bottom > header.bottom + 0.5) {
+            out.push(`Sign out ends at ${box.right}×${box.bottom}, header at ${right}`);
+          }
+          if (document.documentElement.scrollWidth > viewport)
+            out.push("the page scrolls sideways");
+          return out;
+        });
+        expect(overflow, `${width} px`).toEqual([]);
+      }
+
+      await page.setViewportSize({ width: 360, height: 740 });
+      const tabs = ["profile", "password", "appearance", "notifications", "privacy", "blocked"];
+      for (const path of [...tabs, "account"].map((tab) => `/settings/${tab}`)) {
+        await visit(page, path);
+        const fit = await page.evaluate(() => {
+          const nav = document.querySelector<HTMLElement>("nav.settings-nav")!;
+          const viewport = document.documentElement.clientWidth;
+          const links = [...nav.querySelectorAll("a")].map((a) => a.getBoundingClientRect());
+          return {
+            fits: nav.scrollWidth <= nav.clientWidth,
+            offscreen: links.filter((b) => b.left < 0 || b.right > viewport || b.width === 0)
+              .length,
+            links: links.length,
+            pageFits: document.documentElement.scrollWidth <= viewport,
+          };
+        });
+        expect(fit, path).toEqual({ fits: true, offscreen: 0, links: 7, pageFits: true });
+      }
+    } finally {
+      await page.context().close();
+    }
+  });
+
   for (const theme of ["dark", "light"]) {
     test(`${theme}, phone: faces on the first screen, nothing sideways, Like and Message on each card`, async () => {
       const page = await signedIn(PHONE, theme);
