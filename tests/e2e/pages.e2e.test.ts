@@ -3,7 +3,8 @@
  * me, matches, conversations waiting, who viewed me, suggestions), Discover the search with its
  * filters and results. On a phone (390×844) both fit the width and show faces on the first screen;
  * on a desktop the dashboard uses its width. Like buttons are named by their label; empty states
- * offer a way forward. axe-clean.
+ * offer a way forward. axe-clean. The signed-in header fits every desktop width (1024–1440 px) with
+ * Sign out inside it, and the settings tabs all fit a 360 px phone without scrolling sideways.
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { beforeAll, describe, expect, test } from "vitest";
