@@ -84,6 +84,11 @@ describe("discovery in Chromium", () => {
       .waitFor();
     // The match moment: both of us, a way to say hello, and a way back to browsing.
     const match = page.getByRole("dialog", { name: "It's a match!" });
+    // It names them by their first name, never their username.
+    await match
+      .getByText(`You and ${admirerName} like each other. Say hello while it's fresh.`)
+      .waitFor();
+    expect(await match.textContent()).not.toContain(admirer.details.username);
     await match.getByRole("button", { name: `Send a message ${admirerName}` }).waitFor();
     await match.getByRole("button", { name: "Keep browsing" }).click();
     await match.waitFor({ state: "hidden" });
