@@ -38,6 +38,26 @@ describe("discovery in Chromium", () => {
 
     const { member, page } = await registerVerifiedMember(browser(), "seeker");
     await admirer.expect("POST", "/my/likes", 201, { user_id: await idOf(page, member.username) });
+    // The seeker gives a first name, which the match moment shows for them.
+    const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute("content")) ?? "";
+    const named = await page.evaluate(
+      async (token) =>
+        (
+          await fetch("/my/profile", {
+            method: "PUT",
+            headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+            body: JSON.stringify({
+              firstName: "Robin",
+              bio: "Here for the long walks.",
+              interests: ["Reading"],
+              preferences: ["Friendship"],
+              ageRange: { min: 18, max: 100 },
+            }),
+          })
+        ).status,
+      csrf,
+    );
+    expect(named).toBe(200);
     // The interests filter is a subscription perk.
     await visit(page, "/my/subscription");
     await page.getByRole("button", { name: "Subscribe to Plus, monthly, $9.99" }).click();
@@ -84,6 +104,13 @@ describe("discovery in Chromium", () => {
       .waitFor();
     // The match moment: both of us, a way to say hello, and a way back to browsing.
     const match = page.getByRole("dialog", { name: "It's a match!" });
+    // It names them by their first name, never their username.
+    await match
+      .getByText(`You and ${admirerName} like each other. Say hello while it's fresh.`)
+      .waitFor();
+    expect(await match.textContent()).not.toContain(admirer.details.username);
+    // My side of the pair (no photo yet) shows my first name's initial, not my username's.
+    expect(await match.locator(".match-photos .member-avatar").first().textContent()).toBe("R");
     await match.getByRole("button", { name: `Send a message ${admirerName}` }).waitFor();
     await match.getByRole("button", { name: "Keep browsing" }).click();
     await match.waitFor({ state: "hidden" });

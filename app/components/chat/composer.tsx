@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
 import { useLocation } from "@remix-run/react";
+import { Icon } from "~/components/icons";
 import { AppLink } from "~/components/link";
 import { MESSAGE_MAX_LENGTH, type Gift } from "~/schemas/chat";
 import { chatStateAtom, loadGiftsAtom, sendMessageAtom } from "~/state/chat-actions";
@@ -104,13 +105,13 @@ export function Composer({
       ) : null}
       <button
         type="button"
-        className="icon-btn composer-gift"
+        className="icon-btn"
         aria-label="Send a gift"
         aria-expanded={gifts}
         disabled={disabled}
         onClick={() => setGifts((v) => !v)}
       >
-        🎁
+        <Icon name="gift" />
       </button>
       <label className="sr-only" htmlFor="composer-text">
         Message

@@ -95,7 +95,7 @@ export function MatchNote({
 }) {
   const [open, setOpen] = useState(true);
   const [myPhoto, setMyPhoto] = useState<string | null>(null);
-  const myName = useRootData()?.user?.username ?? "You";
+  const myName = useRootData()?.user?.name ?? "You";
   useEffect(() => {
     api<{ profile: { photos: { url: string }[] } }>("/my/profile")
       .then((res) => setMyPhoto(res.profile.photos[0]?.url ?? null))
