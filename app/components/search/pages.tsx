@@ -26,7 +26,7 @@ export const searchPageLinks: LinksFunction = () => [
   { rel: "stylesheet", href: cardStyles },
 ];
 
-/** The search part of a page's loader data (app/server/discovery-pages.server.ts). */
+/** The search part of a page's loader data (app/server/search-pages.server.ts). */
 export interface SearchPageProps {
   searched: boolean;
   request: SearchRequestBody;
