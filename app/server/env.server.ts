@@ -1,10 +1,8 @@
 import { z } from "zod";
 import type { ConversationRoomApi, MemberHubApi, PresenceRoomApi } from "./room-api.server";
 
-/** A Durable Object namespace whose stubs answer `Api` (the class implements it). */
+/** A Durable Object namespace whose rooms answer the calls of `Api` (the class implements it). */
 type Rooms<Api> = DurableObjectNamespace<Api & Rpc.DurableObjectBranded>;
-/** A stub of a room, as `env.<NAMESPACE>.get(id)` returns it. */
-export type RoomStub<Api> = DurableObjectStub<Api & Rpc.DurableObjectBranded>;
 
 /** Bindings and variables the Worker receives (wrangler.toml, secrets, .dev.vars). */
 export interface Env {

@@ -245,7 +245,7 @@ describe("the conversation room", () => {
   it("sends messages that reach it out of order in sequence order", async () => {
     const { alice, id } = await conversationPair();
     const s = await socket(alice.client, id);
-    const stub = env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
+    const room = env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
     const message = (seq: number): ChatMessageView => ({
       id: `m${seq}`,
       conversation_id: id,
@@ -257,16 +257,16 @@ describe("the conversation room", () => {
       read_at: null,
       gift: null,
     });
-    await stub.publish({ type: "message", message: message(1) });
+    await room.publish({ type: "message", message: message(1) });
     // 3 arrives before 2: it waits for 2, then both go out in order.
-    const late = stub.publish({ type: "message", message: message(3) });
-    await stub.publish({ type: "message", message: message(2) });
+    const late = room.publish({ type: "message", message: message(3) });
+    await room.publish({ type: "message", message: message(2) });
     await late;
     // 5 arrives and 4 never does: 5 goes out after a short hold.
-    await stub.publish({ type: "message", message: message(5) });
+    await room.publish({ type: "message", message: message(5) });
     await s.next((f) => isMessage(f) && messageOf(f).seq === 5);
     expect(s.frames.filter(isMessage).map((f) => messageOf(f).seq)).toEqual([1, 2, 3, 5]);
-    await runInDurableObject(stub, async (instance: ConversationRoom) => {
+    await runInDurableObject(room, async (instance: ConversationRoom) => {
       expect(await instance.connectionCount()).toBe(1);
     });
     s.close();
