@@ -4,31 +4,16 @@ import {
   searchRequestSchema,
   SEARCH_PER_PAGE,
   type SearchFilters,
-  type SearchResponse,
 } from "~/schemas/search";
 import { usesAdvancedFilters } from "~/schemas/subscription";
 import { fieldErrors } from "~/schemas/validation";
-import { emptyFilters, type SearchFilterState, type SearchRequestBody } from "~/state/search";
+import { emptyFilters, type SearchFilterState, type SearchPageData } from "~/state/search";
 import { searchMembers } from "./search.server";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
 import { canonicalLocation } from "./geo.server";
 import { first } from "./sql.server";
 import { assertSearchFiltersAllowed } from "./subscriptions.server";
-
-/**
- * What the dashboard and the matches page load for their search: suggested members on the page
- * itself, or (on …/search, the form's target without JavaScript) the results of the search in
- * the query string, with the filters as the form shows them.
- */
-export interface SearchPageData {
-  searched: boolean;
-  request: SearchRequestBody;
-  filters: SearchFilterState;
-  response: SearchResponse | null;
-  error: string | null;
-  ageRange: { min: number; max: number };
-}
 
 async function ageRangeOf(env: Env, me: string) {
   const row = await first<{ min: number; max: number }>(

@@ -30,6 +30,20 @@ export interface SearchFilterState {
   with_photo: boolean;
 }
 
+/**
+ * What the dashboard and the matches page load for their search (app/server/search-pages.server.ts):
+ * suggested members on the page itself, or (on …/search, the form's target without JavaScript)
+ * the results of the search in the query string, with the filters as the form shows them.
+ */
+export interface SearchPageData {
+  searched: boolean;
+  request: SearchRequestBody;
+  filters: SearchFilterState;
+  response: SearchResponse | null;
+  error: string | null;
+  ageRange: { min: number; max: number };
+}
+
 export interface SearchRequestBody {
   keywords: string;
   filters: SearchFiltersInput;

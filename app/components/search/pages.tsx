@@ -12,9 +12,9 @@ import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { AppShell } from "~/components/shell";
 import { displayName, type MemberCardView } from "~/lib/members";
 import type { ConversationView } from "~/schemas/chat";
-import type { SearchResponse, SearchScope } from "~/schemas/search";
+import type { SearchScope } from "~/schemas/search";
 import type { LikedMember } from "~/state/likes";
-import { pageSearchState, type SearchFilterState, type SearchRequestBody } from "~/state/search";
+import { pageSearchState, type SearchPageData } from "~/state/search";
 import { MemberCard } from "./member-card";
 import { MemberSearch } from "./member-search";
 import cardStyles from "~/styles/cards.css?url";
@@ -26,19 +26,9 @@ export const searchPageLinks: LinksFunction = () => [
   { rel: "stylesheet", href: cardStyles },
 ];
 
-/** The search part of a page's loader data (app/server/search-pages.server.ts). */
-export interface SearchPageProps {
-  searched: boolean;
-  request: SearchRequestBody;
-  filters: SearchFilterState;
-  response: SearchResponse | null;
-  error: string | null;
-  ageRange: { min: number; max: number };
-}
-
 interface DashboardProps {
   name: string;
-  search: SearchPageProps;
+  search: SearchPageData;
   summary: {
     new_likes: { members: LikedMember[]; total: number };
     new_matches: { members: LikedMember[]; total: number };
@@ -50,7 +40,7 @@ interface DashboardProps {
 }
 
 /** GET /dashboard/search as a page: the dashboard's search, with its filters and results. */
-export function DashboardSearchPage({ search }: { search: SearchPageProps }) {
+export function DashboardSearchPage({ search }: { search: SearchPageData }) {
   return (
     <SearchPage
       scope="dashboard"
@@ -326,7 +316,7 @@ function ConversationLink({ conversation }: { conversation: ConversationView }) 
 }
 
 /** Discover: the search, with its filters and results, across the page's width. */
-export function MatchesPage({ search }: { search: SearchPageProps }) {
+export function MatchesPage({ search }: { search: SearchPageData }) {
   return (
     <SearchPage
       scope="matches"
@@ -350,7 +340,7 @@ function SearchPage({
   action,
 }: {
   scope: SearchScope;
-  search: SearchPageProps;
+  search: SearchPageData;
   head: ReactNode;
   action: { to: string; label: string };
 }) {
