@@ -1,5 +1,5 @@
 import { useNavigate } from "@remix-run/react";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { loadArchivedAtom, loadConversationsAtom } from "~/state/chat-actions";
 import { useSetAtom } from "~/state/jotai";
 import { Icon } from "../icons";
@@ -9,23 +9,33 @@ import { Menu, type MenuItem } from "../menu";
 import { BlockDialog, ReportDialog, type Target } from "./dialogs";
 
 /**
- * The ⋯ menu of another member's profile: Report and Block. Once blocked, the profile is gone for
- * both members, so closing the dialog leaves the page.
+ * A ⋯ menu with `items` first, then Report and Block of `member`. `after` is what the block dialog
+ * offers once the block is done; `onClose(blocked)` runs when a dialog closes.
  */
-export function MemberSafetyActions({ member }: { member: Target }) {
+function SafetyMenu({
+  member,
+  items = [],
+  after,
+  onClose,
+}: {
+  member: Target;
+  items?: MenuItem[];
+  after: (close: () => void) => ReactNode;
+  onClose: (blocked: boolean) => void;
+}) {
   const [dialog, setDialog] = useState<"block" | "report" | null>(null);
   const [blocked, setBlocked] = useState(false);
-  const navigate = useNavigate();
   const close = () => {
     setDialog(null);
-    if (blocked) navigate("/dashboard", { replace: true });
+    onClose(blocked);
   };
   return (
-    <div className="safety-actions">
+    <>
       <Menu
         label="More actions"
         icon={<Icon name="more" size={20} />}
         items={[
+          ...items,
           { label: `Report ${member.name}`, onSelect: () => setDialog("report") },
           { label: `Block ${member.name}`, onSelect: () => setDialog("block"), tone: "danger" },
         ]}
@@ -35,7 +45,27 @@ export function MemberSafetyActions({ member }: { member: Target }) {
         open={dialog === "block"}
         onClose={close}
         onBlocked={() => setBlocked(true)}
-        after={
+        after={after(close)}
+      />
+      <ReportDialog member={member} open={dialog === "report"} onClose={close} />
+    </>
+  );
+}
+
+/**
+ * The ⋯ menu of another member's profile: Report and Block. Once blocked, the profile is gone for
+ * both members, so closing the dialog leaves the page.
+ */
+export function MemberSafetyActions({ member }: { member: Target }) {
+  const navigate = useNavigate();
+  return (
+    <div className="safety-actions">
+      <SafetyMenu
+        member={member}
+        onClose={(blocked) => {
+          if (blocked) navigate("/dashboard", { replace: true });
+        }}
+        after={(close) => (
           <div className="modal-actions">
             <AppLink to="/settings/blocked" className="btn btn-ghost">
               Blocked members
@@ -44,9 +74,8 @@ export function MemberSafetyActions({ member }: { member: Target }) {
               Back to dashboard
             </button>
           </div>
-        }
+        )}
       />
-      <ReportDialog member={member} open={dialog === "report"} onClose={close} />
     </div>
   );
 }
@@ -66,43 +95,26 @@ export function ConversationMenu({
   /** Back to the conversation lists. */
   onLeave: () => void;
 }) {
-  const [dialog, setDialog] = useState<"block" | "report" | null>(null);
-  const [blocked, setBlocked] = useState(false);
   const loadConversations = useSetAtom(loadConversationsAtom);
   const loadArchived = useSetAtom(loadArchivedAtom);
-  const close = () => {
-    setDialog(null);
-    if (!blocked) return;
-    onLeave();
-    void loadConversations();
-    void loadArchived();
-  };
   return (
-    <>
-      <Menu
-        label="More actions"
-        icon={<Icon name="more" size={20} />}
-        items={[
-          ...items,
-          { label: `Report ${member.name}`, onSelect: () => setDialog("report") },
-          { label: `Block ${member.name}`, onSelect: () => setDialog("block"), tone: "danger" },
-        ]}
-      />
-      <BlockDialog
-        member={member}
-        open={dialog === "block"}
-        onClose={close}
-        onBlocked={() => setBlocked(true)}
-        after={
-          <div className="modal-actions">
-            <button type="button" className="btn btn-primary" onClick={close}>
-              Back to conversations
-            </button>
-          </div>
-        }
-      />
-      <ReportDialog member={member} open={dialog === "report"} onClose={close} />
-    </>
+    <SafetyMenu
+      member={member}
+      items={items}
+      onClose={(blocked) => {
+        if (!blocked) return;
+        onLeave();
+        void loadConversations();
+        void loadArchived();
+      }}
+      after={(close) => (
+        <div className="modal-actions">
+          <button type="button" className="btn btn-primary" onClick={close}>
+            Back to conversations
+          </button>
+        </div>
+      )}
+    />
   );
 }
 
