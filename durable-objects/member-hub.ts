@@ -4,6 +4,7 @@ import { SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
 import type { Env } from "~/server/env.server";
 import type { ListEntry, ListRow, ListUpdate, MemberHubApi } from "~/server/room-api.server";
 import { exec } from "~/server/sql.server";
+import { closeNormally } from "./close-socket";
 
 /** Storage keys of the conversations the member opened a socket in, and how many are kept. */
 const CONVERSATION_PREFIX = "conversation:";
@@ -251,12 +252,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   }
 
   override async webSocketClose(socket: WebSocket): Promise<void> {
-    // Never echo 1005/1006 back (it throws): close normally.
-    try {
-      socket.close(1000, "closing");
-    } catch {
-      // Already closed.
-    }
+    closeNormally(socket);
   }
 
   override async webSocketError(socket: WebSocket): Promise<void> {

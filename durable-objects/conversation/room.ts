@@ -16,6 +16,7 @@ import { RoomRulesCache } from "./rules";
 import { send, sendFromSocket } from "./sending";
 import { RoomSockets, type Attachment } from "./sockets";
 import { ConversationStorage, messageView, storedMessage } from "./storage";
+import { closeNormally } from "../close-socket";
 
 /**
  * One room per conversation, addressed by the conversation id: the home of its messages
@@ -110,12 +111,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   }
 
   override async webSocketClose(socket: WebSocket): Promise<void> {
-    // Never echo 1005/1006 back (it throws): close normally.
-    try {
-      socket.close(1000, "closing");
-    } catch {
-      // Already closed.
-    }
+    closeNormally(socket);
   }
 
   override async webSocketError(socket: WebSocket): Promise<void> {

@@ -33,6 +33,7 @@ import {
   type StoredWatch,
 } from "./storage";
 import { WatchIndex } from "./watch-index";
+import { closeNormally } from "../close-socket";
 
 /**
  * One shard of the presence room (API.md "Realtime", docs/decisions/011).
@@ -150,12 +151,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
   }
 
   override async webSocketClose(ws: WebSocket): Promise<void> {
-    // Never echo 1005/1006 back (it throws): close normally.
-    try {
-      ws.close(1000, "closing");
-    } catch {
-      // Already closed.
-    }
+    closeNormally(ws);
     await this.socketGone(ws);
   }
 
