@@ -23,11 +23,12 @@ export function blockedEitherWay(a: MemberRef, b: MemberRef): SQL {
 }
 
 /**
- * SQL: the ids of every member on either side of a block with `me`, a list for `NOT IN (…)` that
- * SQLite reads once per statement (search: rather than two lookups for every row examined).
+ * SQL: the ids (`id`) of every member on either side of a block with `me`, a list for `NOT IN (…)`
+ * that SQLite reads once per statement (search: rather than two lookups for every row examined).
+ * A member both blocked and blocking is listed twice.
  */
 export function blockedWith(me: MemberRef): SQL {
-  return sql`SELECT b.blocked_id FROM blocks b WHERE b.blocker_id = ${me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${me}`;
+  return sql`SELECT b.blocked_id AS id FROM blocks b WHERE b.blocker_id = ${me} UNION ALL SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = ${me}`;
 }
 
 /**
@@ -66,14 +67,10 @@ export async function isBlockedEitherWay(env: Env, a: string, b: string): Promis
 
 /**
  * Every member on either side of a block with `me` (the presence room leaves them out): a
- * statement whose rows are `{id}`, batched with the presence socket's other reads.
+ * statement whose rows are `{id}` (`blockedWith`), batched with the presence socket's other reads.
  */
 export function blockedEitherWayStatement(env: Env, me: string): D1PreparedStatement {
-  return statement(
-    env.DB,
-    sql`SELECT blocked_id AS id FROM blocks WHERE blocker_id = ${me}
-        UNION SELECT blocker_id AS id FROM blocks WHERE blocked_id = ${me}`,
-  );
+  return statement(env.DB, blockedWith(me));
 }
 
 export async function canSee(env: Env, viewerId: string, targetId: string): Promise<boolean> {
