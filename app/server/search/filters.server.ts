@@ -74,7 +74,7 @@ export function placeTokens(p: Place): string[] {
 
 /**
  * The longest prefix the full-text index keeps a list of its own for (migrations/0019: prefix
- * indexes of 2 to 8 characters). A keyword of up to this many characters reads that one list,
+ * indexes of 1 to 8 characters). A keyword of up to this many characters reads that one list,
  * in result order, and stops with the page; a longer one would merge the lists of every word it
  * begins, whole, before the first match. So a keyword is matched by its first PREFIX_CHARS
  * characters: "photography" finds "photographer" too (docs/decisions/016).
