@@ -7,6 +7,7 @@ import {
   sniffImageType,
   SNIFF_BYTES,
 } from "~/lib/image-type";
+import { PHOTO_WIDTHS, type PhotoWidth } from "~/lib/photos";
 import { checkPhotos, PHOTO_LIMITS, PHOTO_MESSAGES, type ExistingPhotos } from "~/schemas/photos";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { newId } from "./crypto.server";
@@ -187,7 +188,7 @@ export async function deletePhoto(env: Env, userId: string, photoId: string): Pr
        AND (SELECT COUNT(*) FROM photos WHERE user_id = ${userId}) > 1`,
   );
   if (result.meta.changes === 0) throw new ValidationError({ photos: [PHOTO_MESSAGES.required] });
-  await env.PHOTOS.delete(photo.key);
+  await env.PHOTOS.delete([photo.key, ...PHOTO_WIDTHS.map((w) => variantKey(photo.key, w))]);
   await renumber(env, userId);
 }
 
@@ -250,4 +251,36 @@ export async function photoObject(env: Env, r2Key: string) {
   const object = await env.PHOTOS.get(r2Key);
   if (!object) throw notFound("Photo not found.");
   return object;
+}
+
+/** Where a photo's copy at a width is kept: beside the photo, under the member's prefix. */
+const variantKey = (r2Key: string, width: PhotoWidth) => `${r2Key}.w${width}`;
+
+/**
+ * A photo at one of PHOTO_WIDTHS (WebP, never wider than the photo itself), for a member already
+ * allowed to see it (`readPhoto`). Made from the stored photo by the Images binding the first time
+ * it is asked for, then kept in R2 beside it; photos stored before widths existed get theirs the
+ * same way.
+ */
+export async function photoVariant(
+  env: Env,
+  photo: { r2Key: string },
+  width: PhotoWidth,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
+  const key = variantKey(photo.r2Key, width);
+  const kept = await env.PHOTOS.get(key);
+  if (kept) {
+    return {
+      bytes: new Uint8Array(await kept.arrayBuffer()),
+      contentType: kept.httpMetadata?.contentType ?? "image/webp",
+    };
+  }
+  const original = await photoObject(env, photo.r2Key);
+  const result = await env.IMAGES.input(original.body)
+    .transform({ width, fit: "scale-down" })
+    .output({ format: "image/webp", quality: 80 });
+  const bytes = new Uint8Array(await result.response().arrayBuffer());
+  const contentType = result.contentType();
+  await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType } });
+  return { bytes, contentType };
 }

@@ -27,7 +27,7 @@ import {
 } from "~/state/search";
 import { KeepPresenceStore } from "~/state/presence";
 import { LocationFilter } from "~/components/location-picker";
-import { MemberCard } from "./member-card";
+import { FIRST_ROW, MemberCard } from "./member-card";
 
 interface MemberSearchProps {
   scope: SearchScope;
@@ -323,6 +323,7 @@ function SearchResults({
               <MemberCard
                 member={member}
                 firstRow={index < FIRST_ROW}
+                first={index === 0}
                 onLikedChange={(liked) => setState((s) => setMemberLiked(s, member.id, liked))}
               />
             </li>
@@ -352,6 +353,3 @@ function SearchResults({
     </div>
   );
 }
-
-/** Cards on the first screen: their photos load at once (a lazy one would be the page's LCP). */
-const FIRST_ROW = 4;
