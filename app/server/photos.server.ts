@@ -14,6 +14,7 @@ import { newId } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
+import { logFailure } from "./log.server";
 import { photoUrl } from "./members.server";
 import { requireVerifiedEmail, type SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
@@ -251,6 +252,32 @@ export async function photoObject(env: Env, r2Key: string) {
   const object = await env.PHOTOS.get(r2Key);
   if (!object) throw notFound("Photo not found.");
   return object;
+}
+
+/**
+ * Makes new photos' widths once the upload is answered (in the background), so that the first
+ * member to see one does not wait for it; a width that could not be made here is made when first
+ * asked for.
+ */
+export async function preparePhotoWidths(env: Env, userId: string, photoIds: string[]) {
+  for (const id of photoIds) {
+    const r2Key = photoKey(userId, id);
+    for (const width of PHOTO_WIDTHS) {
+      try {
+        await photoVariant(env, { r2Key }, width);
+      } catch (error) {
+        logFailure("photo_width", error, { photo: id, width });
+      }
+    }
+    // A photo deleted while its widths were being made: they go too (a delete after this point
+    // finds them and removes them itself).
+    const kept = await getDb(env.DB)
+      .select({ id: schema.photos.id })
+      .from(schema.photos)
+      .where(eq(schema.photos.id, id))
+      .get();
+    if (!kept) await env.PHOTOS.delete(PHOTO_WIDTHS.map((w) => variantKey(r2Key, w)));
+  }
 }
 
 /** Where a photo's copy at a width is kept: beside the photo, under the member's prefix. */

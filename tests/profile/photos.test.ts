@@ -9,9 +9,15 @@ import { countRows, imageBytes, memberWithProfile, upload } from "./fixtures";
 
 const MB = 1024 * 1024;
 
-async function r2Keys(userId: string) {
+/** Everything stored under the member's prefix: photos and their widths. */
+async function allR2Keys(userId: string) {
   const listed = await env.PHOTOS.list({ prefix: `photos/${userId}/` });
   return listed.objects.map((o) => o.key).sort();
+}
+
+/** The member's photos in R2 (the widths an upload makes in the background aside). */
+async function r2Keys(userId: string) {
+  return (await allR2Keys(userId)).filter((key) => !/\.w\d+$/.test(key));
 }
 
 describe("POST /my/photos", () => {
@@ -379,7 +385,7 @@ describe("GET /photos/{id}?w=", () => {
     const { owner, bytes, photoId } = await ownerWithPicture();
     const viewer = await verifiedMember();
     let previous = 0;
-    for (const width of [160, 320, 720]) {
+    for (const width of [160, 400, 720]) {
       const res = await viewer.client.fetch(`/photos/${photoId}?w=${width}`);
       expect(res.status).toBe(200);
       expect(res.headers.get("Content-Type")).toBe("image/webp");
@@ -394,10 +400,10 @@ describe("GET /photos/{id}?w=", () => {
       });
       expect(again.status).toBe(304);
     }
-    expect(await r2Keys(owner.id)).toEqual(
+    expect(await allR2Keys(owner.id)).toEqual(
       [
         `photos/${owner.id}/${photoId}`,
-        ...[160, 320, 720].map((w) => `photos/${owner.id}/${photoId}.w${w}`),
+        ...[160, 400, 720].map((w) => `photos/${owner.id}/${photoId}.w${w}`),
       ].sort(),
     );
     // The original is unchanged.
@@ -407,20 +413,29 @@ describe("GET /photos/{id}?w=", () => {
     // Deleting the photo deletes its widths too.
     await upload(owner.client, [{ bytes: imageBytes("png") }]);
     expect((await owner.client.json("DELETE", `/my/photos/${photoId}`)).status).toBe(204);
-    expect((await r2Keys(owner.id)).filter((k) => k.includes(photoId))).toEqual([]);
+    expect((await allR2Keys(owner.id)).filter((k) => k.includes(photoId))).toEqual([]);
   });
 
   it("checks who may see the photo first, as for the photo itself", async () => {
     const { owner, photoId } = await ownerWithPicture();
     const visitor = new TestClient();
-    expect((await visitor.json("GET", `/photos/${photoId}?w=320`)).status).toBe(401);
+    expect((await visitor.json("GET", `/photos/${photoId}?w=400`)).status).toBe(401);
     const unverified = await registerMember();
-    expect((await unverified.client.json("GET", `/photos/${photoId}?w=320`)).status).toBe(403);
+    expect((await unverified.client.json("GET", `/photos/${photoId}?w=400`)).status).toBe(403);
     const viewer = await verifiedMember();
     await env.DB.prepare("UPDATE users SET status = 'suspended' WHERE id = ?").bind(owner.id).run();
-    expect((await viewer.client.json("GET", `/photos/${photoId}?w=320`)).status).toBe(404);
-    // Nothing was made for those who could not see it.
-    expect((await r2Keys(owner.id)).filter((k) => k.includes(".w"))).toEqual([]);
+    expect((await viewer.client.json("GET", `/photos/${photoId}?w=400`)).status).toBe(404);
+  });
+
+  it("an upload makes the new photos' widths in the background, before anyone asks", async () => {
+    const { owner, photoId } = await ownerWithPicture();
+    const widths = [160, 400, 720].map((w) => `photos/${owner.id}/${photoId}.w${w}`);
+    for (let i = 0; i < 100; i++) {
+      const keys = await allR2Keys(owner.id);
+      if (widths.every((k) => keys.includes(k))) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await allR2Keys(owner.id)).filter((k) => k.includes(".w"))).toEqual(widths);
   });
 
   it("refuses a width it does not serve with 422", async () => {
@@ -432,7 +447,7 @@ describe("GET /photos/{id}?w=", () => {
         `/photos/${photoId}?w=${w}`,
       );
       expect(res.status, w).toBe(422);
-      expect(res.body.errors).toEqual({ w: ["The width must be one of 160, 320, 720."] });
+      expect(res.body.errors).toEqual({ w: ["The width must be one of 160, 400, 720."] });
     }
   });
 });

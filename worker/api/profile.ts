@@ -7,6 +7,7 @@ import {
   PHOTO_ORDER_MESSAGE,
   photoObject,
   photoVariant,
+  preparePhotoWidths,
   readPhoto,
   readPhotoUpload,
   reorderPhotos,
@@ -58,7 +59,11 @@ profileApi.put("/my/profile", requireUser, async (c) => {
 profileApi.post("/my/photos", requireUser, async (c) => {
   const { user } = currentUser(c);
   const files = await readPhotoUpload(c.req.raw);
-  return c.json({ photos: await uploadPhotos(c.env, user.id, files) }, 201);
+  const photos = await uploadPhotos(c.env, user.id, files);
+  // The new photos are the last ones.
+  const added = photos.slice(-files.length).map((p) => p.id);
+  c.executionCtx.waitUntil(preparePhotoWidths(c.env, user.id, added));
+  return c.json({ photos }, 201);
 });
 
 const orderSchema = z.object({

@@ -21,7 +21,7 @@ export function Avatar({
   return url ? (
     <img
       className="member-avatar"
-      src={photoAt(url, size * 2 <= 160 ? 160 : 320)}
+      src={photoAt(url, size * 2 <= 160 ? 160 : 400)}
       alt=""
       width={size}
       height={size}

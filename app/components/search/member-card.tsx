@@ -38,8 +38,8 @@ export function MemberCard({
       <Link to={href} className="member-card-photo" tabIndex={-1} aria-hidden="true">
         {member.photo_url ? (
           <img
-            src={photoAt(member.photo_url, 320)}
-            srcSet={`${photoAt(member.photo_url, 320)} 320w, ${photoAt(member.photo_url, 720)} 720w`}
+            src={photoAt(member.photo_url, 400)}
+            srcSet={`${photoAt(member.photo_url, 400)} 400w, ${photoAt(member.photo_url, 720)} 720w`}
             sizes="(max-width: 760px) 50vw, 240px"
             alt=""
             loading={firstRow || first ? "eager" : "lazy"}
