@@ -93,7 +93,9 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     this.blocks = new MemberBlocks(ctx.storage);
     this.schedule = new AlarmSchedule(ctx.storage, this.config);
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
-    this.relays = new Relays((to, changes) => this.room(to).changes(to, this.shard, changes));
+    this.relays = new Relays((to, changes) =>
+      this.call(to, (room) => room.changes(to, this.shard, changes)),
+    );
     void this.ctx.blockConcurrencyWhile(() => this.load());
   }
 
@@ -256,7 +258,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     if (!link) {
       link = new PeerLink(
         home,
-        (add, remove) => this.room(home).watchRemote(home, this.shard, add, remove),
+        (add, remove) => this.call(home, (room) => room.watchRemote(home, this.shard, add, remove)),
         (states, late) => {
           for (const state of states) {
             // An answer that shows a change this shard missed goes out like a relay; so does a
@@ -369,7 +371,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
       count =
         this.shard === 0
           ? this.counts.report(0, reportedLocal)
-          : await this.room(0).reportCount(0, this.shard, reportedLocal);
+          : await this.call(0, (room) => room.reportCount(0, this.shard, reportedLocal));
     } catch (error) {
       logFailure("presence_count_failed", error);
       return;
@@ -583,14 +585,24 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     await this.blocks.set(userId, blocks, stored);
   }
 
-  private room(shard: number): DurableObjectStub<PresenceRoom> {
+  /**
+   * Calls another shard through its stub, kept between calls. A stub whose call failed is
+   * dropped: after that shard was reset (a deploy, an exception that broke it), the old stub
+   * fails every call, so the caller's retries each get a fresh one.
+   */
+  private async call<T>(shard: number, fn: (room: DurableObjectStub<PresenceRoom>) => Promise<T>) {
     let peer = this.peerRooms.get(shard);
     if (!peer) {
       const ns = this.env.PRESENCE_ROOM;
       peer = ns.get(ns.idFromName(shardName(shard, this.config.shards)));
       this.peerRooms.set(shard, peer);
     }
-    return peer;
+    try {
+      return await fn(peer);
+    } catch (error) {
+      if (this.peerRooms.get(shard) === peer) this.peerRooms.delete(shard);
+      throw error;
+    }
   }
 }
 

@@ -130,6 +130,17 @@ export async function inOneShard(): Promise<[Member, Member]> {
   }
 }
 
+/** A new verified member whose home is the home of `memberId`. */
+export async function memberInShardOf(memberId: string): Promise<Member> {
+  const { shards } = presenceConfig(env);
+  const home = shardOf(memberId, shards);
+  for (;;) {
+    for (const member of await Promise.all(Array.from({ length: 4 }, () => verifiedMember()))) {
+      if (shardOf(member.id, shards) === home) return member;
+    }
+  }
+}
+
 /**
  * A target online in one shard and a page of a watcher, in another shard, that watches them
  * (and sees them online).

@@ -10,6 +10,7 @@ import {
   inOneShard,
   inTwoShards,
   joinPresence,
+  memberInShardOf,
   mentionedBy,
   nextAfter,
   onlineOf,
@@ -255,6 +256,20 @@ describe("a presence room that restarts", () => {
     // The restarted home still knows the watcher's shard: the departure reaches it.
     t2.close();
     await until(w, (online) => !online.has(target.id), "the target to leave");
+    w.close();
+  });
+
+  it("reaches a restarted home again for members watched after the restart", async () => {
+    const { target, t, w } = await watchedAcrossShards();
+    // The watcher's shard has called the target's home; that home restarts.
+    await restartHome(target.id, t);
+    const neighbour = await memberInShardOf(target.id);
+    const n = await joinPresence(neighbour.client);
+    // Watching the neighbour asks the restarted home, which the watcher's shard reaches again.
+    await watch(w, [target.id, neighbour.id]);
+    await until(w, (online) => online.has(neighbour.id), "the watcher to see the neighbour");
+    n.close();
+    await until(w, (online) => !online.has(neighbour.id), "the neighbour to leave");
     w.close();
   });
 });
