@@ -255,22 +255,19 @@ export async function photoObject(env: Env, r2Key: string) {
 }
 
 /**
- * Makes new photos' widths once the upload is answered (in the background), so that the first
- * member to see one does not wait for it; a width that could not be made here is made when first
- * asked for.
+ * Makes new photos' widths as part of the upload, so that the first member to see one does not
+ * wait for it. A photo whose widths cannot be made keeps working (logged; each width is made when
+ * first asked for, or the request fails there).
  */
 export async function preparePhotoWidths(env: Env, userId: string, photoIds: string[]) {
   for (const id of photoIds) {
     const r2Key = photoKey(userId, id);
-    for (const width of PHOTO_WIDTHS) {
-      try {
-        await photoVariant(env, { r2Key }, width);
-      } catch (error) {
-        logFailure("photo_width", error, { photo: id, width });
-      }
+    try {
+      for (const width of PHOTO_WIDTHS) await photoVariant(env, { r2Key }, width);
+    } catch (error) {
+      logFailure("photo_widths", error, { photo: id });
     }
-    // A photo deleted while its widths were being made: they go too (a delete after this point
-    // finds them and removes them itself).
+    // A photo deleted meanwhile: its widths go too (a delete after this point finds them).
     const kept = await getDb(env.DB)
       .select({ id: schema.photos.id })
       .from(schema.photos)
@@ -307,6 +304,8 @@ export async function photoVariant(
     .transform({ width, fit: "scale-down" })
     .output({ format: "image/webp", quality: 80 });
   const bytes = new Uint8Array(await result.response().arrayBuffer());
+  // An image the binding could not decode can come back empty: never keep that as the photo.
+  if (bytes.byteLength === 0) throw new Error(`no image at width ${width}`);
   const contentType = result.contentType();
   await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType } });
   return { bytes, contentType };

@@ -427,15 +427,28 @@ describe("GET /photos/{id}?w=", () => {
     expect((await viewer.client.json("GET", `/photos/${photoId}?w=400`)).status).toBe(404);
   });
 
-  it("an upload makes the new photos' widths in the background, before anyone asks", async () => {
+  it("an upload makes the new photos' widths before anyone asks for them", async () => {
     const { owner, photoId } = await ownerWithPicture();
-    const widths = [160, 400, 720].map((w) => `photos/${owner.id}/${photoId}.w${w}`);
-    for (let i = 0; i < 100; i++) {
-      const keys = await allR2Keys(owner.id);
-      if (widths.every((k) => keys.includes(k))) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await allR2Keys(owner.id)).filter((k) => k.includes(".w"))).toEqual(
+      [160, 400, 720].map((w) => `photos/${owner.id}/${photoId}.w${w}`),
+    );
+  });
+
+  it("a photo the Images binding cannot read is stored and served as it is at every width", async () => {
+    const owner = await memberWithProfile();
+    const bytes = imageBytes("png");
+    const { status, body } = await upload(owner.client, [{ bytes }]);
+    expect(status).toBe(201);
+    const photoId = body.photos![0]!.id;
+    const viewer = await verifiedMember();
+    for (const path of [`/photos/${photoId}`, `/photos/${photoId}?w=400`]) {
+      const res = await viewer.client.fetch(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("Content-Type")).toBe("image/png");
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
     }
-    expect((await allR2Keys(owner.id)).filter((k) => k.includes(".w"))).toEqual(widths);
+    // Nothing empty was kept in its place.
+    expect(await r2Keys(owner.id)).toEqual(await allR2Keys(owner.id));
   });
 
   it("refuses a width it does not serve with 422", async () => {

@@ -22,6 +22,7 @@ import {
 } from "~/server/profile-views.server";
 import { loadProfile, updateProfile } from "~/server/profiles.server";
 import { ValidationError } from "~/server/errors.server";
+import { logFailure } from "~/server/log.server";
 import { isPhotoWidth, PHOTO_WIDTHS } from "~/lib/photos";
 import { parseInput } from "~/server/validation.server";
 import { currentUser, requireUser, requireVerified, verifiedUser } from "../middleware/auth";
@@ -62,7 +63,7 @@ profileApi.post("/my/photos", requireUser, async (c) => {
   const photos = await uploadPhotos(c.env, user.id, files);
   // The new photos are the last ones.
   const added = photos.slice(-files.length).map((p) => p.id);
-  c.executionCtx.waitUntil(preparePhotoWidths(c.env, user.id, added));
+  await preparePhotoWidths(c.env, user.id, added);
   return c.json({ photos }, 201);
 });
 
@@ -107,8 +108,15 @@ profileApi.get("/photos/:id", requireUser, async (c) => {
     "Content-Disposition": "inline",
     "Content-Security-Policy": "default-src 'none'; sandbox",
   };
-  if (width !== null) {
-    const variant = await photoVariant(c.env, photo, width);
+  // A photo the Images binding cannot make smaller is served as it is.
+  const variant =
+    width === null
+      ? null
+      : await photoVariant(c.env, photo, width).catch((error: unknown) => {
+          logFailure("photo_width", error, { photo: photo.id, width });
+          return null;
+        });
+  if (variant) {
     return c.body(variant.bytes, 200, {
       ...headers,
       ...served,
