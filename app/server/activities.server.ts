@@ -41,19 +41,21 @@ export const ACTIVITIES_PER_PAGE = 20;
 /**
  * The statement that records one activity (for callers that batch it with their own change).
  * With `whenLedgerEntry`, only when that credit ledger row exists (was stored earlier in the same
- * batch): a payment applied twice records one activity.
+ * batch): a payment applied twice records one activity. `id`: the caller's, when an undoing of
+ * the change must find the activity (a gift's refund).
  */
 export function activityStatement(
   env: Env,
   input: ActivityInput,
   now = Date.now(),
   whenLedgerEntry?: string,
+  id = newId(),
 ) {
   const ledgerEntry = whenLedgerEntry ?? null;
   return statement(
     env.DB,
     sql`INSERT INTO activities (id, user_id, type, other_user_id, data, created_at, seq)
-     SELECT ${newId()}, ${input.userId}, ${input.type}, ${input.otherUserId ?? null}, ${JSON.stringify(input.data ?? {})}, ${nowIso(now)},
+     SELECT ${id}, ${input.userId}, ${input.type}, ${input.otherUserId ?? null}, ${JSON.stringify(input.data ?? {})}, ${nowIso(now)},
        (SELECT coalesce(max(seq), 0) + 1 FROM activities WHERE user_id = ${input.userId})
      WHERE ${ledgerEntry} IS NULL OR EXISTS (SELECT 1 FROM credit_transactions WHERE id = ${ledgerEntry})`,
   );

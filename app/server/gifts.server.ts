@@ -1,18 +1,21 @@
 import { sql } from "drizzle-orm";
 import type { GiftList } from "~/schemas/credits";
 import type { Gift } from "~/schemas/chat";
+import { activityStatement } from "./activities.server";
 import { grantStatements, isInsufficientCredits, spendStatements } from "./credits.server";
 import { sha256Hex } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { memberCards, type MemberCard } from "./members.server";
+import { notificationRemoval, pendingNotification } from "./notifications.server";
 import { creditTransactions, giftMessages, gifts } from "./db/chat";
 import { all, allOf, firstOf, selection, statement } from "./sql.server";
 import { isActiveMember, neitherBlocked } from "./visibility.server";
 
 /**
- * Gifts: the spend of a gift message (one D1 batch: the ledger row and totals, and the gift's row
- * in `gift_messages`, all referenced by the message's id) and the gifts page (read from
+ * Gifts: the spend of a gift message (one D1 batch: the ledger row and totals, the gift's row
+ * in `gift_messages`, the recipient's notification and both members' activities, all referenced by
+ * the message's id) and the gifts page (read from
  * `gift_messages`, since the messages themselves live in their conversations' rooms).
  */
 export const GIFTS_PER_PAGE = 20;
@@ -64,19 +67,61 @@ export interface GiftSpend {
   senderId: string;
   recipientId: string;
   gift: Gift;
+  /** The message's text (the notification's preview). */
+  text: string;
   sentAt: string;
 }
 
 /**
- * Spends a gift's price for one message, in one batch. "spent": done now; "found": an earlier
- * attempt with the same message id had spent it (nothing changes); "short": the balance is too low
- * and nothing changed; "refunded": an earlier attempt spent and was refunded (its client id cannot
- * pay again).
+ * What a gift's spend writes besides the ledger, by ids made from the message's: the recipient's
+ * notification and both members' activities, so that a retry finds them and a refund removes them.
  */
-export async function spendForGift(
-  env: Env,
-  spend: GiftSpend,
-): Promise<"spent" | "found" | "short" | "refunded"> {
+const giftRecordIds = (messageId: string) => ({
+  notification: `${messageId}.n`,
+  sent: `${messageId}.s`,
+  received: `${messageId}.r`,
+});
+
+export interface GiftSpent {
+  /**
+   * "spent": done now; "found": an earlier attempt with the same message id had spent it (nothing
+   * changes); "short": the balance is too low and nothing changed; "refunded": an earlier attempt
+   * spent and was refunded (its client id cannot pay again).
+   */
+  outcome: "spent" | "found" | "short" | "refunded";
+  /** Once the message is stored: pushes the recipient's notification to their open pages. */
+  announce: () => Promise<unknown>;
+}
+
+/**
+ * Spends a gift's price for one message, in one D1 batch with everything the gift records: the
+ * ledger row and totals, the gift's row in `gift_messages`, the recipient's notification (unless
+ * they switched gifts off) and both members' activities. The caller has checked the block rules;
+ * the notification goes out when the message is stored (`announce`).
+ */
+export async function spendForGift(env: Env, spend: GiftSpend): Promise<GiftSpent> {
+  const ids = giftRecordIds(spend.messageId);
+  const notification = await pendingNotification(
+    env,
+    {
+      to: spend.recipientId,
+      type: "gift",
+      actorId: spend.senderId,
+      data: {
+        conversation_id: spend.conversationId,
+        message_id: spend.messageId,
+        preview: spend.text.slice(0, 140),
+        gift: spend.gift,
+      },
+    },
+    ids.notification,
+  );
+  const activity = { conversation_id: spend.conversationId, gift: spend.gift };
+  const now = Date.parse(spend.sentAt);
+  const outcome = (o: GiftSpent["outcome"]): GiftSpent => ({
+    outcome: o,
+    announce: () => notification.announce(o === "spent"),
+  });
   try {
     await env.DB.batch([
       ...spendStatements(env, {
@@ -91,8 +136,33 @@ export async function spendForGift(
         sql`INSERT INTO gift_messages (message_id, conversation_id, sender_id, recipient_id, gift_id,
            price_credits, sent_at) VALUES (${spend.messageId}, ${spend.conversationId}, ${spend.senderId}, ${spend.recipientId}, ${spend.gift.id}, ${spend.gift.price_credits}, ${spend.sentAt})`,
       ),
+      ...(notification.write ? [notification.write] : []),
+      activityStatement(
+        env,
+        {
+          userId: spend.senderId,
+          type: "gift_sent",
+          otherUserId: spend.recipientId,
+          data: activity,
+        },
+        now,
+        undefined,
+        ids.sent,
+      ),
+      activityStatement(
+        env,
+        {
+          userId: spend.recipientId,
+          type: "gift_received",
+          otherUserId: spend.senderId,
+          data: activity,
+        },
+        now,
+        undefined,
+        ids.received,
+      ),
     ]);
-    return "spent";
+    return outcome("spent");
   } catch (error) {
     // An earlier attempt's spend (the balance may be short by now: it paid already), unless it
     // was refunded since (that attempt was refused after its spend).
@@ -102,21 +172,23 @@ export async function spendForGift(
       sql`SELECT ${reasonFields.sql} FROM credit_transactions
        WHERE reason IN (${GIFT_REASON}, ${GIFT_REFUND_REASON}) AND reference = ${spend.messageId} AND user_id = ${spend.senderId}`,
     );
-    if (results.some((r) => r.reason === GIFT_REFUND_REASON)) return "refunded";
-    if (results.length > 0) return "found";
-    if (isInsufficientCredits(error)) return "short";
+    if (results.some((r) => r.reason === GIFT_REFUND_REASON)) return outcome("refunded");
+    if (results.length > 0) return outcome("found");
+    if (isInsufficientCredits(error)) return outcome("short");
     throw error;
   }
 }
 
 /**
  * Gives a gift's credits back when its message could not be stored after the spend (a block
- * arrived in between): once per message, and the gift leaves the history.
+ * arrived in between): once per message, and the gift leaves the history with its notification
+ * and activities.
  */
 export async function refundGift(
   env: Env,
   spend: Pick<GiftSpend, "messageId" | "senderId" | "gift">,
 ) {
+  const ids = giftRecordIds(spend.messageId);
   await env.DB.batch([
     ...grantStatements(env, {
       userId: spend.senderId,
@@ -126,6 +198,8 @@ export async function refundGift(
       createdAt: nowIso(),
     }),
     statement(env.DB, sql`DELETE FROM gift_messages WHERE message_id = ${spend.messageId}`),
+    notificationRemoval(env, ids.notification),
+    statement(env.DB, sql`DELETE FROM activities WHERE id IN (${ids.sent}, ${ids.received})`),
   ]);
 }
 

@@ -12,6 +12,7 @@ import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
 import { publishToMember } from "./member-channel.server";
 import { memberCards, type MemberCard } from "./members.server";
+import { statement } from "./sql.server";
 import { isActiveMember, isBlockedEitherWay, neitherBlocked } from "./visibility.server";
 
 /**
@@ -89,6 +90,44 @@ async function present(env: Env, rows: NotificationRow[]): Promise<NotificationV
   }));
 }
 
+/** A notification's row (its seq is given when it is written: notificationStatement). */
+function notificationRow(input: NotifyInput, id = newId()): NotificationRow {
+  return {
+    id,
+    userId: input.to,
+    actorId: input.actorId ?? null,
+    type: input.type,
+    data: input.data ?? {},
+    readAt: null,
+    createdAt: nowIso(),
+    seq: 0,
+  };
+}
+
+/** Writes a notification's row, next in its member's order. */
+function notificationStatement(env: Env, row: NotificationRow) {
+  return statement(
+    env.DB,
+    sql`INSERT INTO notifications (id, user_id, actor_id, type, data, read_at, created_at, seq)
+      VALUES (${row.id}, ${row.userId}, ${row.actorId}, ${row.type}, ${JSON.stringify(row.data)}, NULL, ${row.createdAt},
+        (SELECT coalesce(max(seq), 0) + 1 FROM notifications WHERE user_id = ${row.userId}))`,
+  );
+}
+
+/** Pushes a stored notification to its member's open pages, with their unread count. */
+async function announce(env: Env, row: NotificationRow): Promise<NotificationView> {
+  const [[notification], unread] = await Promise.all([
+    present(env, [row]),
+    unreadCount(env, row.userId),
+  ]);
+  await publishToMember(env, row.userId, {
+    type: "notification",
+    notification: notification!,
+    unread_count: unread,
+  });
+  return notification!;
+}
+
 /**
  * Stores a notification for a member and pushes it to their open pages. Does nothing (null) when
  * the member switched that kind off, when it is their own action, or across a block.
@@ -100,33 +139,39 @@ export async function notify(env: Env, input: NotifyInput): Promise<Notification
     input.actorId ? isBlockedEitherWay(env, input.to, input.actorId) : Promise.resolve(false),
   ]);
   if (!enabled || blocked) return null;
-  const row: NotificationRow = {
-    id: newId(),
-    userId: input.to,
-    actorId: input.actorId ?? null,
-    type: input.type,
-    data: input.data ?? {},
-    readAt: null,
-    createdAt: nowIso(),
-    seq: 0,
-  };
-  await getDb(env.DB)
-    .insert(notifications)
-    .values({
-      ...row,
-      seq: sql`(SELECT coalesce(max(seq), 0) + 1 FROM notifications WHERE user_id = ${input.to})`,
-    });
-  const [[notification], unread] = await Promise.all([
-    present(env, [row]),
-    unreadCount(env, input.to),
-  ]);
-  await publishToMember(env, input.to, {
-    type: "notification",
-    notification: notification!,
-    unread_count: unread,
-  });
-  return notification!;
+  const row = notificationRow(input);
+  await notificationStatement(env, row).run();
+  return announce(env, row);
 }
+
+/**
+ * A notification written in the batch of the change it tells of (a gift's spend): `write` when
+ * the member wants this kind (null: nothing to write), and `announce` once that change is
+ * complete, which pushes it: at once when `write` went in this attempt's batch (`fresh`), else
+ * when an earlier attempt of the same change stored it. Its id is the caller's, so that a later
+ * attempt finds it and an undoing removes it (notificationRemoval). The caller checked blocks.
+ */
+export async function pendingNotification(env: Env, input: NotifyInput, id: string) {
+  const enabled = await isEnabled(env, input.to, input.type);
+  const row = notificationRow(input, id);
+  return {
+    write: enabled ? notificationStatement(env, row) : null,
+    announce: async (fresh: boolean): Promise<NotificationView | null> => {
+      if (!enabled) return null;
+      if (fresh) return announce(env, row);
+      const stored = await getDb(env.DB)
+        .select({ createdAt: notifications.createdAt })
+        .from(notifications)
+        .where(and(eq(notifications.id, id), eq(notifications.userId, input.to)))
+        .get();
+      return stored ? announce(env, { ...row, createdAt: stored.createdAt }) : null;
+    },
+  };
+}
+
+/** Removes a notification written with a change that was undone (notification `id`). */
+export const notificationRemoval = (env: Env, id: string) =>
+  statement(env.DB, sql`DELETE FROM notifications WHERE id = ${id}`);
 
 /** GET /notifications: a page of the member's notifications, newest first, and the unread count. */
 export async function listNotifications(

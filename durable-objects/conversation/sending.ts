@@ -1,6 +1,5 @@
 import type { ChatMessageView, SendFrame } from "~/realtime/chat";
 import { sendMessageSchema } from "~/schemas/chat";
-import { recordActivity } from "~/server/activities.server";
 import { claimClientId } from "~/server/chat-lists.server";
 import {
   CLIENT_ID_REUSED,
@@ -74,20 +73,25 @@ export async function send(
 
   const sentAt = nowIso();
   let id = `${req.conversationId}.${newId()}`;
+  let announceGift: (() => Promise<unknown>) | null = null;
   if (req.gift) {
     if (req.clientId) id = await giftMessageId(req.conversationId, me, req.clientId);
-    const spent = replay()
-      ? "found"
-      : await spendForGift(env, {
-          messageId: id,
-          conversationId: req.conversationId,
-          senderId: me,
-          recipientId: otherMember(rules, me),
-          gift: req.gift,
-          sentAt,
-        });
-    if (spent === "short") return refused(402, INSUFFICIENT_CREDITS_MESSAGE);
-    if (spent === "refunded") return refused(409, CLIENT_ID_REUSED);
+  }
+  // A concurrent send with the same client id may have stored the gift meanwhile: then the
+  // second check below answers it, and nothing is spent here.
+  if (req.gift && !replay()) {
+    const spent = await spendForGift(env, {
+      messageId: id,
+      conversationId: req.conversationId,
+      senderId: me,
+      recipientId: otherMember(rules, me),
+      gift: req.gift,
+      text: req.text,
+      sentAt,
+    });
+    if (spent.outcome === "short") return refused(402, INSUFFICIENT_CREDITS_MESSAGE);
+    if (spent.outcome === "refunded") return refused(409, CLIENT_ID_REUSED);
+    announceGift = spent.announce;
   }
 
   // From here on nothing awaits until the message is stored: the rules are checked again as
@@ -113,7 +117,7 @@ export async function send(
   room.outbox.queueBoth(seq);
   const message = messageView(req.conversationId, storage.row(seq)!);
   const watching = room.sockets.publish({ type: "message", message });
-  room.ctx.waitUntil(afterSend(room, rules, message, watching));
+  room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
   // The sender's next read of the lists shows the message: answer once the hubs have it.
   await room.outbox.flushSoon();
   return { ok: true, value: { message, created: true } };
@@ -171,37 +175,37 @@ export async function sendFromSocket(
   });
 }
 
-/** What follows a stored message: a notification for the recipient, activities for a gift. */
+/**
+ * What follows a stored message: the recipient's notification. A gift wrote its notification and
+ * activities with its spend (spendForGift), and only pushes it now; a text notifies on the first
+ * unread message of a streak, unless the recipient is looking.
+ */
 async function afterSend(
   room: RoomParts,
   rules: RoomRules,
   message: ChatMessageView,
   watching: Promise<string[]>,
+  announceGift: (() => Promise<unknown>) | null,
 ) {
   const recipient = otherMember(rules, message.sender_id);
   try {
+    if (announceGift) {
+      await announceGift();
+      return;
+    }
+    if (message.gift) return;
     const open = (await watching).includes(recipient);
-    // Every gift, and the first unread message of a streak unless the recipient is looking.
-    if (message.gift || (room.storage.unreadFor(recipient, message.sender_id) === 1 && !open)) {
+    if (room.storage.unreadFor(recipient, message.sender_id) === 1 && !open) {
       await notify(room.env, {
         to: recipient,
-        type: message.gift ? "gift" : "message",
+        type: "message",
         actorId: message.sender_id,
         data: {
           conversation_id: message.conversation_id,
           message_id: message.id,
           preview: message.message.slice(0, 140),
-          ...(message.gift ? { gift: message.gift } : {}),
         },
       });
-    }
-    if (message.gift) {
-      const data = { conversation_id: message.conversation_id, gift: message.gift };
-      await recordActivity(
-        room.env,
-        { userId: message.sender_id, type: "gift_sent", otherUserId: recipient, data },
-        { userId: recipient, type: "gift_received", otherUserId: message.sender_id, data },
-      );
     }
   } catch (error) {
     logFailure("chat_after_send_failed", error);

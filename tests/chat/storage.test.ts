@@ -20,6 +20,21 @@ const UNLIMITED = { chat_send_account: "100000/60" };
 const roomOf = (id: string) => env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
 const ROSE = { id: "rose", name: "Rose", icon: "🌹", price_credits: 5 };
 
+/** What D1 holds of a gift message besides the ledger: its notification and activities. */
+async function giftRecords(messageId: string) {
+  const notifications = await env.DB.prepare(
+    "SELECT user_id AS userId, type FROM notifications WHERE json_extract(data, '$.message_id') = ?1",
+  )
+    .bind(messageId)
+    .all<{ userId: string; type: string }>();
+  const activities = await env.DB.prepare(
+    "SELECT user_id AS userId, type FROM activities WHERE id IN (?1 || '.s', ?1 || '.r') ORDER BY type",
+  )
+    .bind(messageId)
+    .all<{ userId: string; type: string }>();
+  return { notifications: notifications.results, activities: activities.results };
+}
+
 describe("the room's own storage", () => {
   it("holds the messages in seq order, survives an eviction, keeps deleted rows without text, and pages them", async () => {
     const { alice, bob, id } = await conversationPair();
@@ -120,18 +135,27 @@ describe("gifts between the spend and the message", () => {
     await giveCredits(alice.id, 5);
     // The first attempt spent the price (the D1 batch) and then failed before the room stored it.
     const messageId = await giftMessageId(id, alice.id, "gift-crash");
-    expect(
-      await spendForGift(env, {
-        messageId,
-        conversationId: id,
-        senderId: alice.id,
-        recipientId: bob.id,
-        gift: ROSE,
-        sentAt: new Date().toISOString(),
-      }),
-    ).toBe("spent");
+    const spent = await spendForGift(env, {
+      messageId,
+      conversationId: id,
+      senderId: alice.id,
+      recipientId: bob.id,
+      gift: ROSE,
+      text: "For you",
+      sentAt: new Date().toISOString(),
+    });
+    expect(spent.outcome).toBe("spent");
     expect((await ledgerOf(alice.id)).totals!.balance).toBe(0);
     expect(await roomMessages(id)).toHaveLength(1);
+    // The spend's one batch wrote Bob's notification and both activities with it.
+    const records = {
+      notifications: [{ userId: bob.id, type: "gift" }],
+      activities: [
+        { userId: bob.id, type: "gift_received" },
+        { userId: alice.id, type: "gift_sent" },
+      ],
+    };
+    expect(await giftRecords(messageId)).toEqual(records);
 
     // The retry (balance 0) finds the spend instead of paying again, and stores the gift.
     const retry = await send(alice.client, id, "For you", {
@@ -154,6 +178,15 @@ describe("gifts between the spend and the message", () => {
       { amount: 5, direction: "out", reason: "gift", reference: messageId },
     ]);
     expect((await roomMessages(id)).filter((m) => m.gift)).toHaveLength(1);
+    // Retried twice, the gift still has one notification and one activity each side.
+    expect(await giftRecords(messageId)).toEqual(records);
+    const bell = (await bob.client.json("GET", "/notifications")).body as {
+      notifications: { type: string; data: { message_id?: string } }[];
+    };
+    const gifts = bell.notifications.filter(
+      (n) => n.type === "gift" && n.data.message_id === messageId,
+    );
+    expect(gifts).toHaveLength(1);
     // A new gift without credits is refused and changes nothing.
     expect(
       (await send(alice.client, id, "", { gift_id: "rose", client_id: "gift-2" })).status,
@@ -199,6 +232,15 @@ describe("a block arriving while messages are in flight", () => {
     const refunds = ledger.rows.filter((r) => r.reason === "gift_refund").map((r) => r.reference);
     expect(new Set(spends)).toEqual(new Set([...acknowledged, ...refunds]));
     expect(refunds.filter((r) => acknowledged.includes(r))).toEqual([]);
+    // A refunded gift leaves no notification and no activity; a stored one has both.
+    for (const ref of refunds) {
+      expect(await giftRecords(ref!)).toEqual({ notifications: [], activities: [] });
+    }
+    for (const ref of acknowledged) {
+      const records = await giftRecords(ref);
+      expect(records.notifications).toHaveLength(1);
+      expect(records.activities.map((a) => a.type)).toEqual(["gift_received", "gift_sent"]);
+    }
     expect(ledger.totals!.balance).toBe(100 - 5 * acknowledged.length);
     expect(ledger.sum).toBe(ledger.totals!.balance);
     socket.close();

@@ -263,6 +263,52 @@ describe("search: keywords", () => {
     // Words only: punctuation is not search syntax.
     expect(await foundIds(me.client, { keywords: `(cafe) "${word}"` })).toEqual([cafe.id]);
   });
+
+  it("matches a keyword longer than eight letters by its first eight (docs/decisions/016)", async () => {
+    const me = await searcher();
+    const stem = uniqueWord().slice(0, 8);
+    const photographer = await seedMember({ bio: `Wedding ${stem}er by day` });
+    const photography = await seedMember({ interests: [`${stem}y`] });
+    await seedMember({ bio: `${stem.slice(0, 7)} only seven letters` });
+    expect((await foundIds(me.client, { keywords: `${stem}y` })).sort()).toEqual(
+      [photographer.id, photography.id].sort(),
+    );
+    expect(await foundIds(me.client, { keywords: `${stem}er wedding` })).toEqual([photographer.id]);
+    // Up to eight letters, a keyword is the prefix it always was.
+    expect(await foundIds(me.client, { keywords: stem.slice(0, 3) })).toEqual(
+      expect.arrayContaining([photographer.id, photography.id]),
+    );
+  });
+
+  it("answers any letters, marks, digits and scripts as words, never as an error", async () => {
+    const me = await searcher();
+    const word = uniqueWord();
+    const ecole = await seedMember({ bio: `École ${word} İstanbul Straße 日本語 x² ١٢٣` });
+    const inputs = [
+      "e\u0301cole",
+      "x²",
+      "Ⅻ",
+      "١٢٣",
+      "日本語",
+      "🙂",
+      "ǅ",
+      "ﬁsh",
+      "İstanbul",
+      "STRASSE straße",
+      "a\u200db",
+      "\u0345",
+      "\u0301\u0301",
+      "ab\u0300\u0301\u0302cd",
+      "한국어",
+      "ไทย",
+    ];
+    for (const keywords of inputs) {
+      const res = await search(me.client, { keywords: `${keywords} ${word}` });
+      expect(res.status, keywords).toBe(200);
+    }
+    expect(await foundIds(me.client, { keywords: `ecole ${word}` })).toEqual([ecole.id]);
+    expect(await foundIds(me.client, { keywords: `日本語 ${word}` })).toEqual([ecole.id]);
+  });
 });
 
 describe("search: validation and access", () => {

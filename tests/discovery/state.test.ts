@@ -212,6 +212,13 @@ describe("search requests", () => {
     );
     expect(matchExpression("", ["Live Music"])).toBe(`tags : ("${interestToken("live music")}")`);
     expect(interestToken("  Café ")).toBe("636166c3a9");
+    // A keyword is looked up by its first eight characters (the longest prefix index).
+    expect(matchExpression("Photography crêpes", [])).toBe(
+      '{username first_name bio interests} : ("photogra"* AND "crêpes"*)',
+    );
+    expect(matchExpression("日本語日本語日本語", [])).toBe(
+      '{username first_name bio interests} : ("日本語日本語日本"*)',
+    );
   });
 
   it("adds the place filters to keywords and interests as tokens of their own", () => {

@@ -73,8 +73,21 @@ export function placeTokens(p: Place): string[] {
 }
 
 /**
+ * The longest prefix the full-text index keeps a list of its own for (migrations/0019: prefix
+ * indexes of 2 to 8 characters). A keyword of up to this many characters reads that one list,
+ * in result order, and stops with the page; a longer one would merge the lists of every word it
+ * begins, whole, before the first match. So a keyword is matched by its first PREFIX_CHARS
+ * characters: "photography" finds "photographer" too (docs/decisions/016).
+ */
+export const PREFIX_CHARS = 8;
+
+/** A keyword as the full-text query looks it up: its first PREFIX_CHARS characters. */
+const keywordPrefix = (word: string) => Array.from(word).slice(0, PREFIX_CHARS).join("");
+
+/**
  * The full-text query for keywords and interests, or null when there are neither. Every word must
- * match the start of a word of the username, first name, bio or interests; any one of the
+ * match the start of a word of the username, first name, bio or interests (by its first
+ * PREFIX_CHARS characters); any one of the
  * interests must be among the member's. With either, the place filters given are tokens of the
  * same query (placeTokens), so that the full-text index yields only the members of that place,
  * already in result order. Built from tokens only, so no input is read as FTS syntax.
@@ -88,7 +101,7 @@ export function matchExpression(
   const words = keywordTokens(keywords);
   if (words.length) {
     parts.push(
-      `{username first_name bio interests} : (${words.map((w) => `"${w}"*`).join(" AND ")})`,
+      `{username first_name bio interests} : (${words.map((w) => `"${keywordPrefix(w)}"*`).join(" AND ")})`,
     );
   }
   if (interests.length) {
