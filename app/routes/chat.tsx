@@ -22,7 +22,9 @@ import { subscribeMemberChannel } from "~/realtime/client";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { startConversationSchema } from "~/schemas/chat";
 import { formAction, type ActionErrors } from "~/server/actions.server";
-import { listConversations, startConversation } from "~/server/chat.server";
+import { listConversations, listMessages, startConversation } from "~/server/chat.server";
+import { isPrefetch } from "~/server/context.server";
+import { HttpError } from "~/server/errors.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import {
@@ -34,6 +36,7 @@ import {
   openConversationAtom,
 } from "~/state/chat-actions";
 import {
+  conversationOpened,
   conversationsLoaded,
   conversationUpdated,
   initialChatState,
@@ -54,11 +57,30 @@ export const links: LinksFunction = () => [
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
-/** The member's active conversations, rendered with the page; messages load in the browser. */
+/**
+ * The member's active conversations and, when the address names one, its newest messages (which
+ * marks it read, as opening it does), rendered with the page. A conversation the member may not
+ * read, or a prefetch on hover, leaves the messages to the browser (which shows why it cannot).
+ */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
-  const page = await listConversations(context.env, user.id);
-  return json({ me: user.id, ...page }, { headers: { "Cache-Control": "private, no-store" } });
+  const requested = new URL(request.url).searchParams.get("conversation");
+  const [page, opened] = await Promise.all([
+    listConversations(context.env, user.id),
+    requested && !isPrefetch(request)
+      ? listMessages(context.env, user.id, requested).then(
+          (messages) => ({ id: requested, ...messages }),
+          (error: unknown) => {
+            if (error instanceof HttpError) return null;
+            throw error;
+          },
+        )
+      : null,
+  ]);
+  return json(
+    { me: user.id, ...page, opened },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
 }
 
 /**
@@ -92,7 +114,13 @@ export default function ChatPage() {
   const data = useLoaderData<typeof loader>();
   useHydrateAtoms([
     [chatMeAtom, data.me],
-    [chatStateAtom, conversationsLoaded(initialChatState, data.conversations, data.meta)],
+    [
+      chatStateAtom,
+      conversationOpened(
+        conversationsLoaded(initialChatState, data.conversations, data.meta),
+        data.opened,
+      ),
+    ],
   ]);
   return (
     <AppShell>
@@ -147,15 +175,24 @@ function Chat() {
   // Coming back to the page: the store may hold an older list than the one just rendered.
   useEffect(() => {
     setMe(data.me);
-    setState((s) => conversationsLoaded(s, data.conversations, data.meta));
+    setState((s) =>
+      conversationOpened(conversationsLoaded(s, data.conversations, data.meta), data.opened),
+    );
   }, [data, setMe, setState]);
 
   useEffect(() => {
     void loadArchived();
   }, [loadArchived]);
 
-  // The conversation named in the URL is the open one.
+  // The conversation named in the URL is the open one; the one whose messages came with the page
+  // needs no second load.
+  const preloaded = useRef(data.opened?.id ?? null);
   useEffect(() => {
+    if (requested !== null && requested === preloaded.current) {
+      preloaded.current = null;
+      return;
+    }
+    preloaded.current = null;
     void open(requested);
   }, [requested, open]);
 

@@ -37,3 +37,9 @@ export function requestMeta(request: Request) {
     origin: new URL(request.url).origin,
   };
 }
+
+/** A browser's speculative fetch (a link prefetched on hover), which is not the member's visit. */
+export function isPrefetch(request: Request): boolean {
+  const purpose = `${request.headers.get("Sec-Purpose") ?? ""} ${request.headers.get("Purpose") ?? ""}`;
+  return /prefetch/i.test(purpose);
+}

@@ -8,6 +8,8 @@ type Rooms<Api> = DurableObjectNamespace<Api & Rpc.DurableObjectBranded>;
 export interface Env {
   DB: D1Database;
   PHOTOS: R2Bucket;
+  /** Cloudflare Images: photos at the widths pages show them (app/server/photos.server.ts). */
+  IMAGES: ImagesBinding;
   ASSETS: Fetcher;
   MEMBER_HUB: Rooms<MemberHubApi>;
   PRESENCE_ROOM: Rooms<PresenceRoomApi>;

@@ -7,12 +7,14 @@ import {
   sniffImageType,
   SNIFF_BYTES,
 } from "~/lib/image-type";
+import { PHOTO_WIDTHS, type PhotoWidth } from "~/lib/photos";
 import { checkPhotos, PHOTO_LIMITS, PHOTO_MESSAGES, type ExistingPhotos } from "~/schemas/photos";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { newId } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
+import { logFailure } from "./log.server";
 import { photoUrl } from "./members.server";
 import { requireVerifiedEmail, type SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
@@ -187,7 +189,7 @@ export async function deletePhoto(env: Env, userId: string, photoId: string): Pr
        AND (SELECT COUNT(*) FROM photos WHERE user_id = ${userId}) > 1`,
   );
   if (result.meta.changes === 0) throw new ValidationError({ photos: [PHOTO_MESSAGES.required] });
-  await env.PHOTOS.delete(photo.key);
+  await env.PHOTOS.delete([photo.key, ...PHOTO_WIDTHS.map((w) => variantKey(photo.key, w))]);
   await renumber(env, userId);
 }
 
@@ -250,4 +252,61 @@ export async function photoObject(env: Env, r2Key: string) {
   const object = await env.PHOTOS.get(r2Key);
   if (!object) throw notFound("Photo not found.");
   return object;
+}
+
+/**
+ * Makes new photos' widths as part of the upload, so that the first member to see one does not
+ * wait for it. A photo whose widths cannot be made keeps working (logged; each width is made when
+ * first asked for, or the request fails there).
+ */
+export async function preparePhotoWidths(env: Env, userId: string, photoIds: string[]) {
+  for (const id of photoIds) {
+    const r2Key = photoKey(userId, id);
+    try {
+      for (const width of PHOTO_WIDTHS) await photoVariant(env, { r2Key }, width);
+    } catch (error) {
+      logFailure("photo_widths", error, { photo: id });
+    }
+    // A photo deleted meanwhile: its widths go too (a delete after this point finds them).
+    const kept = await getDb(env.DB)
+      .select({ id: schema.photos.id })
+      .from(schema.photos)
+      .where(eq(schema.photos.id, id))
+      .get();
+    if (!kept) await env.PHOTOS.delete(PHOTO_WIDTHS.map((w) => variantKey(r2Key, w)));
+  }
+}
+
+/** Where a photo's copy at a width is kept: beside the photo, under the member's prefix. */
+const variantKey = (r2Key: string, width: PhotoWidth) => `${r2Key}.w${width}`;
+
+/**
+ * A photo at one of PHOTO_WIDTHS (WebP, never wider than the photo itself), for a member already
+ * allowed to see it (`readPhoto`). Made from the stored photo by the Images binding the first time
+ * it is asked for, then kept in R2 beside it; photos stored before widths existed get theirs the
+ * same way.
+ */
+export async function photoVariant(
+  env: Env,
+  photo: { r2Key: string },
+  width: PhotoWidth,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
+  const key = variantKey(photo.r2Key, width);
+  const kept = await env.PHOTOS.get(key);
+  if (kept) {
+    return {
+      bytes: new Uint8Array(await kept.arrayBuffer()),
+      contentType: kept.httpMetadata?.contentType ?? "image/webp",
+    };
+  }
+  const original = await photoObject(env, photo.r2Key);
+  const result = await env.IMAGES.input(original.body)
+    .transform({ width, fit: "scale-down" })
+    .output({ format: "image/webp", quality: 80 });
+  const bytes = new Uint8Array(await result.response().arrayBuffer());
+  // An image the binding could not decode can come back empty: never keep that as the photo.
+  if (bytes.byteLength === 0) throw new Error(`no image at width ${width}`);
+  const contentType = result.contentType();
+  await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType } });
+  return { bytes, contentType };
 }

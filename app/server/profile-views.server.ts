@@ -1,4 +1,5 @@
 import { and, countDistinct, desc, eq, max, sql } from "drizzle-orm";
+import { isPrefetch } from "./context.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { memberCards, viewMember, type MemberCard, type MemberProfile } from "./members.server";
@@ -55,8 +56,7 @@ export async function recordProfileView(
  *   page of another site cannot send with the member's cookie.
  */
 export function isInAppVisit(request: Request, wantsJson: boolean): boolean {
-  const purpose = `${request.headers.get("Sec-Purpose") ?? ""} ${request.headers.get("Purpose") ?? ""}`;
-  if (/prefetch/i.test(purpose)) return false;
+  if (isPrefetch(request)) return false;
   const site = request.headers.get("Sec-Fetch-Site");
   if (site !== null) return site === "same-origin";
   if (wantsJson) return true;

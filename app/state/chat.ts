@@ -248,6 +248,18 @@ export function messagesLoaded(
 }
 
 /** The highest sequence number held for the open conversation (where a catch-up starts). */
+/**
+ * A conversation whose newest messages came with the page: it is the open one, with its messages
+ * (as `messagesLoaded` of the first page). Nothing changes without one.
+ */
+export function conversationOpened(
+  s: ChatState,
+  opened: { id: string; messages: ChatMessageView[]; meta: PageMeta } | null,
+): ChatState {
+  if (!opened) return s;
+  return messagesLoaded(selectConversation(s, opened.id), opened.id, opened, false);
+}
+
 export const lastSeq = (s: ChatState): number =>
   s.messages.reduce((max, m) => (isLocal(m) ? max : Math.max(max, m.seq)), 0);
 

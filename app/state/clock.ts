@@ -19,6 +19,16 @@ export function useNow(): number {
   return clientNow ?? root?.now ?? Date.now();
 }
 
+/**
+ * The time zone and locale to lay dates out in: UTC and English during hydration (the server's,
+ * which cannot know the reader's), then the reader's own.
+ */
+export function useDateZone(): { timeZone?: string; locale?: string } {
+  return useAtomValue(clientNowAtom) === null ? SERVER_ZONE : READER_ZONE;
+}
+const SERVER_ZONE = { timeZone: "UTC", locale: "en-US" };
+const READER_ZONE = {};
+
 /** Mounted once in the root: switches to the browser's clock after hydration and keeps it fresh. */
 export function useClockTicker(): void {
   const setNow = useSetAtom(clientNowAtom);

@@ -3,6 +3,8 @@
  * /usr/bin/chromium; nothing is downloaded), with issue 15's budgets. Used by
  * bench/lighthouse/run.ts (every key page) and the browser tests (the welcome page).
  */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type Flags } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
@@ -24,11 +26,19 @@ const log = (line: string) => console.error(`[lighthouse] ${line}`);
 
 export type Scores = Record<Category, number>;
 
-/** One audit, tried again (up to 3 times) when Chromium's trace of the load comes back broken. */
-export async function audit(url: string, form: Form, cookie: string | null): Promise<Scores> {
+/**
+ * One audit, tried again (up to 3 times) when Chromium's trace of the load comes back broken.
+ * With `report`, Lighthouse's full JSON report is written to that file.
+ */
+export async function audit(
+  url: string,
+  form: Form,
+  cookie: string | null,
+  report?: string,
+): Promise<Scores> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await auditOnce(url, form, cookie);
+      return await auditOnce(url, form, cookie, report);
     } catch (error) {
       if (attempt >= 3 || !String(error).includes("Please run Lighthouse again")) throw error;
       log(`  ${form} ${new URL(url).pathname}: ${String(error)}; again`);
@@ -36,7 +46,12 @@ export async function audit(url: string, form: Form, cookie: string | null): Pro
   }
 }
 
-async function auditOnce(url: string, form: Form, cookie: string | null): Promise<Scores> {
+async function auditOnce(
+  url: string,
+  form: Form,
+  cookie: string | null,
+  report: string | undefined,
+): Promise<Scores> {
   const chrome = await chromeLauncher.launch({
     chromePath: CHROMIUM_PATH,
     chromeFlags: CHROME_FLAGS,
@@ -58,6 +73,10 @@ async function auditOnce(url: string, form: Form, cookie: string | null): Promis
       throw new Error(`${url} ended on ${lhr.finalDisplayedUrl}`);
     }
     log(`  ${form} ${new URL(url).pathname}: benchmark index ${lhr.environment.benchmarkIndex}`);
+    if (report) {
+      await mkdir(path.dirname(report), { recursive: true });
+      await writeFile(report, JSON.stringify(lhr));
+    }
     const scores = {} as Scores;
     for (const c of CATEGORIES) scores[c] = Math.round((lhr.categories[c]?.score ?? 0) * 100);
     for (const c of CATEGORIES) {

@@ -6,6 +6,7 @@
  *   npx tsx bench/lighthouse/run.ts            # prints the table; exits 1 when a budget is missed
  *   npx tsx bench/lighthouse/run.ts --write    # and writes it to README.md ("Lighthouse")
  *   npx tsx bench/lighthouse/run.ts --pages welcome,chat --forms mobile
+ *   npx tsx bench/lighthouse/run.ts --reports /dev/shm/lh   # and keeps each full JSON report there
  *
  * The Worker runs in workerd with the inspector off, on fresh state (bench/lib/worker.ts), built
  * from this tree's `npm run build`. A member with a complete profile signs in; around them, a few
@@ -31,6 +32,7 @@ function parseArgs(argv: string[]) {
     write: flag("write"),
     pages: value("pages")?.split(","),
     forms: (value("forms")?.split(",") ?? [...FORMS]) as Form[],
+    reports: value("reports"),
   };
 }
 
@@ -219,6 +221,7 @@ async function main() {
           `${worker.url}${page.path}`,
           form,
           page.signedIn ? cookie : null,
+          options.reports && path.join(options.reports, `${name}-${form}.json`),
         );
         rows.push({ page: name, form, scores });
         log(`${name} ${form}: ${CATEGORIES.map((c) => `${c} ${scores[c]}`).join(", ")}`);

@@ -5,6 +5,8 @@
  * on a desktop the dashboard uses its width. Like buttons are named by their label; empty states
  * offer a way forward. axe-clean. The signed-in header fits every desktop width (1024–1440 px) with
  * Sign out inside it, and the settings tabs all fit a 360 px phone without scrolling sideways.
+ * On a desktop, Discover's filters are a sticky column left of the results; on a phone a collapsed
+ * panel above them.
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -130,6 +132,69 @@ describe("dashboard and Discover", () => {
       await page.context().close();
     }
   });
+
+  for (const theme of ["dark", "light"]) {
+    test(`${theme}: Discover's filters are a sticky column beside the results on a desktop, a collapsed panel above them on a phone`, async () => {
+      const page = await signedIn(DESKTOP, theme);
+      try {
+        await visit(page, "/my/matches");
+        const form = page.getByRole("search", { name: "Search members" });
+        const card = page.getByRole("article").first();
+        await card.waitFor();
+        const formBox = (await form.boundingBox())!;
+        const cardBox = (await card.boundingBox())!;
+        // Beside the grid, on its left, and both on the first screen.
+        expect(formBox.x + formBox.width).toBeLessThanOrEqual(cardBox.x);
+        expect(Math.abs(formBox.y - cardBox.y)).toBeLessThan(120);
+        // The first face (a square photo at the top of the card) is whole on the first screen.
+        expect(cardBox.y + cardBox.width).toBeLessThan(DESKTOP.height);
+        // Open without a click, and "Filters" is the column's title: a click does not fold them.
+        expect(await form.getByLabel("Gender").isVisible()).toBe(true);
+        expect(await form.getByLabel("Minimum age").isVisible()).toBe(true);
+        await form.getByText("Filters", { exact: true }).click();
+        expect(await form.getByLabel("Gender").isVisible()).toBe(true);
+        expect(await scrollsSideways(page)).toBe(false);
+        expect(await seriousViolations(page)).toEqual([]);
+
+        // Sticky: scrolled down the results, the search is still whole on the screen, under the
+        // header, at every desktop width.
+        for (const width of [1024, 1100, 1101, 1280, 1440]) {
+          await page.setViewportSize({ width, height: 520 });
+          await page.evaluate(() => window.scrollTo(0, 400));
+          const stuck = await page.evaluate(() => {
+            const box = document.querySelector("form[role=search]")!.getBoundingClientRect();
+            const header = document.querySelector(".site-header")!.getBoundingClientRect();
+            return {
+              scrolled: window.scrollY,
+              top: box.top,
+              bottom: box.bottom,
+              under: header.bottom,
+            };
+          });
+          expect(stuck.scrolled, `${width} px`).toBe(400);
+          expect(stuck.top, `${width} px: ${JSON.stringify(stuck)}`).toBeGreaterThanOrEqual(
+            stuck.under,
+          );
+          expect(stuck.bottom, `${width} px`).toBeLessThanOrEqual(520);
+        }
+
+        // A phone: the search above the results, its filters folded away until asked for, and
+        // the first card on the first screen.
+        await page.setViewportSize(PHONE);
+        await visit(page, "/my/matches");
+        const phoneForm = (await form.boundingBox())!;
+        const phoneCard = (await card.boundingBox())!;
+        expect(phoneForm.y + phoneForm.height).toBeLessThanOrEqual(phoneCard.y);
+        expect(phoneCard.y).toBeLessThan(PHONE.height * 0.85);
+        expect(await form.getByLabel("Gender").isVisible()).toBe(false);
+        await form.getByText("Filters", { exact: true }).click();
+        await form.getByLabel("Gender").waitFor();
+        expect(await seriousViolations(page)).toEqual([]);
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
 
   test("the header fits every desktop width from 1024 to 1440 px; the settings tabs fit a 360 px phone", async () => {
     const page = await signedIn(DESKTOP);

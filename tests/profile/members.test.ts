@@ -156,7 +156,8 @@ describe("GET /members/{username}", () => {
     expect(html).toContain("I love long walks and short queues.");
     expect(html).toContain("Hiking");
     expect(html).toContain("Long-term relationship");
-    expect(html).toMatch(/src="\/photos\/[a-z0-9]+"/);
+    // The main photo, at the width a profile shows it.
+    expect(html).toMatch(/src="\/photos\/[a-z0-9]+\?w=720"/);
 
     const missing = await viewer.client.fetch("/members/nobody_here", {
       headers: { Accept: "text/html" },

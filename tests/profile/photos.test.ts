@@ -1,15 +1,23 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { imageDimensions } from "~/lib/image-type";
 import { deletePhoto, uploadPhotos } from "~/server/photos.server";
+import { encodePng } from "../../scripts/lib/png";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { countRows, imageBytes, memberWithProfile, upload } from "./fixtures";
 
 const MB = 1024 * 1024;
 
-async function r2Keys(userId: string) {
+/** Everything stored under the member's prefix: photos and their widths. */
+async function allR2Keys(userId: string) {
   const listed = await env.PHOTOS.list({ prefix: `photos/${userId}/` });
   return listed.objects.map((o) => o.key).sort();
+}
+
+/** The member's photos in R2 (the widths an upload makes in the background aside). */
+async function r2Keys(userId: string) {
+  return (await allR2Keys(userId)).filter((key) => !/\.w\d+$/.test(key));
 }
 
 describe("POST /my/photos", () => {
@@ -348,5 +356,111 @@ describe("GET /photos/{id}", () => {
     const { owner, photoId } = await ownerWithPhoto();
     await env.DB.prepare("UPDATE users SET status = 'suspended' WHERE id = ?").bind(owner.id).run();
     expect((await viewer.client.json("GET", `/photos/${photoId}`)).status).toBe(404);
+  });
+});
+
+/** A real picture (a colour gradient), wide enough to be made smaller. */
+function gradientPng(width: number, height: number) {
+  const rgb = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      rgb[i] = (x * 255) / width;
+      rgb[i + 1] = (y * 255) / height;
+      rgb[i + 2] = ((x + y) * 97) % 256;
+    }
+  }
+  return encodePng(width, height, rgb);
+}
+
+describe("GET /photos/{id}?w=", () => {
+  async function ownerWithPicture() {
+    const owner = await memberWithProfile();
+    const bytes = gradientPng(1000, 800);
+    const { body } = await upload(owner.client, [{ bytes }]);
+    return { owner, bytes, photoId: body.photos![0]!.id };
+  }
+
+  it("serves the photo at a width as WebP, made once and kept beside the photo", async () => {
+    const { owner, bytes, photoId } = await ownerWithPicture();
+    const viewer = await verifiedMember();
+    let previous = 0;
+    for (const width of [160, 400, 720]) {
+      const res = await viewer.client.fetch(`/photos/${photoId}?w=${width}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("Content-Type")).toBe("image/webp");
+      expect(res.headers.get("Cache-Control")).toBe("private, max-age=31536000, immutable");
+      const small = new Uint8Array(await res.arrayBuffer());
+      expect(imageDimensions(small, "webp")).toEqual({ width, height: (width * 4) / 5 });
+      expect(small.byteLength).toBeGreaterThan(previous);
+      previous = small.byteLength;
+      const etag = res.headers.get("ETag")!;
+      const again = await viewer.client.fetch(`/photos/${photoId}?w=${width}`, {
+        headers: { "If-None-Match": etag },
+      });
+      expect(again.status).toBe(304);
+    }
+    expect(await allR2Keys(owner.id)).toEqual(
+      [
+        `photos/${owner.id}/${photoId}`,
+        ...[160, 400, 720].map((w) => `photos/${owner.id}/${photoId}.w${w}`),
+      ].sort(),
+    );
+    // The original is unchanged.
+    const full = await viewer.client.fetch(`/photos/${photoId}`);
+    expect(new Uint8Array(await full.arrayBuffer())).toEqual(bytes);
+
+    // Deleting the photo deletes its widths too.
+    await upload(owner.client, [{ bytes: imageBytes("png") }]);
+    expect((await owner.client.json("DELETE", `/my/photos/${photoId}`)).status).toBe(204);
+    expect((await allR2Keys(owner.id)).filter((k) => k.includes(photoId))).toEqual([]);
+  });
+
+  it("checks who may see the photo first, as for the photo itself", async () => {
+    const { owner, photoId } = await ownerWithPicture();
+    const visitor = new TestClient();
+    expect((await visitor.json("GET", `/photos/${photoId}?w=400`)).status).toBe(401);
+    const unverified = await registerMember();
+    expect((await unverified.client.json("GET", `/photos/${photoId}?w=400`)).status).toBe(403);
+    const viewer = await verifiedMember();
+    await env.DB.prepare("UPDATE users SET status = 'suspended' WHERE id = ?").bind(owner.id).run();
+    expect((await viewer.client.json("GET", `/photos/${photoId}?w=400`)).status).toBe(404);
+  });
+
+  it("an upload makes the new photos' widths before anyone asks for them", async () => {
+    const { owner, photoId } = await ownerWithPicture();
+    expect((await allR2Keys(owner.id)).filter((k) => k.includes(".w"))).toEqual(
+      [160, 400, 720].map((w) => `photos/${owner.id}/${photoId}.w${w}`),
+    );
+  });
+
+  it("a photo the Images binding cannot read is stored and served as it is at every width", async () => {
+    const owner = await memberWithProfile();
+    const bytes = imageBytes("png");
+    const { status, body } = await upload(owner.client, [{ bytes }]);
+    expect(status).toBe(201);
+    const photoId = body.photos![0]!.id;
+    const viewer = await verifiedMember();
+    for (const path of [`/photos/${photoId}`, `/photos/${photoId}?w=400`]) {
+      const res = await viewer.client.fetch(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("Content-Type")).toBe("image/png");
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
+    }
+    // Nothing empty was kept in its place.
+    expect(await r2Keys(owner.id)).toEqual(await allR2Keys(owner.id));
+  });
+
+  it("refuses a width it does not serve with 422", async () => {
+    const { photoId } = await ownerWithPicture();
+    const viewer = await verifiedMember();
+    for (const w of ["100", "abc", "", "320.5"]) {
+      const res = await viewer.client.json<{ errors: Record<string, string[]> }>(
+        "GET",
+        `/photos/${photoId}?w=${w}`,
+      );
+      expect(res.status, w).toBe(422);
+      expect(res.body.errors).toEqual({ w: ["The width must be one of 160, 400, 720."] });
+    }
   });
 });

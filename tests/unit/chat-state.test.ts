@@ -7,6 +7,7 @@ import {
   caughtUp,
   chatErrorMessage,
   conversationArchived,
+  conversationOpened,
   conversationsLoaded,
   conversationStarted,
   conversationUnarchived,
@@ -119,6 +120,21 @@ describe("loading messages", () => {
     expect(next.conversations.find((c) => c.id === "c2")!.unread_count).toBe(0);
     expect(next).toMatchObject({ cursor: "1", hasMore: true, isLoadingMessages: false });
     expect(next.messages.map((m) => m.id)).toEqual(["m1"]);
+  });
+
+  it("the conversation whose messages came with the page opens with them, read", () => {
+    const listed = conversationsLoaded(initialChatState, openState().conversations, meta());
+    expect(conversationOpened(listed, null)).toBe(listed);
+    const page = { messages: [message(1, { conversation_id: "c2" })], meta: meta(true, "1") };
+    const next = conversationOpened(listed, { id: "c2", ...page });
+    expect(next).toMatchObject({ activeConversationId: "c2", cursor: "1", hasMore: true });
+    expect(next.messages.map((m) => m.id)).toEqual(["m1"]);
+    expect(next.conversations.find((c) => c.id === "c2")!.unread_count).toBe(0);
+    // Coming back to the page with it open keeps the messages that arrived live since.
+    const live = messageReceived(next, message(2, { conversation_id: "c2" }), ME);
+    expect(conversationOpened(live, { id: "c2", ...page }).messages.map((m) => m.seq)).toEqual([
+      1, 2,
+    ]);
   });
 
   it("a page loaded with a cursor prepends older messages", () => {

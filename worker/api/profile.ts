@@ -6,6 +6,8 @@ import {
   PHOTO_CACHE_CONTROL,
   PHOTO_ORDER_MESSAGE,
   photoObject,
+  photoVariant,
+  preparePhotoWidths,
   readPhoto,
   readPhotoUpload,
   reorderPhotos,
@@ -20,6 +22,8 @@ import {
 } from "~/server/profile-views.server";
 import { loadProfile, updateProfile } from "~/server/profiles.server";
 import { ValidationError } from "~/server/errors.server";
+import { logFailure } from "~/server/log.server";
+import { isPhotoWidth, PHOTO_WIDTHS } from "~/lib/photos";
 import { parseInput } from "~/server/validation.server";
 import { currentUser, requireUser, requireVerified, verifiedUser } from "../middleware/auth";
 import { wantsJson } from "../http";
@@ -56,7 +60,11 @@ profileApi.put("/my/profile", requireUser, async (c) => {
 profileApi.post("/my/photos", requireUser, async (c) => {
   const { user } = currentUser(c);
   const files = await readPhotoUpload(c.req.raw);
-  return c.json({ photos: await uploadPhotos(c.env, user.id, files) }, 201);
+  const photos = await uploadPhotos(c.env, user.id, files);
+  // The new photos are the last ones.
+  const added = photos.slice(-files.length).map((p) => p.id);
+  await preparePhotoWidths(c.env, user.id, added);
+  return c.json({ photos }, 201);
 });
 
 const orderSchema = z.object({
@@ -76,10 +84,17 @@ profileApi.delete("/my/photos/:id", requireUser, async (c) => {
   return c.body(null, 204);
 });
 
+/** `?w=`: one of the widths photos are also served at (app/lib/photos.ts). */
+const PHOTO_WIDTH_MESSAGE = `The width must be one of ${PHOTO_WIDTHS.join(", ")}.`;
+
 profileApi.get("/photos/:id", requireUser, async (c) => {
   const { user } = currentUser(c);
+  const w = c.req.query("w");
+  const width = w === undefined ? null : Number(w);
+  if (width !== null && !isPhotoWidth(width))
+    throw new ValidationError({ w: [PHOTO_WIDTH_MESSAGE] });
   const photo = await readPhoto(c.env, user, c.req.param("id"));
-  const etag = `"${photo.etag}"`;
+  const etag = width === null ? `"${photo.etag}"` : `"${photo.etag}-w${width}"`;
   const headers = {
     ETag: etag,
     "Cache-Control": PHOTO_CACHE_CONTROL,
@@ -89,13 +104,32 @@ profileApi.get("/photos/:id", requireUser, async (c) => {
   if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
     return c.body(null, 304, headers);
   }
+  const served = {
+    "Content-Disposition": "inline",
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+  };
+  // A photo the Images binding cannot make smaller is served as it is.
+  const variant =
+    width === null
+      ? null
+      : await photoVariant(c.env, photo, width).catch((error: unknown) => {
+          logFailure("photo_width", error, { photo: photo.id, width });
+          return null;
+        });
+  if (variant) {
+    return c.body(variant.bytes, 200, {
+      ...headers,
+      ...served,
+      "Content-Type": variant.contentType,
+      "Content-Length": String(variant.bytes.byteLength),
+    });
+  }
   const object = await photoObject(c.env, photo.r2Key);
   return c.body(object.body, 200, {
     ...headers,
+    ...served,
     "Content-Type": photo.contentType,
     "Content-Length": String(photo.size),
-    "Content-Disposition": "inline",
-    "Content-Security-Policy": "default-src 'none'; sandbox",
   });
 });
 

@@ -9,7 +9,7 @@ import {
 } from "~/state/chat-actions";
 import { discardLocal, type ChatMessage } from "~/state/chat";
 import { chatTimeline } from "~/state/chat-timeline";
-import { useNow } from "~/state/clock";
+import { useDateZone, useNow } from "~/state/clock";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
 import { ChatTime } from "./time";
 
@@ -204,6 +204,7 @@ export function MessageList({
 }) {
   const state = useAtomValue(chatStateAtom);
   const now = useNow();
+  const zone = useDateZone();
   const me = useAtomValue(chatMeAtom);
   const loadOlder = useSetAtom(loadOlderAtom);
   const send = useSetAtom(sendMessageAtom);
@@ -282,7 +283,7 @@ export function MessageList({
         empty
       ) : null}
       <ol className="bubbles" aria-label="Messages" aria-live="polite" aria-relevant="additions">
-        {chatTimeline(messages, now).map((item) =>
+        {chatTimeline(messages, now, zone).map((item) =>
           item.kind === "day" ? (
             <li key={`day-${item.key}`} className="day-separator" data-testid="day-separator">
               <span>{item.label}</span>

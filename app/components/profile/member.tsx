@@ -1,3 +1,5 @@
+import { photoAt } from "~/lib/photos";
+import { HIGH_FETCH_PRIORITY } from "~/lib/fetch-priority";
 import { Link } from "@remix-run/react";
 import { TimeAgo } from "~/components/time-ago";
 import { useState, type ReactNode } from "react";
@@ -17,7 +19,14 @@ export function Avatar({
   size?: number;
 }) {
   return url ? (
-    <img className="member-avatar" src={url} alt="" width={size} height={size} loading="lazy" />
+    <img
+      className="member-avatar"
+      src={photoAt(url, size * 2 <= 160 ? 160 : 400)}
+      alt=""
+      width={size}
+      height={size}
+      loading="lazy"
+    />
   ) : (
     <span
       className="member-avatar member-avatar-empty"
@@ -93,7 +102,11 @@ export function PhotoGallery({ photos, name }: { photos: ProfilePhoto[]; name: s
   return (
     <div className="gallery">
       <div className="gallery-main">
-        <img src={current.url} alt={`${name}, photo ${index + 1} of ${photos.length}`} />
+        <img
+          src={photoAt(current.url, 720)}
+          alt={`${name}, photo ${index + 1} of ${photos.length}`}
+          {...HIGH_FETCH_PRIORITY}
+        />
         {photos.length > 1 ? (
           <>
             <button
@@ -126,7 +139,7 @@ export function PhotoGallery({ photos, name }: { photos: ProfilePhoto[]; name: s
                 aria-current={i === index ? true : undefined}
                 onClick={() => setIndex(i)}
               >
-                <img src={p.url} alt="" loading="lazy" />
+                <img src={photoAt(p.url, 160)} alt="" loading="lazy" />
               </button>
             </li>
           ))}

@@ -1,3 +1,4 @@
+import { photoAt } from "~/lib/photos";
 import { useRef, useState, type DragEvent } from "react";
 import { api, ApiError } from "~/lib/http";
 import { preparePhoto, sniffFile } from "~/lib/image-resize";
@@ -155,7 +156,12 @@ export function PhotoManager({ photos, onPhotosChange }: PhotoManagerProps) {
             }}
             onDrop={(e) => onDrop(e, index)}
           >
-            <img src={photo.url} alt={`Photo ${index + 1}`} loading="lazy" draggable={false} />
+            <img
+              src={photoAt(photo.url, 400)}
+              alt={`Photo ${index + 1}`}
+              loading="lazy"
+              draggable={false}
+            />
             {index === 0 ? <span className="photo-badge">Main photo</span> : null}
             {confirming === photo.id ? (
               <div className="photo-confirm" role="group" aria-label="Delete this photo?">

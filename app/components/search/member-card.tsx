@@ -2,9 +2,14 @@ import { Link } from "@remix-run/react";
 import { useState } from "react";
 import { MessageButton } from "~/components/chat/message-button";
 import { Chips, OnlineBadge } from "~/components/profile/member";
+import { HIGH_FETCH_PRIORITY } from "~/lib/fetch-priority";
 import { displayName, locationLabel } from "~/lib/members";
+import { photoAt } from "~/lib/photos";
 import type { SearchCard } from "~/schemas/search";
 import { LikeButton, MatchNote } from "./like-button";
+
+/** Cards on the first screen: their photos load at once (a lazy one would be the page's LCP). */
+export const FIRST_ROW = 4;
 
 /**
  * A member in a grid (search results, suggestions): a square photo, name and age, presence and
@@ -15,11 +20,14 @@ export function MemberCard({
   member,
   onLikedChange,
   firstRow = false,
+  first = false,
 }: {
   member: SearchCard;
   onLikedChange(liked: boolean): void;
   /** On the first screen: the photo loads at once (a lazy one would be the page's LCP). */
   firstRow?: boolean;
+  /** The grid's first card: its photo is the page's largest paint, fetched first. */
+  first?: boolean;
 }) {
   const [matched, setMatched] = useState(false);
   const name = displayName(member);
@@ -29,7 +37,14 @@ export function MemberCard({
     <article className="member-card" aria-label={`${name}, ${member.age}`}>
       <Link to={href} className="member-card-photo" tabIndex={-1} aria-hidden="true">
         {member.photo_url ? (
-          <img src={member.photo_url} alt="" loading={firstRow ? "eager" : "lazy"} />
+          <img
+            src={photoAt(member.photo_url, 400)}
+            srcSet={`${photoAt(member.photo_url, 400)} 400w, ${photoAt(member.photo_url, 720)} 720w`}
+            sizes="(max-width: 760px) 50vw, 240px"
+            alt=""
+            loading={firstRow || first ? "eager" : "lazy"}
+            {...(first ? HIGH_FETCH_PRIORITY : null)}
+          />
         ) : (
           <span className="member-card-initial">{name.slice(0, 1).toUpperCase()}</span>
         )}

@@ -1,5 +1,5 @@
 import { Link, useLocation } from "@remix-run/react";
-import { type FormEvent } from "react";
+import { useEffect, type FormEvent, type MouseEvent } from "react";
 import { TagInput } from "~/components/profile/tag-input";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { GENDER_OPTIONS } from "~/lib/members";
@@ -27,7 +27,7 @@ import {
 } from "~/state/search";
 import { KeepPresenceStore } from "~/state/presence";
 import { LocationFilter } from "~/components/location-picker";
-import { MemberCard } from "./member-card";
+import { FIRST_ROW, MemberCard } from "./member-card";
 
 interface MemberSearchProps {
   scope: SearchScope;
@@ -79,6 +79,22 @@ function SearchForm({
   const { filters } = state;
   const filterCount = activeFilterCount(filters);
 
+  // Wide screens show the filters in a column beside the results, always open (search.css): the
+  // panel's state says so too, and its title does not fold it.
+  useEffect(() => {
+    const wide = window.matchMedia(WIDE_SCREEN);
+    const follow = () => {
+      if (wide.matches)
+        setState((s) => (s.showAdvancedFilters ? s : setShowAdvancedFilters(s, true)));
+    };
+    follow();
+    wide.addEventListener("change", follow);
+    return () => wide.removeEventListener("change", follow);
+  }, [setState]);
+  const onSummaryClick = (event: MouseEvent) => {
+    if (window.matchMedia(WIDE_SCREEN).matches) event.preventDefault();
+  };
+
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     void runSearch();
@@ -125,7 +141,7 @@ function SearchForm({
           if (open !== state.showAdvancedFilters) setState((s) => setShowAdvancedFilters(s, open));
         }}
       >
-        <summary>
+        <summary onClick={onSummaryClick}>
           Filters{filterCount > 0 ? <span className="pill">{filterCount}</span> : null}
         </summary>
         <div className="search-filter-grid">
@@ -240,6 +256,9 @@ function SearchForm({
   );
 }
 
+/** Where the filters are a column beside the results (search.css). */
+const WIDE_SCREEN = "(min-width: 1024px)";
+
 function SearchResults({
   scope,
   heading,
@@ -323,6 +342,7 @@ function SearchResults({
               <MemberCard
                 member={member}
                 firstRow={index < FIRST_ROW}
+                first={index === 0}
                 onLikedChange={(liked) => setState((s) => setMemberLiked(s, member.id, liked))}
               />
             </li>
@@ -352,6 +372,3 @@ function SearchResults({
     </div>
   );
 }
-
-/** Cards on the first screen: their photos load at once (a lazy one would be the page's LCP). */
-const FIRST_ROW = 4;

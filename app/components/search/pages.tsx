@@ -15,7 +15,7 @@ import type { ConversationView } from "~/schemas/chat";
 import type { SearchScope } from "~/schemas/search";
 import type { LikedMember } from "~/state/likes";
 import { pageSearchState, type SearchPageData } from "~/state/search";
-import { MemberCard } from "./member-card";
+import { FIRST_ROW, MemberCard } from "./member-card";
 import { MemberSearch } from "./member-search";
 import cardStyles from "~/styles/cards.css?url";
 import searchStyles from "~/styles/search.css?url";
@@ -163,10 +163,12 @@ export function DashboardPage({ name, search, summary, viewers }: DashboardProps
                 </EmptyState>
               ) : (
                 <ul className="member-grid" aria-label="Suggested members">
-                  {suggested.map((member) => (
+                  {suggested.map((member, index) => (
                     <li key={member.id}>
                       <MemberCard
                         member={member}
+                        firstRow={index < FIRST_ROW}
+                        first={index === 0}
                         onLikedChange={(liked) =>
                           setSuggested((list) =>
                             list.map((m) => (m.id === member.id ? { ...m, liked } : m)),
