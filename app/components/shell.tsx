@@ -98,10 +98,15 @@ function FinishProfileNudge({ name }: { name: string }) {
   return (
     <aside className="finish-profile" aria-label="Your profile">
       <p>
-        <strong>{name}, your profile is not finished.</strong> Members with photos, a bio and
-        interests get far more likes and replies.
+        <strong>
+          <span className="finish-profile-name">{name}, your</span>
+          <span className="finish-profile-short">Your</span> profile is not finished.
+        </strong>{" "}
+        <span className="finish-profile-why">
+          Members with photos, a bio and interests get far more likes and replies.
+        </span>
       </p>
-      <AppLink to="/onboarding" className="btn btn-primary">
+      <AppLink to="/onboarding" className="btn btn-primary btn-sm">
         Finish your profile
       </AppLink>
     </aside>

@@ -262,6 +262,12 @@ describe("dashboard and Discover", () => {
           await card.waitFor();
           const box = await card.boundingBox();
           expect(box!.y, `${path}: first card's top`).toBeLessThan(PHONE.height * 0.85);
+          // This member skipped onboarding: the reminder is one compact bar, not a screen's top.
+          const nudge = await page
+            .getByRole("complementary", { name: "Your profile" })
+            .boundingBox();
+          expect(nudge!.height, `${path}: the finish-your-profile bar`).toBeLessThan(90);
+          expect(nudge!.x, `${path}: the bar is inset from the screen's edge`).toBeGreaterThan(4);
           // Compact: two cards side by side, far shorter than a screen.
           expect(box!.width).toBeLessThan(PHONE.width / 2);
           expect(box!.height).toBeLessThan(340);
