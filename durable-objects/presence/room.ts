@@ -586,9 +586,9 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
   }
 
   /**
-   * Calls another shard through its stub, kept between calls. A stub whose call failed is
-   * dropped: after that shard was reset (a deploy, an exception that broke it), the old stub
-   * fails every call, so the caller's retries each get a fresh one.
+   * Calls another shard through the handle kept for it between calls. A handle whose call failed
+   * is let go: once that shard has been reset (a deploy, an exception that broke it), the old
+   * handle fails every call, so each retry of the caller gets a new one.
    */
   private async call<T>(shard: number, fn: (room: DurableObjectStub<PresenceRoom>) => Promise<T>) {
     let peer = this.peerRooms.get(shard);
