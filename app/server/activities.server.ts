@@ -48,8 +48,7 @@ export function activityStatement(
   env: Env,
   input: ActivityInput,
   now = Date.now(),
-  whenLedgerEntry?: string,
-  id = newId(),
+  { whenLedgerEntry, id = newId() }: { whenLedgerEntry?: string; id?: string } = {},
 ) {
   const ledgerEntry = whenLedgerEntry ?? null;
   return statement(

@@ -242,7 +242,7 @@ async function applyCreditPayment(
         },
       },
       Date.parse(at),
-      ledgerId,
+      { whenLedgerEntry: ledgerId },
     ),
   ]);
   return firstOf(

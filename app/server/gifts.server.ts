@@ -146,8 +146,7 @@ export async function spendForGift(env: Env, spend: GiftSpend): Promise<GiftSpen
           data: activity,
         },
         now,
-        undefined,
-        ids.sent,
+        { id: ids.sent },
       ),
       activityStatement(
         env,
@@ -158,8 +157,7 @@ export async function spendForGift(env: Env, spend: GiftSpend): Promise<GiftSpen
           data: activity,
         },
         now,
-        undefined,
-        ids.received,
+        { id: ids.received },
       ),
     ]);
     return outcome("spent");

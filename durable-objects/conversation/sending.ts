@@ -193,7 +193,6 @@ async function afterSend(
       await announceGift();
       return;
     }
-    if (message.gift) return;
     const open = (await watching).includes(recipient);
     if (room.storage.unreadFor(recipient, message.sender_id) === 1 && !open) {
       await notify(room.env, {
