@@ -137,28 +137,35 @@ export interface BenchWorker {
   url: string;
   /** How requests reach the Worker, for the report. */
   route: string;
+  /** With `inspector`: the isolate's DevTools protocol websocket, and the bundle's source map. */
+  inspectorUrl?: string;
+  sourceMapPath?: string;
   dispose(): Promise<void>;
 }
 
 /**
  * Starts the Worker of `state` (after `prepareWorker`) in workerd (scripts/lib/local-worker.ts):
- * persistence in the state, with `vars` (text) and the bench key.
+ * persistence in the state, with `vars` (text) and the bench key; the inspector off unless
+ * `inspector` (bench/profile).
  */
 export async function startWorker(
   state: BenchState,
-  options: { vars?: Record<string, string>; viaDevProxy?: boolean } = {},
+  options: { vars?: Record<string, string>; viaDevProxy?: boolean; inspector?: boolean } = {},
 ): Promise<BenchWorker> {
   const worker = await startLocalWorker({
     configPath: state.configPath,
     persistDir: state.persistDir,
     appKey: BENCH_APP_KEY,
     vars: options.vars,
+    inspector: options.inspector,
   });
   return {
     url: options.viaDevProxy ? worker.proxyUrl : worker.url,
     route: options.viaDevProxy
       ? "through wrangler dev's reload proxy to the Worker"
       : "straight to the Worker (no dev proxy)",
+    inspectorUrl: worker.inspectorUrl,
+    sourceMapPath: worker.sourceMapPath,
     dispose: worker.dispose,
   };
 }

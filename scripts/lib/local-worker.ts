@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { experimental_readRawConfig, unstable_DevEnv } from "wrangler";
@@ -154,6 +155,11 @@ export interface LocalWorkerOptions {
   logLevel?: "warn" | "debug";
   /** How long starting and the first request may take, each (ms). */
   timeoutMs?: number;
+  /**
+   * Turns the inspector on (bench/profile): `inspectorUrl` is then wrangler's DevTools protocol
+   * proxy to the Worker's isolate, on a free port. Off by default: it slows Durable Object calls.
+   */
+  inspector?: boolean;
 }
 
 export interface LocalWorker {
@@ -161,7 +167,23 @@ export interface LocalWorker {
   url: string;
   /** wrangler dev's reload proxy in front of it (which holds requests while it reloads). */
   proxyUrl: string;
+  /** With `inspector`: the DevTools protocol websocket (ws://…/ws) of the Worker's isolate. */
+  inspectorUrl?: string;
+  /** The source map of the bundle workerd runs (a profile's positions map through it). */
+  sourceMapPath?: string;
   dispose(): Promise<void>;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Starts the Worker and waits until it answers `readyPath`. */
@@ -172,11 +194,13 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
   // The runtime reports where the Worker listens when it is (re)loaded; wrangler's proxy then
   // forwards to it.
   let workerUrl: string | undefined;
+  let sourceMapPath: string | undefined;
   const proxy = devEnv.proxy;
   const onReloadComplete = proxy.onReloadComplete.bind(proxy);
   proxy.onReloadComplete = (event) => {
     const { protocol, hostname, port } = event.proxyData.userWorkerUrl;
     workerUrl = `${protocol}//${hostname}:${port}`;
+    sourceMapPath = event.bundle.sourceMapPath;
     onReloadComplete(event);
   };
   const bindings: Record<string, { type: "plain_text" | "secret_text"; value: string }> = {
@@ -192,7 +216,7 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
     bindings,
     dev: {
       remote: false,
-      inspector: false,
+      inspector: options.inspector ? { hostname: "127.0.0.1", port: await freePort() } : false,
       watch: false,
       liveReload: false,
       persist: options.persistDir,
@@ -205,6 +229,7 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
   try {
     await withTimeout(worker.ready, timeoutMs, "Starting the Worker");
     const proxyUrl = (await worker.url).origin;
+    const inspector = options.inspector ? await worker.inspectorUrl : undefined;
     // One real request (the proxy holds it until the Worker is loaded), so that a Worker that
     // starts but cannot serve fails here with a clear message.
     const res = await withTimeout(
@@ -219,7 +244,13 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
     }
     await res.arrayBuffer();
     if (!workerUrl) throw new Error("the Worker's own address was not reported");
-    return { url: workerUrl, proxyUrl, dispose: () => worker.dispose() };
+    return {
+      url: workerUrl,
+      proxyUrl,
+      inspectorUrl: inspector && `ws://${inspector.host}/ws`,
+      sourceMapPath: sourceMapPath && path.resolve(path.dirname(options.configPath), sourceMapPath),
+      dispose: () => worker.dispose(),
+    };
   } catch (error) {
     await worker.dispose();
     throw error;
