@@ -13,7 +13,7 @@ import { notificationsApi } from "./api/notifications";
 import { profileApi } from "./api/profile";
 import { realtimeApi } from "./api/realtime";
 import { safetyApi } from "./api/safety";
-import { wantsJson } from "./http";
+import { addResponseHeaders, wantsJson } from "./http";
 import { requestContext } from "./middleware/context";
 import { bodyLimit } from "./middleware/body-limit";
 import { csrf } from "./middleware/csrf";
@@ -35,7 +35,7 @@ export function createApp(build: ServerBuild) {
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(async (c, next) => {
     await next();
-    c.header("X-Request-Id", c.get("requestId"));
+    addResponseHeaders(c, (headers) => headers.set("X-Request-Id", c.get("requestId")));
   });
   app.use(securityHeaders);
   app.use(versionCheck(buildVersion));

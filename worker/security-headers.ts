@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { isProduction } from "~/server/env.server";
+import { addResponseHeaders } from "./http";
 import type { AppBindings } from "./types";
 
 /**
@@ -13,22 +14,25 @@ export const securityHeaders = createMiddleware<AppBindings>(async (c, next) => 
   const nonce = newNonce();
   c.set("cspNonce", nonce);
   await next();
-  const url = new URL(c.req.url);
   const production = isProduction(c.env);
-  const type = c.res.headers.get("Content-Type") ?? "";
-  if (!c.res.headers.has("Content-Security-Policy")) {
-    c.header(
-      "Content-Security-Policy",
-      type.startsWith("text/html") ? pagePolicy(nonce, url, production) : NOTHING_POLICY,
-    );
-  }
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "strict-origin-when-cross-origin");
-  c.header("X-Frame-Options", "DENY");
-  c.header("Permissions-Policy", PERMISSIONS_POLICY);
-  c.header("Cross-Origin-Opener-Policy", "same-origin");
-  c.header("Cross-Origin-Resource-Policy", "same-origin");
-  if (production) c.header("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  addResponseHeaders(c, (headers) => {
+    if (!headers.has("Content-Security-Policy")) {
+      const type = headers.get("Content-Type") ?? "";
+      headers.set(
+        "Content-Security-Policy",
+        type.startsWith("text/html")
+          ? pagePolicy(nonce, new URL(c.req.url), production)
+          : NOTHING_POLICY,
+      );
+    }
+    headers.set("X-Content-Type-Options", "nosniff");
+    headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+    headers.set("X-Frame-Options", "DENY");
+    headers.set("Permissions-Policy", PERMISSIONS_POLICY);
+    headers.set("Cross-Origin-Opener-Policy", "same-origin");
+    headers.set("Cross-Origin-Resource-Policy", "same-origin");
+    if (production) headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  });
 });
 
 /** Features no page of Heartline uses: refused to the page and anything it embeds. */

@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { requestMeta, type RequestContext } from "~/server/context.server";
 import { csrfTokenFor, newCsrfSecret, readCsrfSecret } from "~/server/csrf.server";
 import { readSession } from "~/server/session.server";
+import { addResponseHeaders } from "../http";
 import type { AppBindings } from "../types";
 
 /**
@@ -47,9 +48,8 @@ export const requestContext = (buildVersion: string) =>
     c.set("csrfSecret", csrfSecret);
     await next();
     if (cookies.length) {
-      // Responses from Remix or assets may be immutable: copy before adding headers.
-      const res = new Response(c.res.body, c.res);
-      for (const cookie of cookies) res.headers.append("Set-Cookie", cookie);
-      c.res = res;
+      addResponseHeaders(c, (headers) => {
+        for (const cookie of cookies) headers.append("Set-Cookie", cookie);
+      });
     }
   });
