@@ -1,9 +1,10 @@
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import { cookieName, expireCookie, readCookie, serializeCookie } from "./cookies.server";
 import { randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { emailNotVerified } from "./errors.server";
+import { compile, selection } from "./sql.server";
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -86,6 +87,37 @@ export async function readSession(
 }
 
 /**
+ * What a request reads of its session, its member and their first name: one statement, its text
+ * made once (every request runs it: the floor under every call), its rows read as drizzle would.
+ */
+const sessionFields = selection({
+  userId: schema.sessions.userId,
+  remember: schema.sessions.remember,
+  createdAt: schema.sessions.createdAt,
+  lastActiveAt: schema.sessions.lastActiveAt,
+  expiresAt: schema.sessions.expiresAt,
+  passwordConfirmedAt: schema.sessions.passwordConfirmedAt,
+});
+const userFields = selection({
+  id: schema.users.id,
+  username: schema.users.username,
+  email: schema.users.email,
+  emailVerifiedAt: schema.users.emailVerifiedAt,
+  role: schema.users.role,
+  status: schema.users.status,
+  hideOnline: schema.users.hideOnline,
+  userCreatedAt: schema.users.createdAt,
+  onboarding: schema.users.onboarding,
+  firstName: schema.profiles.firstName,
+});
+const SESSION_QUERY = compile(
+  sql`SELECT ${sessionFields.sql}, ${userFields.sql} FROM ${schema.sessions}
+      JOIN ${schema.users} ON ${schema.users.id} = ${schema.sessions.userId}
+      LEFT JOIN ${schema.profiles} ON ${schema.profiles.userId} = ${schema.sessions.userId}
+      WHERE ${schema.sessions.idHash} = ${""}`,
+).text;
+
+/**
  * The session stored under `idHash` and its member, or null when it does not exist or has ended
  * (ending it then). Channel tokens name the session that minted them and come back here.
  */
@@ -95,20 +127,10 @@ export async function readSessionById(
   now = Date.now(),
 ): Promise<{ session: ActiveSession; user: SessionUser } | null> {
   if (!/^[0-9a-f]{64}$/.test(idHash)) return null;
-  const db = getDb(env.DB);
-  const row = await db
-    .select({
-      session: schema.sessions,
-      user: schema.users,
-      firstName: schema.profiles.firstName,
-    })
-    .from(schema.sessions)
-    .innerJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
-    .leftJoin(schema.profiles, eq(schema.profiles.userId, schema.sessions.userId))
-    .where(eq(schema.sessions.idHash, idHash))
-    .get();
+  const row = await env.DB.prepare(SESSION_QUERY).bind(idHash).first<Record<string, unknown>>();
   if (!row) return null;
-  const { session, user, firstName } = row;
+  const session = sessionFields.read(row);
+  const user = userFields.read(row);
   const policy = session.remember ? SESSION_POLICY.remember : SESSION_POLICY.standard;
   const lastActive = Date.parse(session.lastActiveAt);
   if (
@@ -116,11 +138,11 @@ export async function readSessionById(
     now - lastActive >= policy.idleMs ||
     user.status !== "active"
   ) {
-    await db.delete(schema.sessions).where(eq(schema.sessions.idHash, idHash));
+    await destroySession(env, idHash);
     return null;
   }
   if (now - lastActive >= SESSION_POLICY.touchEveryMs) {
-    await db
+    await getDb(env.DB)
       .update(schema.sessions)
       .set({ lastActiveAt: nowIso(now) })
       .where(eq(schema.sessions.idHash, idHash));
@@ -141,8 +163,8 @@ export async function readSessionById(
       role: user.role,
       status: user.status,
       hideOnline: user.hideOnline,
-      createdAt: user.createdAt,
-      firstName,
+      createdAt: user.userCreatedAt,
+      firstName: user.firstName,
       onboarding: user.onboarding,
     },
   };

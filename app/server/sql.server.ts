@@ -87,16 +87,18 @@ export function selection<T extends Record<string, Column | SQL>>(fields: T) {
       return `${rendered.sql} AS "${alias}"`;
     })
     .join(", ");
-  const read = (row: Record<string, unknown>): SelectedRow<T> =>
-    Object.fromEntries(
-      entries.map(([alias, field]) => {
-        const value = row[alias] ?? null;
-        return [
-          alias,
-          value !== null && is(field, Column) ? field.mapFromDriverValue(value) : value,
-        ];
-      }),
-    ) as SelectedRow<T>;
+  // Which fields are columns is known once, not per row (drizzle's `is` walks prototypes).
+  const readers = entries.map(
+    ([alias, field]) => [alias, is(field, Column) ? field : null] as const,
+  );
+  const read = (row: Record<string, unknown>): SelectedRow<T> => {
+    const out: Record<string, unknown> = {};
+    for (const [alias, column] of readers) {
+      const value = row[alias] ?? null;
+      out[alias] = value !== null && column ? column.mapFromDriverValue(value) : value;
+    }
+    return out as SelectedRow<T>;
+  };
   return { sql: sql.raw(list), read };
 }
 
