@@ -305,7 +305,11 @@ async function main() {
   });
   if (options.stateDir) await state.migrate();
   else await state.reset();
-  await state.prepareWorker();
+  // The per-member send limit out of the way of thousands of messages.
+  await state.prepareWorker((config) => {
+    const limits = config.vars?.RATE_LIMITS as Record<string, string> | undefined;
+    if (limits) limits.chat_send_account = "100000000/60";
+  });
   const members = await seedMembers(state);
   const worker = await startWorker(state, { vars: { APP_ENV: "test" }, inspector: true });
   try {
