@@ -28,13 +28,17 @@ declare module "@remix-run/cloudflare" {
   interface AppLoadContext extends RequestContext {}
 }
 
-export function requestMeta(request: Request) {
+export function requestMeta(request: Request): RequestContext["meta"] {
+  let origin: string | undefined;
   return {
     // Cloudflare sets CF-Connecting-IP itself; X-Forwarded-For is whatever the client wrote, so
     // per-IP limits never read it. Without the header (local workerd) every request is local.
     ip: request.headers.get("CF-Connecting-IP") ?? "127.0.0.1",
     userAgent: request.headers.get("User-Agent"),
-    origin: new URL(request.url).origin,
+    // Parsed when first read (links in emails): most requests never do.
+    get origin() {
+      return (origin ??= new URL(request.url).origin);
+    },
   };
 }
 

@@ -13,12 +13,19 @@ const UPLOAD_PATHS = new Set(["/my/photos"]);
 /**
  * Refuses a body past the limit with 413 before anything reads it (the CSRF check reads a form's
  * `_csrf` field): at once when Content-Length says so, otherwise while reading it, so a 20 MB
- * body is never buffered or parsed. A body within the limit is handed on as read.
+ * body is never buffered or parsed. A body within the limit is handed on as it came (with a
+ * Content-Length) or as read (streamed without one).
  */
 export const bodyLimit = createMiddleware<AppBindings>(async (c, next) => {
   const request = c.req.raw;
   if (!request.body || request.method === "GET" || request.method === "HEAD") return next();
   if (UPLOAD_PATHS.has(c.req.path) && request.method === "POST") return next();
+  // A body of a declared length ends there (the HTTP layer delimits it by Content-Length): one
+  // within the limit goes on as it came, neither buffered here nor copied into a new Request.
+  const declared = request.headers.get("Content-Length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= MAX_BODY_BYTES) {
+    return next();
+  }
   const body = await readBytesCapped(request, MAX_BODY_BYTES);
   if (!body) throw tooLarge();
   c.req.raw = new Request(request, { body });
