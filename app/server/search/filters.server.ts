@@ -113,7 +113,7 @@ export function matchExpression(
   return parts.join(" AND ");
 }
 
-/** The searcher-dependent values of a search, as SQL: bound values, or reads of the `me` CTE. */
+/** The values of a search that depend on its snapshot and its searcher, as bound SQL values. */
 export interface Terms {
   asOf: SQL;
   myAge: SQL;
@@ -122,12 +122,8 @@ export interface Terms {
   onlineFloor: SQL;
 }
 
-/**
- * What a search asks for (the request, the searcher, the clock of `online_only`) and the searcher's
- * values at the snapshot, as `terms`. Built from known values (`buildContext`), or, for the first
- * page, from the `me` CTE that reads the profile in the same statement.
- */
-export interface SearchContext {
+/** What a search asks for: the request, the searcher, the clock of `online_only`. */
+export interface SearchQuery {
   me: string;
   gender?: string;
   country?: string;
@@ -139,6 +135,10 @@ export interface SearchContext {
   match: string | null;
   /** The age range the filters ask for, or null for the searcher's own desired range. */
   custom: { from: number; to: number } | null;
+}
+
+/** A search with the searcher's values at its snapshot (`terms`): what the statements read. */
+export interface SearchContext extends SearchQuery {
   terms: Terms;
 }
 
@@ -166,26 +166,7 @@ export function valueTerms(r: Resolved): Terms {
   };
 }
 
-/**
- * The terms of a first page at `asOf`: the clock's values bound, the searcher's read from `me` (see
- * meQuery) in the same statement.
- */
-export function snapshotTerms(asOf: number): Terms {
-  return {
-    asOf: sql`${asOf}`,
-    myAge: sql.raw("(SELECT my_age FROM me)"),
-    bornAfter: sql.raw("(SELECT born_after FROM me)"),
-    bornUpTo: sql.raw("(SELECT born_up_to FROM me)"),
-    onlineFloor: sql`${onlineFloorKey(asOf)}`,
-  };
-}
-
-export function queryOf(
-  me: string,
-  filters: SearchFilters,
-  keywords: string,
-  terms: Terms,
-): SearchContext {
+export function queryOf(me: string, filters: SearchFilters, keywords: string): SearchQuery {
   const custom = filters.age_min !== undefined || filters.age_max !== undefined;
   const place: Place = {
     country: filters.country,
@@ -202,7 +183,6 @@ export function queryOf(
     custom: custom
       ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
       : null,
-    terms,
   };
 }
 
@@ -214,38 +194,18 @@ export function buildContext(
   keywords: string,
   asOf: number,
 ): SearchContext {
-  const base = queryOf(me, filters, keywords, snapshotTerms(asOf));
-  return { ...base, terms: valueTerms(resolve(base, searcher, asOf)) };
+  const query = queryOf(me, filters, keywords);
+  return { ...query, terms: valueTerms(resolve(query, searcher, asOf)) };
 }
 
-function resolve(c: SearchContext, searcher: Searcher, asOf: number): Resolved {
+/** The searcher's values for `query` at snapshot time `asOf` (pure). */
+export function resolve(query: SearchQuery, searcher: Searcher, asOf: number): Resolved {
   return {
     asOf,
     myAge: ageOn(searcher.dob, new Date(asOf)),
-    ageFrom: c.custom ? c.custom.from : searcher.ageMin,
-    ageTo: c.custom ? c.custom.to : searcher.ageMax,
+    ageFrom: query.custom ? query.custom.from : searcher.ageMin,
+    ageTo: query.custom ? query.custom.to : searcher.ageMax,
   };
-}
-
-/**
- * `me`: the searcher's values read from their profile, with the same arithmetic as `resolve`,
- * `bornBy` and `ageOn` (UTC dates as text) on the date of `asOf`.
- */
-export function meQuery(c: SearchContext, asOf: number): SQL {
-  const today = new Date(asOf);
-  const y = today.getUTCFullYear();
-  const md = bornBy(today, 0).slice(4);
-  return sql`SELECT my_age, age_from, age_to,
-      printf('%04d', ${y} - age_to - 1) || ${md} AS born_after,
-      printf('%04d', ${y} - age_from) || ${md} AS born_up_to
-    FROM (
-      SELECT ${y} - CAST(substr(p.date_of_birth, 1, 4) AS INTEGER)
-          - (${md.slice(1)} < substr(p.date_of_birth, 6)) AS my_age,
-        coalesce(${c.custom?.from ?? null}, p.age_min) AS age_from,
-        coalesce(${c.custom?.to ?? null}, p.age_max) AS age_to
-      FROM profiles p
-      WHERE p.user_id = ${c.me}
-    )`;
 }
 
 /**
