@@ -227,6 +227,34 @@ describe("search: filters", () => {
       await foundIds(me.client, { filters: { ...inAustin, interests: ["kayaking"] } }),
     ).toEqual([]);
   });
+  it("tells apart namesake places: a city of the same name in another state", async () => {
+    const me = await searcher();
+    const word = uniqueWord();
+    const inOhio = await seedMember({
+      country: US,
+      state: OHIO,
+      city: "Columbus",
+      bio: `${word} on the river`,
+      interests: [word],
+    });
+    const inTexas = await seedMember({
+      country: US,
+      state: TEXAS,
+      city: "Columbus",
+      bio: `${word} on the river`,
+      interests: [word],
+    });
+    const ohio = { country: "US", state: "OH", city: "Columbus" };
+    const texas = { country: "US", state: "TX", city: "Columbus" };
+    expect(await foundIds(me.client, { keywords: word, filters: ohio })).toEqual([inOhio.id]);
+    expect(await foundIds(me.client, { keywords: word, filters: texas })).toEqual([inTexas.id]);
+    expect(await foundIds(me.client, { filters: { ...ohio, interests: [word] } })).toEqual([
+      inOhio.id,
+    ]);
+    expect(
+      await foundIds(me.client, { keywords: word, filters: { country: "US", state: "TX" } }),
+    ).toEqual([inTexas.id]);
+  });
 });
 
 describe("search: keywords", () => {
