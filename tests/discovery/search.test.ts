@@ -227,6 +227,28 @@ describe("search: filters", () => {
       await foundIds(me.client, { filters: { ...inAustin, interests: ["kayaking"] } }),
     ).toEqual([]);
   });
+  it("finds a member by keywords with a gender and a place after they change their gender", async () => {
+    const me = await searcher();
+    const word = uniqueWord();
+    const member = await seedMember({
+      gender: "woman",
+      country: US,
+      state: TEXAS,
+      city: "Austin",
+      bio: `${word} at dawn`,
+    });
+    const asWoman = { gender: "woman", country: "US" };
+    const asMan = { gender: "man", country: "US", state: "TX" };
+    expect(await foundIds(me.client, { keywords: word, filters: asWoman })).toEqual([member.id]);
+    expect(await foundIds(me.client, { keywords: word, filters: asMan })).toEqual([]);
+    await setProfile(member.id, { gender: "Man" });
+    expect(await foundIds(me.client, { keywords: word, filters: asWoman })).toEqual([]);
+    expect(await foundIds(me.client, { keywords: word, filters: asMan })).toEqual([member.id]);
+    expect(
+      await foundIds(me.client, { keywords: word, filters: { ...asMan, city: "Austin" } }),
+    ).toEqual([member.id]);
+  });
+
   it("tells apart namesake places: a city of the same name in another state", async () => {
     const me = await searcher();
     const word = uniqueWord();

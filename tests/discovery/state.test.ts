@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { ApiError, httpErrorMessage } from "~/lib/http";
 import type { SearchCard, SearchResponse } from "~/schemas/search";
 import { searchQueryString, searchRequestFromQuery, searchRequestSchema } from "~/schemas/search";
-import { interestToken, matchExpression, placeTokens } from "~/server/search/filters.server";
+import {
+  interestToken,
+  matchExpression,
+  placeGenderToken,
+  placeTokens,
+} from "~/server/search/filters.server";
 import {
   initialLikesState,
   likesLoaded,
@@ -228,6 +233,11 @@ describe("search requests", () => {
     for (const token of placeTokens(place)) expect(token).toMatch(/^[npy][0-9a-f]+$/);
     expect(matchExpression("sail", ["Sailing"], place)).toBe(
       `{username first_name bio interests} : ("sail"*) AND tags : ("${interestToken("sailing")}") AND tags : ("y73616e206a6f73c3a9")`,
+    );
+    // With a gender, the place's token for the members of that gender (migrations/0020).
+    expect(placeGenderToken("n5553", " Woman ")).toBe("n5553x776f6d616e");
+    expect(matchExpression("sail", [], { country: "US" }, "woman")).toBe(
+      `{username first_name bio interests} : ("sail"*) AND tags : ("n5553x776f6d616e")`,
     );
     // Without keywords or interests, a place is read from its own index, not the full-text one.
     expect(matchExpression("", [], place)).toBeNull();

@@ -41,12 +41,14 @@ const hexOf = (text: string) =>
   Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
- * An interest as the one token the index stores for it: the hex of its UTF-8 text after the same
- * trimming and lower-casing (ASCII letters only) as SQLite's trim() and lower().
+ * The hex of a text's UTF-8 after the same trimming and lower-casing (ASCII letters only) as
+ * SQLite's trim() and lower(): how the index's tokens spell what member_search_source lower-cases.
  */
-export function interestToken(interest: string): string {
-  return hexOf(interest.replace(/^ +| +$/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase()));
-}
+const loweredHex = (text: string) =>
+  hexOf(text.replace(/^ +| +$/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase()));
+
+/** An interest as the one token the index stores for it (migrations/0009). */
+export const interestToken = (interest: string) => loweredHex(interest);
 
 /** The place filters, as the index also stores them in `tags` (see placeTokens). */
 export interface Place {
@@ -56,12 +58,21 @@ export interface Place {
 }
 
 /**
+ * A place filter's token (placeTokens) narrowed to the members of that place with `gender`
+ * (migrations/0020): the place's token, "x" (not a hex digit), the hex of the gender as
+ * member_search stores it.
+ */
+export const placeGenderToken = (placeToken: string, gender: string) =>
+  `${placeToken}x${loweredHex(gender)}`;
+
+/**
  * The tokens of the place filters given, as `member_search_source` writes them into `tags`
  * (migrations/0017): a letter that is not a hex digit (n country, p state, y city), then the hex of
  * the value exactly as `member_search` stores it, so that a token matches exactly when the column
- * equals the filter. Interest tokens are hex alone, so the two never collide. (Gender has no token:
- * it passes about half of the members, so checking it on each row costs less than intersecting
- * its list of half the site in the full-text index.)
+ * equals the filter. Interest tokens are hex alone, so the two never collide. (Gender has no token
+ * of its own: it passes about half of the members, so checking it on each row costs less than
+ * intersecting its list of half the site in the full-text index. With a place, it narrows the
+ * place's token: placeGenderToken.)
  */
 export function placeTokens(p: Place): string[] {
   const pairs: [string, string | undefined][] = [
@@ -89,13 +100,14 @@ const keywordPrefix = (word: string) => Array.from(word).slice(0, PREFIX_CHARS).
  * match the start of a word of the username, first name, bio or interests (by its first
  * PREFIX_CHARS characters); any one of the
  * interests must be among the member's. With either, the narrowest place filter given is a token
- * of the same query (placeTokens), so that the full-text index yields the members of that place,
- * already in result order. Built from tokens only, so no input is read as FTS syntax.
+ * of the same query (placeTokens; with a gender, placeGenderToken), so that the full-text index
+ * yields the members of that place (and gender), already in result order. Built from tokens only, so no input is read as FTS syntax.
  */
 export function matchExpression(
   keywords: string,
   interests: string[],
   place: Place = {},
+  gender?: string,
 ): string | null {
   const parts: string[] = [];
   const words = keywordTokens(keywords);
@@ -112,8 +124,11 @@ export function matchExpression(
   // (two lists read half the time of four for interests in a city), and the few members of a
   // namesake place (a "Springfield" of another state) are left out by the row's own place
   // columns, which every plan checks (conditions).
+  // With a gender, that place's list of the members of that gender (half as many rows to check).
   const narrowest = placeTokens(place).at(-1);
-  if (narrowest) parts.push(`tags : ("${narrowest}")`);
+  if (narrowest) {
+    parts.push(`tags : ("${gender ? placeGenderToken(narrowest, gender) : narrowest}")`);
+  }
   return parts.join(" AND ");
 }
 
@@ -183,7 +198,7 @@ export function queryOf(me: string, filters: SearchFilters, keywords: string): S
     ...place,
     withPhoto: filters.with_photo,
     onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
-    match: matchExpression(keywords, filters.interests, place),
+    match: matchExpression(keywords, filters.interests, place, filters.gender),
     custom: custom
       ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
       : null,
