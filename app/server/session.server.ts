@@ -33,6 +33,11 @@ export interface SessionUser {
   /** The profile's first name, which greets the member wherever the app addresses them. */
   firstName: string | null;
   onboarding: "pending" | "skipped" | "done";
+  /**
+   * The profile's date of birth and the ages it looks for (null: no profile yet): whom the
+   * member's searches find, read with the session so that a search needs no read of its own.
+   */
+  ages: { dob: string; ageMin: number; ageMax: number } | null;
 }
 
 /** 403 unless the member's email is verified (what every member-to-member feature needs). */
@@ -87,8 +92,9 @@ export async function readSession(
 }
 
 /**
- * What a request reads of its session, its member and their first name: one statement, its text
- * made once (every request runs it: the floor under every call), its rows read as drizzle would.
+ * What a request reads of its session, its member, their first name and the ages their searches
+ * find: one statement, its text made once (every request runs it: the floor under every call),
+ * its rows read as drizzle would.
  */
 const sessionFields = selection({
   userId: schema.sessions.userId,
@@ -109,6 +115,9 @@ const userFields = selection({
   userCreatedAt: schema.users.createdAt,
   onboarding: schema.users.onboarding,
   firstName: schema.profiles.firstName,
+  dob: schema.profiles.dateOfBirth,
+  ageMin: schema.profiles.ageMin,
+  ageMax: schema.profiles.ageMax,
 });
 const SESSION_QUERY = compile(
   sql`SELECT ${sessionFields.sql}, ${userFields.sql} FROM ${schema.sessions}
@@ -166,6 +175,10 @@ export async function readSessionById(
       createdAt: user.userCreatedAt,
       firstName: user.firstName,
       onboarding: user.onboarding,
+      ages:
+        user.dob !== null && user.ageMin !== null && user.ageMax !== null
+          ? { dob: user.dob, ageMin: user.ageMin, ageMax: user.ageMax }
+          : null,
     },
   };
 }

@@ -7,7 +7,7 @@ import { verifiedMember } from "../helpers/members";
 
 /**
  * The session read under every request: one statement, its columns read as the schema types them
- * (booleans, the profile's first name through the left join), and the member it names.
+ * (booleans, the profile's first name and ages through the left join), and the member it names.
  */
 describe("readSessionById", () => {
   it("reads the session and its member as the schema types them", async () => {
@@ -22,6 +22,12 @@ describe("readSessionById", () => {
     await env.DB.prepare("UPDATE profiles SET first_name = 'Ada' WHERE user_id = ?1")
       .bind(user!.id)
       .run();
+
+    const profile = await env.DB.prepare(
+      "SELECT date_of_birth, age_min, age_max FROM profiles WHERE user_id = ?1",
+    )
+      .bind(user!.id)
+      .first<{ date_of_birth: string; age_min: number; age_max: number }>();
 
     const read = await readSessionById(env as unknown as Env, row!.id_hash);
     expect(read).toEqual({
@@ -43,6 +49,11 @@ describe("readSessionById", () => {
         createdAt: user!.created_at,
         firstName: "Ada",
         onboarding: "skipped",
+        ages: {
+          dob: profile!.date_of_birth,
+          ageMin: profile!.age_min,
+          ageMax: profile!.age_max,
+        },
       },
     });
   });
@@ -53,6 +64,7 @@ describe("readSessionById", () => {
     await env.DB.prepare("DELETE FROM profiles WHERE user_id = ?1").bind(row!.user_id).run();
     const read = await readSessionById(env as unknown as Env, row!.id_hash);
     expect(read?.user.firstName).toBeNull();
+    expect(read?.user.ages).toBeNull();
     expect(read?.user.hideOnline).toBe(false);
     expect(typeof read?.session.remember).toBe("boolean");
   });
