@@ -146,13 +146,14 @@ export interface BenchWorker {
  */
 export async function startWorker(
   state: BenchState,
-  options: { vars?: Record<string, string>; viaDevProxy?: boolean } = {},
+  options: { vars?: Record<string, string>; viaDevProxy?: boolean; inspectorPort?: number } = {},
 ): Promise<BenchWorker> {
   const worker = await startLocalWorker({
     configPath: state.configPath,
     persistDir: state.persistDir,
     appKey: BENCH_APP_KEY,
     vars: options.vars,
+    inspectorPort: options.inspectorPort,
   });
   return {
     url: options.viaDevProxy ? worker.proxyUrl : worker.url,

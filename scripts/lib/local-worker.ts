@@ -152,6 +152,8 @@ export interface LocalWorkerOptions {
    */
   readyPath?: string;
   logLevel?: "warn" | "debug";
+  /** Opens the inspector on this port (for a CPU profile); off when not given. */
+  inspectorPort?: number;
   /** How long starting and the first request may take, each (ms). */
   timeoutMs?: number;
 }
@@ -192,7 +194,7 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
     bindings,
     dev: {
       remote: false,
-      inspector: false,
+      inspector: options.inspectorPort ? { port: options.inspectorPort } : false,
       watch: false,
       liveReload: false,
       persist: options.persistDir,
