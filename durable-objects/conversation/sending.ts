@@ -105,7 +105,7 @@ export async function send(
   const now = Date.now();
   room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
   const seq = storage.lastSeq() + 1;
-  storage.insert({
+  const stored = storage.insert({
     seq,
     id,
     senderId: me,
@@ -115,7 +115,7 @@ export async function send(
     sentAt,
   });
   room.outbox.queueBoth(seq);
-  const message = messageView(req.conversationId, storage.row(seq)!);
+  const message = messageView(req.conversationId, stored);
   const watching = room.sockets.publish({ type: "message", message });
   room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
   // The sender's next read of the lists shows the message: answer once the hubs have it.
