@@ -59,29 +59,38 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
    * member's open pages hear of it, unless the conversation is hidden.
    */
   async applyConversation(update: ListUpdate): Promise<void> {
-    // Constant text (no query builder): this runs twice for every message sent.
-    const applied = this.ctx.storage.sql.exec(
-      `INSERT INTO chat_list (conversation_id, other_id, version, last_message, last_message_time,
-         activity_at, unread_count, listed, hidden)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (conversation_id) DO UPDATE SET version = excluded.version,
-         last_message = excluded.last_message, last_message_time = excluded.last_message_time,
-         activity_at = excluded.activity_at, unread_count = excluded.unread_count,
-         hidden = excluded.hidden,
-         listed = max(chat_list.listed, excluded.listed),
-         archived_at = CASE WHEN excluded.listed = 1 THEN NULL ELSE chat_list.archived_at END
-       WHERE excluded.version > chat_list.version`,
-      update.conversation_id,
-      update.other_id,
+    // Constant text (no query builder): this runs twice for every message sent. An entry held
+    // already is updated in place (the common case); a new one is inserted.
+    const listed = update.message ? 1 : 0;
+    const values = [
       update.version,
       update.last_message,
       update.last_message_time,
       update.activity_at,
       update.unread_count,
-      update.message ? 1 : 0,
       update.hidden ? 1 : 0,
+    ];
+    let applied = this.ctx.storage.sql.exec(
+      `UPDATE chat_list SET version = ?1, last_message = ?2, last_message_time = ?3,
+         activity_at = ?4, unread_count = ?5, hidden = ?6, listed = max(listed, ?7),
+         archived_at = CASE WHEN ?7 = 1 THEN NULL ELSE archived_at END
+       WHERE conversation_id = ?8 AND version < ?1`,
+      ...values,
+      listed,
+      update.conversation_id,
     ).rowsWritten;
-    if (applied === 0 || update.hidden) return;
+    if (applied === 0 && !this.conversationHeld(update.conversation_id)) {
+      applied = this.ctx.storage.sql.exec(
+        `INSERT INTO chat_list (version, last_message, last_message_time, activity_at,
+           unread_count, hidden, listed, conversation_id, other_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ...values,
+        listed,
+        update.conversation_id,
+        update.other_id,
+      ).rowsWritten;
+    }
+    if (applied === 0 || update.hidden || this.ctx.getWebSockets().length === 0) return;
     await this.publish({
       type: "conversation",
       conversation_id: update.conversation_id,
@@ -91,6 +100,14 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       unread_total: this.unreadTotal(),
       message: update.message,
     });
+  }
+
+  private conversationHeld(conversationId: string): boolean {
+    return (
+      this.ctx.storage.sql
+        .exec("SELECT 1 FROM chat_list WHERE conversation_id = ?", conversationId)
+        .toArray().length > 0
+    );
   }
 
   /** The member started (or came back to) a conversation: it is in their active list. */

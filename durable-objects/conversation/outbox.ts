@@ -9,13 +9,20 @@ import type { ConversationFacts, ConversationStorage, OutboxRow } from "./storag
 
 /** How soon a list update that failed to reach a member's hub is tried again. */
 const OUTBOX_RETRY_MS = 2_000;
+/**
+ * How long a list update from a socket's send waits for the room's next changes, so that a
+ * burst reaches each hub as one call (its newest entry: absolute values, so nothing is lost).
+ */
+export const LIST_FLUSH_WINDOW_MS = 50;
 
 type MemberHubStub = ReturnType<typeof memberHub>;
 
 /**
  * The members' list entries: after each change the room queues both members' entries in its
- * storage (the outbox) and flushes them to their hubs; what fails is retried by alarm until it
- * lands.
+ * storage (the outbox: one row a member, the newest) and flushes them to their hubs; what fails
+ * is retried by alarm until it lands. Changes coalesce: a flush sends each member's entry as it
+ * is then, so the changes queued within a window (`flushWithin`) or while a flush is on its way
+ * reach each hub as one call.
  */
 export class Outbox {
   private flushing: Promise<void> | null = null;
@@ -30,6 +37,7 @@ export class Outbox {
   private landed = new Map<string, number>();
   /** The members' hubs, each looked up once (a stub that failed is dropped). */
   private hubs = new Map<string, MemberHubStub>();
+  private window: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -80,6 +88,17 @@ export class Outbox {
       });
     this.ctx.waitUntil(this.flushing);
     return this.flushing;
+  }
+
+  /**
+   * Flushes within `LIST_FLUSH_WINDOW_MS`, together with whatever else is queued by then (what
+   * is queued is durable already: should the room stop first, its alarm sends it).
+   */
+  flushWithin() {
+    this.window ??= setTimeout(() => {
+      this.window = null;
+      void this.flushSoon();
+    }, LIST_FLUSH_WINDOW_MS);
   }
 
   /** The alarm: the retry of what did not land. */

@@ -118,8 +118,14 @@ export async function send(
   const message = messageView(req.conversationId, stored);
   const watching = room.sockets.publish({ type: "message", message });
   room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
-  // The sender's next read of the lists shows the message: answer once the hubs have it.
-  await room.outbox.flushSoon();
+  if (req.listsBeforeAnswer === false) {
+    // Over the socket nothing waits for the lists: they follow within a short window, one call
+    // per hub for a burst of messages.
+    room.outbox.flushWithin();
+  } else {
+    // The sender's next read of the lists shows the message: answer once the hubs have it.
+    await room.outbox.flushSoon();
+  }
   return { ok: true, value: { message, created: true } };
 }
 
@@ -148,6 +154,7 @@ export async function sendFromSocket(
         clientId: input.client_id ?? null,
         gift,
         limit: a.limit ?? readConfig(room.env).rateLimits.chat_send_account,
+        listsBeforeAnswer: false,
       });
       if (result.ok) {
         // The same client id again: only the sender needs the stored message back.
