@@ -4,8 +4,6 @@ import type { ChatMessageView } from "~/realtime/chat";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 import { conversationPair, conversations, sent, type Member } from "./helpers";
 
-type Frame = Record<string, unknown>;
-
 const hubOf = (userId: string) => env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(userId));
 
 async function socket(member: Member, path: string): Promise<TestSocket> {
