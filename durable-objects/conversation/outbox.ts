@@ -13,7 +13,7 @@ const OUTBOX_RETRY_MS = 2_000;
  * How long a list update from a socket's send waits for the room's next changes, so that a
  * burst reaches each hub as one call (its newest entry: absolute values, so nothing is lost).
  */
-export const LIST_FLUSH_WINDOW_MS = 50;
+export const LIST_FLUSH_WINDOW_MS = 250;
 
 type MemberHubStub = ReturnType<typeof memberHub>;
 

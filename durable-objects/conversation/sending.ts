@@ -117,7 +117,10 @@ export async function send(
   room.outbox.queueBoth(seq);
   const message = messageView(req.conversationId, stored);
   const watching = room.sockets.publish({ type: "message", message });
-  room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
+  // A text is notified when it is the first the recipient has not read (and they are not here).
+  if (announceGift || storage.unreadFor(otherMember(rules, me), me) === 1) {
+    room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
+  }
   if (req.listsBeforeAnswer === false) {
     // Over the socket nothing waits for the lists: they follow within a short window, one call
     // per hub for a burst of messages.

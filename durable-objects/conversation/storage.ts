@@ -80,17 +80,19 @@ interface Cached {
   facts?: ConversationFacts;
   /** A member's unread messages (from the other member, not deleted, after their read position). */
   unread: Map<string, number>;
+  /** Members who have written here (for good: a deleted message keeps its row). */
+  wrote: Set<string>;
 }
 
 export class ConversationStorage {
-  private cached: Cached = { unread: new Map() };
+  private cached: Cached = { unread: new Map(), wrote: new Set() };
 
   constructor(private readonly sql: SqlStorage) {}
 
   /** Creates the tables (again, after `deleteAll`). */
   create() {
     for (const statement of SCHEMA) this.sql.exec(statement);
-    this.cached = { unread: new Map() };
+    this.cached = { unread: new Map(), wrote: new Set() };
   }
 
   // Messages
@@ -120,6 +122,7 @@ export class ConversationStorage {
       m.sentAt,
     );
     this.cached.lastSeq = Math.max(this.cached.lastSeq ?? 0, m.seq);
+    this.cached.wrote.add(m.senderId);
     // The new message is unread for the other member (whose count, if kept, grows by one).
     for (const [userId, n] of this.cached.unread) {
       if (userId !== m.senderId) this.cached.unread.set(userId, n + 1);
@@ -255,8 +258,10 @@ export class ConversationStorage {
   /** Whether the other member has written, and how many messages `me` wrote (up to the limit). */
   history(me: string, other: string) {
     const replied =
+      this.cached.wrote.has(other) ||
       this.sql.exec("SELECT 1 FROM messages WHERE sender_id = ? LIMIT 1", other).toArray().length >
-      0;
+        0;
+    if (replied) this.cached.wrote.add(other);
     const sentBeforeReply = replied
       ? 0
       : this.sql
