@@ -30,7 +30,7 @@
  *   --json FILE    also write the figures as JSON
  *   --compare-ref REF  also run Heartline as built from git REF (e.g. `main`; bench/lib/ref.ts) as
  *                  one more target beside this tree's, with the same members and load, taking
- *                  turns with the others (named `REF socket`, `REF http`)
+ *                  turns with the others (named `ref:REF socket`, `ref:REF http`)
  *   --profile FILE a V8 CPU profile of Heartline's isolate during its first socket turn, through
  *                  workerd's inspector (bench/chat/profile.ts), written to FILE with a summary;
  *                  the inspector slows the Worker: latencies of such a run are not figures
@@ -721,7 +721,7 @@ async function main() {
       if (refHeartline) {
         targets.push(
           heartlineTarget(
-            `${options.compareRef} ${via}`,
+            `ref:${options.compareRef} ${via}`,
             refHeartline.worker.url,
             via,
             refHeartline.pids,
