@@ -13,7 +13,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 /** Discover: suggested members to search from, with the filters. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireOnboardedUser(context, request);
-  const search = await searchPageData(context.env, user.id, new URL(request.url), {
+  const search = await searchPageData(context.env, user, new URL(request.url), {
     searched: false,
   });
   return json({ search }, { headers: { "Cache-Control": "private, no-store" } });

@@ -9,7 +9,7 @@ export { default, headers, links, meta } from "./my.matches";
 /** GET /my/matches/search in a browser: the matches page showing the search in the query string. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
-  const search = await searchPageData(context.env, user.id, new URL(request.url), {
+  const search = await searchPageData(context.env, user, new URL(request.url), {
     searched: true,
   });
   return json({ search }, { headers: { "Cache-Control": "private, no-store" } });

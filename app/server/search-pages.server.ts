@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import {
   searchRequestFromQuery,
   searchRequestSchema,
@@ -9,19 +8,11 @@ import { usesAdvancedFilters } from "~/schemas/subscription";
 import { fieldErrors } from "~/schemas/validation";
 import { emptyFilters, type SearchFilterState, type SearchPageData } from "~/state/search";
 import { searchMembers } from "./search.server";
+import type { SessionUser } from "./session.server";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
 import { canonicalLocation } from "./geo.server";
-import { first } from "./sql.server";
 import { assertSearchFiltersAllowed } from "./subscriptions.server";
-
-async function ageRangeOf(env: Env, me: string) {
-  const row = await first<{ min: number; max: number }>(
-    env.DB,
-    sql`SELECT age_min AS min, age_max AS max FROM profiles WHERE user_id = ${me}`,
-  );
-  return row ?? { min: 18, max: 100 };
-}
 
 /** The filter form's state for parsed filters (the location's names from the location data). */
 async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterState> {
@@ -47,18 +38,21 @@ async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterStat
 
 export async function searchPageData(
   env: Env,
-  me: string,
+  member: Pick<SessionUser, "id" | "ages">,
   url: URL,
   { searched, perPage = SEARCH_PER_PAGE }: { searched: boolean; perPage?: number },
 ): Promise<SearchPageData> {
-  const ageRange = await ageRangeOf(env, me);
+  const me = member.id;
+  const ageRange = member.ages
+    ? { min: member.ages.ageMin, max: member.ages.ageMax }
+    : { min: 18, max: 100 };
   if (!searched) {
     const request = searchRequestSchema.parse({ per_page: perPage });
     return {
       searched,
       request: { keywords: "", filters: {} },
       filters: emptyFilters,
-      response: await searchMembers(env, me, request),
+      response: await searchMembers(env, me, member.ages, request),
       error: null,
       ageRange,
     };
@@ -85,7 +79,7 @@ export async function searchPageData(
       searched,
       request,
       filters: await filterState(env, filters),
-      response: await searchMembers(env, me, parsed.data),
+      response: await searchMembers(env, me, member.ages, parsed.data),
       error: null,
       ageRange,
     };

@@ -18,12 +18,14 @@ import {
   SNAPSHOT_MAX_AGE_MS,
 } from "./search/cursor.server";
 import {
+  buildContext,
   queryOf,
-  snapshotTerms,
+  resolve,
   valueTerms,
   type Resolved,
   type SearchContext,
   type SearchPlan,
+  type Searcher,
 } from "./search/filters.server";
 import {
   countStatement,
@@ -34,7 +36,7 @@ import {
   walks,
   walkStatement,
 } from "./search/plans.server";
-import { all, statement } from "./sql.server";
+import { all, first, statement } from "./sql.server";
 
 /**
  * Member search (SPEC.md §2 and §4 "Search", API.md "Discovery, likes and matches").
@@ -62,55 +64,44 @@ import { all, statement } from "./sql.server";
  * clock inside the statement instead makes SQLite evaluate it again for every row examined.)
  */
 
-/** What a first page tells besides its cards: the searcher's values, the total and the plan. */
+/** What a first page tells besides its cards: the total and the plan. */
 interface FirstPageHead {
   total: number;
   plan: SearchPlan | typeof NO_MATCH;
-  myAge: number;
-  ageFrom: number;
-  ageTo: number;
 }
 
 /**
- * A first page in one statement: `me` (the searcher's values), `counts` and `choice` (counts and
- * plan) and `page` (its rows), each computed once, then the cards of the page's members, found
- * by id (CROSS JOIN keeps that order), each row carrying what the cursor and the meta need; a page
- * without a card is one row without a card (LEFT JOIN), so that it needs no second statement.
- * Every value is bound once (see sql.server.ts). No head: the
- * searcher has no profile.
+ * A first page in one statement: `counts` and `choice` (counts and plan) and `page` (its rows),
+ * each computed once, then the cards of the page's members, found by id (CROSS JOIN keeps that
+ * order), each row carrying what the meta needs; a page without a card is one row without a card
+ * (LEFT JOIN), so that it needs no second statement. Every value is bound once (see
+ * sql.server.ts).
  */
 async function firstPage(
   env: Env,
   c: SearchContext,
-  asOf: number,
   limit: number,
   offset: number,
   time?: DbTime | null,
-): Promise<{ head: FirstPageHead | null; rows: CardRow[] }> {
+): Promise<{ head: FirstPageHead; rows: CardRow[] }> {
   const results = await allRows<Record<string, unknown>>(
-    statement(env.DB, firstPageStatement(c, asOf, limit, offset)),
+    statement(env.DB, firstPageStatement(c, limit, offset)),
     time,
   );
-  const first = results[0];
+  const top = results[0];
   return {
-    head: first
-      ? {
-          total: first.total as number,
-          plan: first.plan as FirstPageHead["plan"],
-          myAge: first.myAge as number,
-          ageFrom: first.ageFrom as number,
-          ageTo: first.ageTo as number,
-        }
-      : null,
+    head: {
+      total: (top?.total as number | undefined) ?? 0,
+      plan: (top?.plan as FirstPageHead["plan"] | undefined) ?? NO_MATCH,
+    },
     rows: results.filter((row) => row.sortKey !== null).map(readCard),
   };
 }
 
-function firstPageStatement(c: SearchContext, asOf: number, limit: number, offset: number) {
-  return sql`${firstPageCtes(c, asOf, offset + limit)}
-    SELECT card.*, total.total AS total, choice.plan AS plan, me.my_age AS myAge,
-      me.age_from AS ageFrom, me.age_to AS ageTo
-    FROM me, choice, total LEFT JOIN (
+function firstPageStatement(c: SearchContext, limit: number, offset: number) {
+  return sql`${firstPageCtes(c, offset + limit)}
+    SELECT card.*, total.total AS total, choice.plan AS plan
+    FROM choice, total LEFT JOIN (
       SELECT ${cardValues(c.me)},
         page.sortKey AS sortKey
       FROM page CROSS JOIN users JOIN profiles ON profiles.user_id = users.id
@@ -119,29 +110,25 @@ function firstPageStatement(c: SearchContext, asOf: number, limit: number, offse
 }
 
 /**
- * The searcher's values and the total of a first page without its cards (what explainSearch needs
- * to build the statements of later pages); none when the searcher has no profile.
- */
-const headStatement = (c: SearchContext, asOf: number, end: number) =>
-  sql`${firstPageCtes(c, asOf, end)} SELECT me.my_age AS myAge, me.age_from AS ageFrom, me.age_to AS ageTo, total.total AS total FROM me, total`;
-
-/**
  * POST and GET /my/matches/search and /dashboard/search: one page of search cards and the paging
  * meta of API.md, plus `cursor` (pass it back for the next page) and `as_of`.
  *
- * A first page is one statement (firstPage): the searcher's values, the bounded counts that
- * choose the plan, and the page's cards, even when it has none. Loading more is one statement
- * too.
+ * `searcher` is the searcher's date of birth and desired ages, as the session read them with the
+ * member (SessionUser.ages); null when they have no profile yet, which finds nobody (404). A
+ * first page is one statement (firstPage): the bounded counts that choose the plan, and the page's
+ * cards, even when it has none. Loading more is one statement too.
  */
 export async function searchMembers(
   env: Env,
   me: string,
+  searcher: Searcher | null,
   request: SearchRequest,
   now = Date.now(),
   time?: DbTime | null,
 ): Promise<SearchResponse> {
   const perPage = request.per_page;
-  const base = queryOf(me, request.filters, request.keywords, snapshotTerms(now));
+  if (!searcher) throw notFound("Profile not found.");
+  const base = queryOf(me, request.filters, request.keywords);
   let resolved: Resolved;
   let plan: SearchPlan;
   let total: number;
@@ -167,10 +154,15 @@ export async function searchMembers(
     ).map(readCard);
   } else {
     offset = (page - 1) * perPage;
-    const found = await firstPage(env, base, now, perPage + 1, offset, time);
+    resolved = resolve(base, searcher, now);
+    const found = await firstPage(
+      env,
+      { ...base, terms: valueTerms(resolved) },
+      perPage + 1,
+      offset,
+      time,
+    );
     const head = found.head;
-    if (!head) throw notFound("Profile not found.");
-    resolved = { asOf: now, myAge: head.myAge, ageFrom: head.ageFrom, ageTo: head.ageTo };
     // Rows exist only when some plan read them, so `plan` is then one of the four.
     plan = found.rows.length && head.plan !== NO_MATCH ? head.plan : "cover";
     total = Math.min(head.total, SEARCH_TOTAL_CAP);
@@ -211,19 +203,26 @@ export async function searchMembers(
 }
 
 /**
+ * A member's date of birth and desired ages, read from their profile (null without one): for
+ * callers that do not have the session's (SessionUser.ages).
+ */
+export async function searcherOf(env: Env, me: string): Promise<Searcher | null> {
+  return first<Searcher>(
+    env.DB,
+    sql`SELECT date_of_birth AS dob, age_min AS ageMin, age_max AS ageMax FROM profiles WHERE user_id = ${me}`,
+  );
+}
+
+/**
  * The query plans SQLite chooses for a search, statement by statement (EXPLAIN QUERY PLAN): what
  * tests and the benchmark use to show that every filter combination reads an index.
  */
 export async function explainSearch(env: Env, me: string, request: SearchRequest) {
-  const asOf = Date.now();
-  const base = queryOf(me, request.filters, request.keywords, snapshotTerms(asOf));
-  const probe = await statement(env.DB, headStatement(base, asOf, 1)).first<
-    Omit<Resolved, "asOf">
-  >();
-  if (!probe) throw notFound("Profile not found.");
-  const context = { ...base, terms: valueTerms({ ...probe, asOf }) };
+  const searcher = await searcherOf(env, me);
+  if (!searcher) throw notFound("Profile not found.");
+  const context = buildContext(me, searcher, request.filters, request.keywords, Date.now());
   const statements: Record<string, SQL> = {
-    first: firstPageStatement(base, asOf, request.per_page + 1, 0),
+    first: firstPageStatement(context, request.per_page + 1, 0),
     cover: pageStatement(context, "cover", KEY_CEILING, request.per_page + 1),
     pk: pageStatement(context, "pk", KEY_CEILING, request.per_page + 1),
   };

@@ -32,6 +32,11 @@ export interface SessionUser {
   /** The profile's first name, which greets the member wherever the app addresses them. */
   firstName: string | null;
   onboarding: "pending" | "skipped" | "done";
+  /**
+   * The profile's date of birth and the ages it looks for (null: no profile yet): whom the
+   * member's searches find, read with the session so that a search needs no read of its own.
+   */
+  ages: { dob: string; ageMin: number; ageMax: number } | null;
 }
 
 /** 403 unless the member's email is verified (what every member-to-member feature needs). */
@@ -101,6 +106,9 @@ export async function readSessionById(
       session: schema.sessions,
       user: schema.users,
       firstName: schema.profiles.firstName,
+      dob: schema.profiles.dateOfBirth,
+      ageMin: schema.profiles.ageMin,
+      ageMax: schema.profiles.ageMax,
     })
     .from(schema.sessions)
     .innerJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
@@ -108,7 +116,7 @@ export async function readSessionById(
     .where(eq(schema.sessions.idHash, idHash))
     .get();
   if (!row) return null;
-  const { session, user, firstName } = row;
+  const { session, user, firstName, dob, ageMin, ageMax } = row;
   const policy = session.remember ? SESSION_POLICY.remember : SESSION_POLICY.standard;
   const lastActive = Date.parse(session.lastActiveAt);
   if (
@@ -144,6 +152,7 @@ export async function readSessionById(
       createdAt: user.createdAt,
       firstName,
       onboarding: user.onboarding,
+      ages: dob !== null && ageMin !== null && ageMax !== null ? { dob, ageMin, ageMax } : null,
     },
   };
 }

@@ -76,6 +76,21 @@ function timed(db: D1Database, tally: Tally): D1Database {
   });
 }
 
+/**
+ * A revision's search as `Search`. Since the session reads the searcher's ages
+ * (SessionUser.ages), `searchMembers` takes them: they are read once here, outside the measured
+ * searches, as the session's read is not the search's.
+ */
+async function searchOf(modulePath: string, db: D1Database, me: string): Promise<Search> {
+  const module = (await import(modulePath)) as {
+    searchMembers: (...args: unknown[]) => Promise<unknown>;
+    searcherOf?: (env: Env, me: string) => Promise<unknown>;
+  };
+  if (!module.searcherOf) return module.searchMembers as Search;
+  const searcher = await module.searcherOf({ DB: db } as unknown as Env, me);
+  return (env, id, request) => module.searchMembers(env, id, searcher, request);
+}
+
 /** Where the base revision's `app/` is written for the run (inside the tree: its packages resolve). */
 const BASE_DIR = path.join(ROOT, ".bench-base");
 
@@ -117,14 +132,14 @@ async function main() {
     persist: { path: path.join(state.persistDir, "v3") },
   });
   try {
-    const designs: [string, Search][] = [
-      [`base (${base})`, (await import(baseSearch)).searchMembers as Search],
-      ["this tree", (await import("~/server/search.server")).searchMembers as Search],
-    ];
     const searcher = await proxy.env.DB.prepare(
       "SELECT id FROM users WHERE username = 'bench_searcher'",
     ).first<{ id: string }>();
     if (!searcher) throw new Error("No benchmark database: run bench/search/run.ts first.");
+    const designs: [string, Search][] = [
+      [`base (${base})`, await searchOf(baseSearch, proxy.env.DB, searcher.id)],
+      ["this tree", await searchOf("~/server/search.server", proxy.env.DB, searcher.id)],
+    ];
     const members = await proxy.env.DB.prepare("SELECT count(*) AS n FROM member_search").first<{
       n: number;
     }>();

@@ -227,6 +227,56 @@ describe("search: filters", () => {
       await foundIds(me.client, { filters: { ...inAustin, interests: ["kayaking"] } }),
     ).toEqual([]);
   });
+  it("finds a member by keywords with a gender and a place after they change their gender", async () => {
+    const me = await searcher();
+    const word = uniqueWord();
+    const member = await seedMember({
+      gender: "woman",
+      country: US,
+      state: TEXAS,
+      city: "Austin",
+      bio: `${word} at dawn`,
+    });
+    const asWoman = { gender: "woman", country: "US" };
+    const asMan = { gender: "man", country: "US", state: "TX" };
+    expect(await foundIds(me.client, { keywords: word, filters: asWoman })).toEqual([member.id]);
+    expect(await foundIds(me.client, { keywords: word, filters: asMan })).toEqual([]);
+    await setProfile(member.id, { gender: "Man" });
+    expect(await foundIds(me.client, { keywords: word, filters: asWoman })).toEqual([]);
+    expect(await foundIds(me.client, { keywords: word, filters: asMan })).toEqual([member.id]);
+    expect(
+      await foundIds(me.client, { keywords: word, filters: { ...asMan, city: "Austin" } }),
+    ).toEqual([member.id]);
+  });
+
+  it("tells apart namesake places: a city of the same name in another state", async () => {
+    const me = await searcher();
+    const word = uniqueWord();
+    const inOhio = await seedMember({
+      country: US,
+      state: OHIO,
+      city: "Columbus",
+      bio: `${word} on the river`,
+      interests: [word],
+    });
+    const inTexas = await seedMember({
+      country: US,
+      state: TEXAS,
+      city: "Columbus",
+      bio: `${word} on the river`,
+      interests: [word],
+    });
+    const ohio = { country: "US", state: "OH", city: "Columbus" };
+    const texas = { country: "US", state: "TX", city: "Columbus" };
+    expect(await foundIds(me.client, { keywords: word, filters: ohio })).toEqual([inOhio.id]);
+    expect(await foundIds(me.client, { keywords: word, filters: texas })).toEqual([inTexas.id]);
+    expect(await foundIds(me.client, { filters: { ...ohio, interests: [word] } })).toEqual([
+      inOhio.id,
+    ]);
+    expect(
+      await foundIds(me.client, { keywords: word, filters: { country: "US", state: "TX" } }),
+    ).toEqual([inTexas.id]);
+  });
 });
 
 describe("search: keywords", () => {

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { ApiError, httpErrorMessage } from "~/lib/http";
 import type { SearchCard, SearchResponse } from "~/schemas/search";
 import { searchQueryString, searchRequestFromQuery, searchRequestSchema } from "~/schemas/search";
-import { interestToken, matchExpression, placeTokens } from "~/server/search/filters.server";
+import {
+  interestToken,
+  matchExpression,
+  placeGenderToken,
+  placeTokens,
+} from "~/server/search/filters.server";
 import {
   initialLikesState,
   likesLoaded,
@@ -221,13 +226,18 @@ describe("search requests", () => {
     );
   });
 
-  it("adds the place filters to keywords and interests as tokens of their own", () => {
+  it("adds the narrowest place filter to keywords and interests as a token of its own", () => {
     const place = { country: "US", state: "TX", city: "san josé" };
     expect(placeTokens(place)).toEqual(["n5553", "p5458", "y73616e206a6f73c3a9"]);
     // A letter that is not a hex digit first: never an interest's token (hex alone).
     for (const token of placeTokens(place)) expect(token).toMatch(/^[npy][0-9a-f]+$/);
     expect(matchExpression("sail", ["Sailing"], place)).toBe(
-      `{username first_name bio interests} : ("sail"*) AND tags : ("${interestToken("sailing")}") AND tags : ("n5553" AND "p5458" AND "y73616e206a6f73c3a9")`,
+      `{username first_name bio interests} : ("sail"*) AND tags : ("${interestToken("sailing")}") AND tags : ("y73616e206a6f73c3a9")`,
+    );
+    // With a gender, the place's token for the members of that gender (migrations/0020).
+    expect(placeGenderToken("n5553", " Woman ")).toBe("n5553x776f6d616e");
+    expect(matchExpression("sail", [], { country: "US" }, "woman")).toBe(
+      `{username first_name bio interests} : ("sail"*) AND tags : ("n5553x776f6d616e")`,
     );
     // Without keywords or interests, a place is read from its own index, not the full-text one.
     expect(matchExpression("", [], place)).toBeNull();

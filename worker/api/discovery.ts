@@ -48,7 +48,7 @@ function searchRoutes(scope: SearchScope) {
     const request = parseInput(searchRequestSchema, await readBody(c.req.raw));
     await assertSearchFiltersAllowed(c.env, user.id, usesAdvancedFilters(request.filters));
     const time = dbTimeFor(c.env);
-    const found = await searchMembers(c.env, user.id, request, undefined, time);
+    const found = await searchMembers(c.env, user.id, user.ages, request, undefined, time);
     return c.json(found, 200, serverTiming(time));
   });
 
@@ -59,7 +59,7 @@ function searchRoutes(scope: SearchScope) {
     const request = parseInput(searchRequestSchema, searchRequestFromQuery(url.searchParams));
     await assertSearchFiltersAllowed(c.env, user.id, usesAdvancedFilters(request.filters));
     const time = dbTimeFor(c.env);
-    const found = await searchMembers(c.env, user.id, request, undefined, time);
+    const found = await searchMembers(c.env, user.id, user.ages, request, undefined, time);
     return c.json(found, 200, serverTiming(time));
   });
 }

@@ -3,7 +3,7 @@ import { SEARCH_MESSAGES } from "~/schemas/search";
 import { hmacSign, hmacVerify } from "../crypto.server";
 import type { Env } from "../env.server";
 import { ValidationError } from "../errors.server";
-import type { SearchContext } from "./filters.server";
+import type { SearchQuery } from "./filters.server";
 
 /** How old a paging cursor may be; closed rows are kept for a day, so it stays below that. */
 export const SNAPSHOT_MAX_AGE_MS = 12 * 60 * 60_000;
@@ -52,7 +52,7 @@ export async function decodeCursor(env: Env, me: string, text: string): Promise<
 }
 
 /** What identifies the question asked, so that a cursor is only used for the search it came from. */
-export function queryKey(c: SearchContext): string {
+export function queryKey(c: SearchQuery): string {
   const text = JSON.stringify([
     c.match,
     c.custom,

@@ -41,12 +41,14 @@ const hexOf = (text: string) =>
   Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
- * An interest as the one token the index stores for it: the hex of its UTF-8 text after the same
- * trimming and lower-casing (ASCII letters only) as SQLite's trim() and lower().
+ * The hex of a text's UTF-8 after the same trimming and lower-casing (ASCII letters only) as
+ * SQLite's trim() and lower(): how the index's tokens spell what member_search_source lower-cases.
  */
-export function interestToken(interest: string): string {
-  return hexOf(interest.replace(/^ +| +$/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase()));
-}
+const loweredHex = (text: string) =>
+  hexOf(text.replace(/^ +| +$/g, "").replace(/[A-Z]/g, (c) => c.toLowerCase()));
+
+/** An interest as the one token the index stores for it (migrations/0009). */
+export const interestToken = (interest: string) => loweredHex(interest);
 
 /** The place filters, as the index also stores them in `tags` (see placeTokens). */
 export interface Place {
@@ -56,12 +58,21 @@ export interface Place {
 }
 
 /**
+ * A place filter's token (placeTokens) narrowed to the members of that place with `gender`
+ * (migrations/0020): the place's token, "x" (not a hex digit), the hex of the gender as
+ * member_search stores it.
+ */
+export const placeGenderToken = (placeToken: string, gender: string) =>
+  `${placeToken}x${loweredHex(gender)}`;
+
+/**
  * The tokens of the place filters given, as `member_search_source` writes them into `tags`
  * (migrations/0017): a letter that is not a hex digit (n country, p state, y city), then the hex of
  * the value exactly as `member_search` stores it, so that a token matches exactly when the column
- * equals the filter. Interest tokens are hex alone, so the two never collide. (Gender has no token:
- * it passes about half of the members, so checking it on each row costs less than intersecting
- * its list of half the site in the full-text index.)
+ * equals the filter. Interest tokens are hex alone, so the two never collide. (Gender has no token
+ * of its own: it passes about half of the members, so checking it on each row costs less than
+ * intersecting its list of half the site in the full-text index. With a place, it narrows the
+ * place's token: placeGenderToken.)
  */
 export function placeTokens(p: Place): string[] {
   const pairs: [string, string | undefined][] = [
@@ -88,14 +99,15 @@ const keywordPrefix = (word: string) => Array.from(word).slice(0, PREFIX_CHARS).
  * The full-text query for keywords and interests, or null when there are neither. Every word must
  * match the start of a word of the username, first name, bio or interests (by its first
  * PREFIX_CHARS characters); any one of the
- * interests must be among the member's. With either, the place filters given are tokens of the
- * same query (placeTokens), so that the full-text index yields only the members of that place,
- * already in result order. Built from tokens only, so no input is read as FTS syntax.
+ * interests must be among the member's. With either, the narrowest place filter given is a token
+ * of the same query (placeTokens; with a gender, placeGenderToken), so that the full-text index
+ * yields the members of that place (and gender), already in result order. Built from tokens only, so no input is read as FTS syntax.
  */
 export function matchExpression(
   keywords: string,
   interests: string[],
   place: Place = {},
+  gender?: string,
 ): string | null {
   const parts: string[] = [];
   const words = keywordTokens(keywords);
@@ -108,12 +120,19 @@ export function matchExpression(
     parts.push(`tags : (${interests.map((i) => `"${interestToken(i)}"`).join(" OR ")})`);
   }
   if (!parts.length) return null;
-  const places = placeTokens(place).map((t) => `"${t}"`);
-  if (places.length) parts.push(`tags : (${places.join(" AND ")})`);
+  // Only the narrowest place given: every list more in an AND costs the full-text query a merge
+  // (two lists read half the time of four for interests in a city), and the few members of a
+  // namesake place (a "Springfield" of another state) are left out by the row's own place
+  // columns, which every plan checks (conditions).
+  // With a gender, that place's list of the members of that gender (half as many rows to check).
+  const narrowest = placeTokens(place).at(-1);
+  if (narrowest) {
+    parts.push(`tags : ("${gender ? placeGenderToken(narrowest, gender) : narrowest}")`);
+  }
   return parts.join(" AND ");
 }
 
-/** The searcher-dependent values of a search, as SQL: bound values, or reads of the `me` CTE. */
+/** The values of a search that depend on its snapshot and its searcher, as bound SQL values. */
 export interface Terms {
   asOf: SQL;
   myAge: SQL;
@@ -122,12 +141,8 @@ export interface Terms {
   onlineFloor: SQL;
 }
 
-/**
- * What a search asks for (the request, the searcher, the clock of `online_only`) and the searcher's
- * values at the snapshot, as `terms`. Built from known values (`buildContext`), or, for the first
- * page, from the `me` CTE that reads the profile in the same statement.
- */
-export interface SearchContext {
+/** What a search asks for: the request, the searcher, the clock of `online_only`. */
+export interface SearchQuery {
   me: string;
   gender?: string;
   country?: string;
@@ -139,6 +154,10 @@ export interface SearchContext {
   match: string | null;
   /** The age range the filters ask for, or null for the searcher's own desired range. */
   custom: { from: number; to: number } | null;
+}
+
+/** A search with the searcher's values at its snapshot (`terms`): what the statements read. */
+export interface SearchContext extends SearchQuery {
   terms: Terms;
 }
 
@@ -166,26 +185,7 @@ export function valueTerms(r: Resolved): Terms {
   };
 }
 
-/**
- * The terms of a first page at `asOf`: the clock's values bound, the searcher's read from `me` (see
- * meQuery) in the same statement.
- */
-export function snapshotTerms(asOf: number): Terms {
-  return {
-    asOf: sql`${asOf}`,
-    myAge: sql.raw("(SELECT my_age FROM me)"),
-    bornAfter: sql.raw("(SELECT born_after FROM me)"),
-    bornUpTo: sql.raw("(SELECT born_up_to FROM me)"),
-    onlineFloor: sql`${onlineFloorKey(asOf)}`,
-  };
-}
-
-export function queryOf(
-  me: string,
-  filters: SearchFilters,
-  keywords: string,
-  terms: Terms,
-): SearchContext {
+export function queryOf(me: string, filters: SearchFilters, keywords: string): SearchQuery {
   const custom = filters.age_min !== undefined || filters.age_max !== undefined;
   const place: Place = {
     country: filters.country,
@@ -198,11 +198,10 @@ export function queryOf(
     ...place,
     withPhoto: filters.with_photo,
     onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
-    match: matchExpression(keywords, filters.interests, place),
+    match: matchExpression(keywords, filters.interests, place, filters.gender),
     custom: custom
       ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
       : null,
-    terms,
   };
 }
 
@@ -214,38 +213,18 @@ export function buildContext(
   keywords: string,
   asOf: number,
 ): SearchContext {
-  const base = queryOf(me, filters, keywords, snapshotTerms(asOf));
-  return { ...base, terms: valueTerms(resolve(base, searcher, asOf)) };
+  const query = queryOf(me, filters, keywords);
+  return { ...query, terms: valueTerms(resolve(query, searcher, asOf)) };
 }
 
-function resolve(c: SearchContext, searcher: Searcher, asOf: number): Resolved {
+/** The searcher's values for `query` at snapshot time `asOf` (pure). */
+export function resolve(query: SearchQuery, searcher: Searcher, asOf: number): Resolved {
   return {
     asOf,
     myAge: ageOn(searcher.dob, new Date(asOf)),
-    ageFrom: c.custom ? c.custom.from : searcher.ageMin,
-    ageTo: c.custom ? c.custom.to : searcher.ageMax,
+    ageFrom: query.custom ? query.custom.from : searcher.ageMin,
+    ageTo: query.custom ? query.custom.to : searcher.ageMax,
   };
-}
-
-/**
- * `me`: the searcher's values read from their profile, with the same arithmetic as `resolve`,
- * `bornBy` and `ageOn` (UTC dates as text) on the date of `asOf`.
- */
-export function meQuery(c: SearchContext, asOf: number): SQL {
-  const today = new Date(asOf);
-  const y = today.getUTCFullYear();
-  const md = bornBy(today, 0).slice(4);
-  return sql`SELECT my_age, age_from, age_to,
-      printf('%04d', ${y} - age_to - 1) || ${md} AS born_after,
-      printf('%04d', ${y} - age_from) || ${md} AS born_up_to
-    FROM (
-      SELECT ${y} - CAST(substr(p.date_of_birth, 1, 4) AS INTEGER)
-          - (${md.slice(1)} < substr(p.date_of_birth, 6)) AS my_age,
-        coalesce(${c.custom?.from ?? null}, p.age_min) AS age_from,
-        coalesce(${c.custom?.to ?? null}, p.age_max) AS age_to
-      FROM profiles p
-      WHERE p.user_id = ${c.me}
-    )`;
 }
 
 /**

@@ -1,12 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { SEARCH_AGE, SEARCH_TOTAL_CAP } from "~/schemas/search";
-import {
-  conditions,
-  meQuery,
-  onlineNow,
-  type SearchContext,
-  type SearchPlan,
-} from "./filters.server";
+import { conditions, onlineNow, type SearchContext, type SearchPlan } from "./filters.server";
 
 /**
  * Query plans. Each page runs one of four plans, chosen within the first page's statement from
@@ -169,8 +163,8 @@ export const walks = (c: SearchContext, end: number) =>
   !(c.custom && c.custom.to - c.custom.from < NARROW_AGES);
 
 /**
- * `walk`, `counts` and `choice`: what the first page's statement decides before it reads the page
- * (on the terms of `me`).
+ * `walk`, `counts` and `choice`: what the first page's statement decides before it reads the
+ * page.
  *   - walk: the matches (keywords included) among the first WALK_BUDGET rows in result order, up
  *     to the cap plus one: when it finds that many, they are the top of the results, the total
  *     is "more than the cap" and nothing is counted;
@@ -233,14 +227,16 @@ function firstPageArms(c: SearchContext, end: number): SQL {
 }
 
 /**
- * The CTEs of a first page: `me` (the searcher's values), `counts` and `choice` (counts and
- * plan), `page` (the rows read, numbered) and `total`, each computed once.
+ * The CTEs of a first page: `counts` and `choice` (counts and plan), `page` (the rows read,
+ * numbered) and `total`, each computed once. The searcher's values are bound (`c.terms`): read
+ * from a CTE of the profile in the statement, each of its sixteen reads of them was a subquery
+ * that SQLite prepared and ran, 43 % of a first page's database time (docs/decisions/010).
  */
-export function firstPageCtes(c: SearchContext, asOf: number, end: number): SQL {
+export function firstPageCtes(c: SearchContext, end: number): SQL {
   const total = c.match
     ? sql.raw("(SELECT CASE WHEN walked THEN n ELSE (SELECT count(*) FROM page) END FROM choice)")
     : sql.raw("(SELECT n FROM choice)");
-  return sql`WITH me AS MATERIALIZED (${meQuery(c, asOf)}), ${choiceCtes(c, end)},
+  return sql`WITH ${choiceCtes(c, end)},
       page AS MATERIALIZED (${firstPageArms(c, end)}),
       total AS MATERIALIZED (SELECT ${total} AS total)`;
 }
