@@ -101,6 +101,13 @@ export class Outbox {
     }, LIST_FLUSH_WINDOW_MS);
   }
 
+  /** The conversation was erased: its counter starts again, and nothing is queued. */
+  forget() {
+    this.landed.clear();
+    if (this.window) clearTimeout(this.window);
+    this.window = null;
+  }
+
   /** The alarm: the retry of what did not land. */
   async alarm(): Promise<void> {
     this.alarmSet = false;

@@ -191,6 +191,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     await this.ctx.storage.deleteAll();
     this.room.storage.create();
     this.room.rules.forget();
+    this.room.outbox.forget();
     this.room.counters.clear();
   }
 
