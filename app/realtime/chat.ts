@@ -1,5 +1,13 @@
 import { z } from "~/schemas/zod";
-import { parseFrame } from "./frames";
+import {
+  guardFrame,
+  isInt,
+  isObject,
+  isString,
+  isStringOrNull,
+  parseFrame,
+  type FrameChecks,
+} from "./frames";
 
 /**
  * The socket protocol of a conversation's room (`/ws/chat/{conversationId}`, API.md "Realtime"):
@@ -86,6 +94,41 @@ export const TYPING_THROTTLE_MS = 2000;
 /** How long a client shows "typing…" after the last typing frame. */
 export const TYPING_DISPLAY_MS = 4000;
 
-export const parseChatServerFrame = (raw: unknown) => parseFrame(chatServerFrame, raw);
+const isGift = (gift: unknown) =>
+  isObject(gift) &&
+  isString(gift.id) &&
+  isString(gift.name) &&
+  isString(gift.icon) &&
+  isInt(gift.price_credits);
+
+const isChatMessage = (m: unknown) =>
+  isObject(m) &&
+  isString(m.id) &&
+  isString(m.conversation_id) &&
+  isInt(m.seq, 1) &&
+  isString(m.sender_id) &&
+  isStringOrNull(m.client_id) &&
+  isString(m.message) &&
+  isString(m.sent_at) &&
+  isStringOrNull(m.read_at) &&
+  (m.gift === null || isGift(m.gift));
+
+/** `chatServerFrame`, checked without zod (the pages' side: app/realtime/frames.ts). */
+const chatServerChecks: FrameChecks<ChatServerFrame> = {
+  message: (f) => isChatMessage(f.message),
+  message_deleted: (f) => isString(f.id) && isString(f.conversation_id),
+  read: (f) =>
+    isString(f.conversation_id) && isString(f.user_id) && isString(f.read_at) && isInt(f.seq, 0),
+  typing: (f) => isString(f.user_id),
+  send_error: (f) =>
+    isString(f.client_id) &&
+    isInt(f.status) &&
+    isString(f.message) &&
+    (f.retry_after === undefined || f.retry_after === null || isInt(f.retry_after)),
+  pong: () => true,
+};
+
+export const parseChatServerFrame = (raw: unknown) =>
+  guardFrame<ChatServerFrame>(chatServerChecks, raw);
 export type SendFrame = Extract<ChatClientFrame, { type: "send" }>;
 export const parseChatClientFrame = (raw: unknown) => parseFrame(chatClientFrame, raw);

@@ -1,6 +1,14 @@
 import { z } from "~/schemas/zod";
-import { NOTIFICATION_TYPES } from "~/schemas/notifications";
-import { parseFrame } from "./frames";
+import { NOTIFICATION_TYPES } from "~/schemas/notification-types";
+import {
+  guardFrame,
+  isInt,
+  isObject,
+  isString,
+  isStringList,
+  isStringOrNull,
+  type FrameChecks,
+} from "./frames";
 
 /**
  * The server closes a member's sockets with this code when their sessions end (signing out, a
@@ -63,4 +71,34 @@ export const memberClientFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ping") }),
 ]);
 
-export const parseMemberServerFrame = (raw: string) => parseFrame(memberServerFrame, raw);
+const isNotification = (n: unknown) =>
+  isObject(n) &&
+  isString(n.id) &&
+  (NOTIFICATION_TYPES as readonly unknown[]).includes(n.type) &&
+  isObject(n.data) &&
+  isStringOrNull(n.read_at) &&
+  isString(n.created_at);
+
+const isMessageSummary = (m: unknown) =>
+  isObject(m) &&
+  isString(m.id) &&
+  isString(m.sender_id) &&
+  isString(m.message) &&
+  isString(m.sent_at);
+
+/** `memberServerFrame`, checked without zod (the pages' side: app/realtime/frames.ts). */
+const memberServerChecks: FrameChecks<MemberServerFrame> = {
+  notification: (f) => isNotification(f.notification) && isInt(f.unread_count, 0),
+  notifications_read: (f) => (f.ids === null || isStringList(f.ids)) && isInt(f.unread_count, 0),
+  conversation: (f) =>
+    isString(f.conversation_id) &&
+    isStringOrNull(f.last_message) &&
+    isStringOrNull(f.last_message_time) &&
+    isInt(f.unread_count, 0) &&
+    (f.unread_total === undefined || isInt(f.unread_total, 0)) &&
+    (f.message === undefined || f.message === null || isMessageSummary(f.message)),
+  pong: () => true,
+};
+
+export const parseMemberServerFrame = (raw: string) =>
+  guardFrame<MemberServerFrame>(memberServerChecks, raw);

@@ -1,5 +1,5 @@
 import { z } from "~/schemas/zod";
-import { frameJson, parseFrame } from "./frames";
+import { frameJson, guardFrame, isInt, isString, isStringList, type FrameChecks } from "./frames";
 
 /**
  * Frames of the presence room (`/ws/presence`, API.md "Realtime"), parsed by the room and the
@@ -51,7 +51,18 @@ export const PRESENCE_ERRORS = {
   tooMany: `At most ${PRESENCE_WATCH_LIMIT} members can be watched.`,
 } as const;
 
-export const parsePresenceServerFrame = (raw: string) => parseFrame(presenceServerFrame, raw);
+/** `presenceServerFrame`, checked without zod (the pages' side: app/realtime/frames.ts). */
+const presenceServerChecks: FrameChecks<PresenceServerFrame> = {
+  here: (f) => isStringList(f.users),
+  joining: (f) => isString(f.user_id),
+  leaving: (f) => isString(f.user_id),
+  online_count: (f) => isInt(f.count, 0),
+  error: (f) => isString(f.message),
+  pong: () => true,
+};
+
+export const parsePresenceServerFrame = (raw: string) =>
+  guardFrame<PresenceServerFrame>(presenceServerChecks, raw);
 
 /**
  * A client frame, or the error message to answer it with. Ids of a watch are de-duplicated; more

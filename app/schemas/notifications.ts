@@ -1,18 +1,12 @@
 import { z } from "./zod";
+import {
+  NOTIFICATION_TYPE_LABELS,
+  NOTIFICATION_TYPES,
+  type NotificationType,
+} from "./notification-types";
 import { pageQuery } from "./query";
 
-/** The kinds of notification a member can receive, and switch off one by one. */
-export const NOTIFICATION_TYPES = ["message", "like", "match", "gift", "profile_view"] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
-
-/** How settings name each kind. */
-export const NOTIFICATION_TYPE_LABELS: Record<NotificationType, string> = {
-  message: "New messages",
-  like: "Likes",
-  match: "Matches",
-  gift: "Gifts",
-  profile_view: "Profile views",
-};
+export { NOTIFICATION_TYPE_LABELS, NOTIFICATION_TYPES, type NotificationType };
 
 /** API.md "Notifications": one notification as the list and the live channel show it. */
 export interface NotificationView {

@@ -1,6 +1,7 @@
 import { z } from "./zod";
 import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
 import { DOB_REQUIRED_MESSAGE, UNDERAGE_MESSAGE, usernameField } from "./auth";
+import { AGE_RANGE, BIO_MAX, LIST_ITEM_MAX, LIST_MAX_ITEMS } from "./profile-limits";
 import { dedupe, safeText } from "./text";
 
 /**
@@ -30,10 +31,7 @@ export const PROFILE_MESSAGES = {
   textMax: "This field must not be greater than 50 characters.",
 } as const;
 
-export const AGE_RANGE = { minLow: 18, minHigh: 99, maxLow: 19, maxHigh: 100 } as const;
-export const BIO_MAX = 2000;
-export const LIST_MAX_ITEMS = 20;
-export const LIST_ITEM_MAX = 40;
+export { AGE_RANGE, BIO_MAX, LIST_ITEM_MAX, LIST_MAX_ITEMS };
 
 /** A text field that may be left out or null but, when given, has at least one character. */
 const optionalText = (message: string) =>

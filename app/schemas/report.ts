@@ -1,29 +1,13 @@
 import { z } from "./zod";
+import {
+  REPORT_DETAILS_MAX,
+  REPORT_REASON_LABELS,
+  REPORT_REASON_TYPES,
+  type ReportReasonType,
+} from "./report-reasons";
 import { safeText } from "./text";
 
-/** Why a member is reported to the moderators. */
-export const REPORT_REASON_TYPES = [
-  "spam",
-  "harassment",
-  "inappropriate",
-  "fake_profile",
-  "underage",
-  "scam",
-  "other",
-] as const;
-export type ReportReasonType = (typeof REPORT_REASON_TYPES)[number];
-
-export const REPORT_REASON_LABELS: Record<ReportReasonType, string> = {
-  spam: "Spam",
-  harassment: "Harassment or threats",
-  inappropriate: "Inappropriate content",
-  fake_profile: "Fake profile",
-  underage: "Under 18",
-  scam: "Scam or asking for money",
-  other: "Something else",
-};
-
-export const REPORT_DETAILS_MAX = 1000;
+export { REPORT_DETAILS_MAX, REPORT_REASON_LABELS, REPORT_REASON_TYPES, type ReportReasonType };
 
 /**
  * Open reports from this many distinct members hide a member from search until reviewed. The

@@ -1,5 +1,5 @@
 import type { CSSProperties } from "react";
-import { AGE_RANGE } from "~/schemas/profile";
+import { AGE_RANGE } from "~/schemas/profile-limits";
 
 interface AgeRangeProps {
   id: string;

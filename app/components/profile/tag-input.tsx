@@ -1,5 +1,5 @@
 import { useId, useState, type KeyboardEvent } from "react";
-import { LIST_ITEM_MAX, LIST_MAX_ITEMS } from "~/schemas/profile";
+import { LIST_ITEM_MAX, LIST_MAX_ITEMS } from "~/schemas/profile-limits";
 
 interface TagInputProps {
   id: string;

@@ -5,9 +5,8 @@ import {
   REPORT_DETAILS_MAX,
   REPORT_REASON_LABELS,
   REPORT_REASON_TYPES,
-  reportSchema,
   type ReportReasonType,
-} from "~/schemas/report";
+} from "~/schemas/report-reasons";
 import { fieldErrors } from "~/schemas/validation";
 import {
   blockingErrorMessage,
@@ -235,6 +234,8 @@ export function ReportDialog({
       details: details.trim() || undefined,
       message_id: messageId,
     };
+    // The schema (and zod) loads with the first report sent, not with every profile and chat.
+    const { reportSchema } = await import("~/schemas/report");
     const parsed = reportSchema.safeParse(input);
     if (!parsed.success) {
       setError(Object.values(fieldErrors(parsed.error)).flat().join(", "));
