@@ -11,6 +11,8 @@ const CONVERSATION_PREFIX = "conversation:";
 const CONVERSATIONS_KEPT = 100;
 /** How long a client id stays claimed (a retry comes within seconds; a day is plenty). */
 const CLIENT_ID_KEPT_MS = 24 * 60 * 60 * 1000;
+/** How often claiming a client id also clears those older than that. */
+const CLIENT_IDS_CLEARED_EVERY_MS = 60 * 1000;
 
 const SCHEMA = [
   // The member's conversation list (docs/decisions/012-chat-in-rooms.md), written by the rooms.
@@ -41,6 +43,8 @@ const SCHEMA = [
  * for two messages in different conversations.
  */
 export class MemberHub extends DurableObject<Env> implements MemberHubApi {
+  private clientIdsClearedAt = 0;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.ctx.setWebSocketAutoResponse(
@@ -55,22 +59,38 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
    * member's open pages hear of it, unless the conversation is hidden.
    */
   async applyConversation(update: ListUpdate): Promise<void> {
-    const applied = exec(
-      this.ctx.storage.sql,
-      sql`INSERT INTO chat_list (conversation_id, other_id, version, last_message, last_message_time,
-         activity_at, unread_count, listed, hidden)
-       VALUES (${update.conversation_id}, ${update.other_id}, ${update.version}, ${update.last_message},
-         ${update.last_message_time}, ${update.activity_at}, ${update.unread_count},
-         ${update.message ? 1 : 0}, ${update.hidden ? 1 : 0})
-       ON CONFLICT (conversation_id) DO UPDATE SET version = excluded.version,
-         last_message = excluded.last_message, last_message_time = excluded.last_message_time,
-         activity_at = excluded.activity_at, unread_count = excluded.unread_count,
-         hidden = excluded.hidden,
-         listed = max(chat_list.listed, excluded.listed),
-         archived_at = CASE WHEN excluded.listed = 1 THEN NULL ELSE chat_list.archived_at END
-       WHERE excluded.version > chat_list.version`,
+    // Constant text (no query builder): this runs twice for every message sent. An entry held
+    // already is updated in place (the common case); a new one is inserted.
+    const listed = update.message ? 1 : 0;
+    const values = [
+      update.version,
+      update.last_message,
+      update.last_message_time,
+      update.activity_at,
+      update.unread_count,
+      update.hidden ? 1 : 0,
+    ];
+    let applied = this.ctx.storage.sql.exec(
+      `UPDATE chat_list SET version = ?1, last_message = ?2, last_message_time = ?3,
+         activity_at = ?4, unread_count = ?5, hidden = ?6, listed = max(listed, ?7),
+         archived_at = CASE WHEN ?7 = 1 THEN NULL ELSE archived_at END
+       WHERE conversation_id = ?8 AND version < ?1`,
+      ...values,
+      listed,
+      update.conversation_id,
     ).rowsWritten;
-    if (applied === 0 || update.hidden) return;
+    if (applied === 0 && !this.conversationHeld(update.conversation_id)) {
+      applied = this.ctx.storage.sql.exec(
+        `INSERT INTO chat_list (version, last_message, last_message_time, activity_at,
+           unread_count, hidden, listed, conversation_id, other_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ...values,
+        listed,
+        update.conversation_id,
+        update.other_id,
+      ).rowsWritten;
+    }
+    if (applied === 0 || update.hidden || this.ctx.getWebSockets().length === 0) return;
     await this.publish({
       type: "conversation",
       conversation_id: update.conversation_id,
@@ -80,6 +100,14 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       unread_total: this.unreadTotal(),
       message: update.message,
     });
+  }
+
+  private conversationHeld(conversationId: string): boolean {
+    return (
+      this.ctx.storage.sql
+        .exec("SELECT 1 FROM chat_list WHERE conversation_id = ?", conversationId)
+        .toArray().length > 0
+    );
   }
 
   /** The member started (or came back to) a conversation: it is in their active list. */
@@ -168,30 +196,44 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   /** Unread messages over the member's active conversations (the header badge). */
   unreadTotal(): number {
-    return exec<{ n: number }>(
-      this.ctx.storage.sql,
-      sql`SELECT coalesce(sum(unread_count), 0) AS n FROM chat_list
-       WHERE listed = 1 AND archived_at IS NULL AND hidden = 0`,
-    ).one().n;
+    return this.ctx.storage.sql
+      .exec<{ n: number }>(
+        `SELECT coalesce(sum(unread_count), 0) AS n FROM chat_list
+         WHERE listed = 1 AND archived_at IS NULL AND hidden = 0`,
+      )
+      .one().n;
   }
 
-  /** Claims a client id for a conversation; returns the conversation that owns it. */
+  /**
+   * Claims a client id for a conversation; returns the conversation that owns it. Runs before
+   * every message sent with a client id: one statement when the id is new, and the ids older
+   * than a day are cleared at most once a minute.
+   */
   async claimClientId(clientId: string, conversationId: string): Promise<string> {
     const storage = this.ctx.storage.sql;
     const now = Date.now();
-    exec(
-      storage,
-      sql`INSERT INTO client_ids (client_id, conversation_id, claimed_at)
-       VALUES (${clientId}, ${conversationId}, ${now}) ON CONFLICT DO NOTHING`,
-    );
-    const owner = exec<{ conversation_id: string; claimed_at: number }>(
-      storage,
-      sql`SELECT conversation_id, claimed_at FROM client_ids WHERE client_id = ${clientId}`,
-    ).one();
-    if (owner.claimed_at === now) {
-      exec(storage, sql`DELETE FROM client_ids WHERE claimed_at < ${now - CLIENT_ID_KEPT_MS}`);
+    const claimed = storage
+      .exec<{ conversation_id: string }>(
+        `INSERT INTO client_ids (client_id, conversation_id, claimed_at) VALUES (?, ?, ?)
+         ON CONFLICT DO NOTHING RETURNING conversation_id`,
+        clientId,
+        conversationId,
+        now,
+      )
+      .toArray()[0];
+    if (!claimed) {
+      return storage
+        .exec<{ conversation_id: string }>(
+          "SELECT conversation_id FROM client_ids WHERE client_id = ?",
+          clientId,
+        )
+        .one().conversation_id;
     }
-    return owner.conversation_id;
+    if (now - this.clientIdsClearedAt >= CLIENT_IDS_CLEARED_EVERY_MS) {
+      this.clientIdsClearedAt = now;
+      storage.exec("DELETE FROM client_ids WHERE claimed_at < ?", now - CLIENT_ID_KEPT_MS);
+    }
+    return claimed.conversation_id;
   }
 
   override async fetch(request: Request): Promise<Response> {

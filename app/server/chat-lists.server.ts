@@ -1,5 +1,4 @@
 import type { Env } from "./env.server";
-import type { ListUpdate } from "./room-api.server";
 import { memberHub } from "./member-hub.server";
 
 /**
@@ -10,11 +9,6 @@ import { memberHub } from "./member-hub.server";
  */
 
 // Re-exported while the conversation room still imports it from here (room-api.server.ts).
-
-/** Writes a list entry into the member's hub (throws when the hub cannot be reached). */
-export async function applyToMemberList(env: Env, userId: string, update: ListUpdate) {
-  await memberHub(env, userId).applyConversation(update);
-}
 
 /**
  * Claims a client id for a conversation in the sender's hub: returns the conversation that owns

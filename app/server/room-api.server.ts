@@ -31,6 +31,12 @@ export interface SendRequest {
   clientId: string | null;
   gift: Gift | null;
   limit: RateLimitSpec;
+  /**
+   * Whether the answer waits until both members' hubs have the new list entries (default: yes,
+   * as POST …/messages answers); the room's socket does not wait, and its sends' list updates
+   * coalesce.
+   */
+  listsBeforeAnswer?: boolean;
 }
 
 export interface StoredMessage extends ChatMessageView {

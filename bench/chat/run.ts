@@ -28,6 +28,12 @@
  *   --gifts N      then N gift messages per Heartline send path, at 20 a second, for the D1
  *                  statements of a gift (default 100; 0 skips them)
  *   --json FILE    also write the figures as JSON
+ *   --compare-ref REF  also run Heartline as built from git REF (e.g. `main`; bench/lib/ref.ts) as
+ *                  one more target beside this tree's, with the same members and load, taking
+ *                  turns with the others (named `ref:REF socket`, `ref:REF http`)
+ *   --profile FILE a V8 CPU profile of Heartline's isolate during its first socket turn, through
+ *                  workerd's inspector (bench/chat/profile.ts), written to FILE with a summary;
+ *                  the inspector slows the Worker: latencies of such a run are not figures
  *   --via-dev-proxy  send to Heartline through wrangler dev's reload proxy, not straight
  *
  * How it runs: fresh local state under benchStateRoot() (bench/lib/worker.ts: $BENCH_STATE_DIR,
@@ -56,9 +62,11 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { WebSocket } from "undici";
 import type { D1Counts } from "./d1-counting-worker";
+import { Profiler } from "./profile";
 import {
   BENCH_APP_KEY,
   BenchState,
+  benchStateRoot,
   cpuSecondsOf,
   percentile,
   pidsOf,
@@ -68,6 +76,7 @@ import {
 } from "../lib/worker";
 import { sleep } from "../../scripts/lib/wait";
 import { commandLine } from "../lib/args";
+import { buildRef } from "../lib/ref";
 
 type Via = "socket" | "http";
 
@@ -85,6 +94,8 @@ interface Options {
   gifts: number;
   viaDevProxy: boolean;
   json?: string;
+  profile?: string;
+  compareRef?: string;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -111,6 +122,8 @@ function parseArgs(argv: string[]): Options {
     gifts: Math.round(num("gifts", 100, true)),
     viaDevProxy: flag("via-dev-proxy"),
     json: value("json"),
+    profile: value("profile"),
+    compareRef: value("compare-ref"),
   };
 }
 
@@ -123,7 +136,6 @@ const GIFT_ID = "rose";
 const MEMBER_CREDITS = 1_000_000;
 /** In the ramp, a target whose messages wait this long has failed the rate: it stops there. */
 const GIVE_UP_MS = 2_000;
-
 const log = (message: string) => console.log(`[bench] ${message}`);
 const load = () => Number(loadavg()[0]!.toFixed(2));
 
@@ -136,10 +148,12 @@ interface Member {
 interface Pair {
   members: [Member, Member];
   conversationId: string;
+  /** The same pair's conversation in the --compare-ref Worker. */
+  refConversationId?: string;
 }
 
 /** Verified members with a profile, a long session, a CSRF secret and credits, written into D1. */
-async function seedMembers(count: number): Promise<Member[]> {
+async function seedMembers(count: number, states: BenchState[]): Promise<Member[]> {
   const now = new Date().toISOString();
   const expires = new Date(Date.now() + 30 * 86_400_000).toISOString();
   const members: Member[] = [];
@@ -162,7 +176,7 @@ async function seedMembers(count: number): Promise<Member[]> {
       csrf: createHmac("sha256", BENCH_APP_KEY).update(`csrf:${secret}`).digest("base64url"),
     });
   }
-  await state.executeSql("seed.sql", lines);
+  for (const s of states) await s.executeSql("seed.sql", lines);
   return members;
 }
 
@@ -522,6 +536,68 @@ async function startOwnWorker(
   return { worker, pids: new Set(pidsOf("workerd").filter((pid) => !before.has(pid))) };
 }
 
+/**
+ * Heartline's Worker in `s`: the per-member send limit raised for the run; D1 counted
+ * (bench/chat/d1-counting-worker.ts, as the tree built in `s` has it).
+ */
+async function prepareHeartline(s: BenchState) {
+  await s.prepareWorker((config) => {
+    const limits = config.vars?.RATE_LIMITS as Record<string, string> | undefined;
+    if (limits) limits.chat_send_account = "100000000/60";
+    (config as { main?: string }).main = path.join(s.sourceDir, COUNTING_ENTRY);
+  });
+  await mkdir(path.dirname(path.join(s.sourceDir, COUNTING_ENTRY)), { recursive: true });
+  await copyFile(path.join(s.root, COUNTING_ENTRY), path.join(s.sourceDir, COUNTING_ENTRY));
+}
+
+/** Starts each pair's conversation through the API (a first message and a reply). */
+async function startConversations(base: string, members: Member[], count: number) {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const a = members[2 * i]!;
+    const b = members[2 * i + 1]!;
+    const started = await api(base, a, "POST", "/chat/conversations", {
+      user_id: b.id,
+      message: "hello",
+    });
+    const conversationId = (started.conversation as { id: string }).id;
+    await api(base, b, "POST", `/chat/conversations/${conversationId}/messages`, {
+      message: "hi!",
+    });
+    ids.push(conversationId);
+  }
+  return ids;
+}
+
+/** Heartline's calls: a member's socket of the conversation, and POST …/messages. */
+function heartlineTarget(
+  name: string,
+  base: string,
+  via: Via,
+  pids: ReadonlySet<number>,
+  conversationOf: (pair: Pair) => string,
+): Target {
+  return {
+    name,
+    via,
+    cpu: () => cpuSecondsOf("workerd", pids),
+    socketUrl: (pair) => `${base.replace(/^http/, "ws")}/ws/chat/${conversationOf(pair)}`,
+    socketHeaders: (member) => ({ Cookie: member.cookie, Origin: base }),
+    send: (pair, from, text, clientId, giftId) =>
+      fetch(`${base}/chat/conversations/${conversationOf(pair)}/messages`, {
+        method: "POST",
+        headers: {
+          Cookie: from.cookie,
+          "X-CSRF-Token": from.csrf,
+          Accept: "application/json",
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify({ message: text, client_id: clientId, gift_id: giftId }),
+      }),
+    d1: async () => (await (await fetch(`${base}/__bench/d1`)).json()) as D1Counts,
+  };
+}
+
 /** The minimal room's state: its config (bench/chat/room/wrangler.json) pointing at its script. */
 async function prepareRoom() {
   await rm(roomState.dir, { recursive: true, force: true });
@@ -588,26 +664,26 @@ async function main() {
       `ramp ${options.ramp.join(", ") || "none"} msg/s at ${options.rampPairs} pairs (limit p99 ${options.limit} ms); ` +
       `state in ${path.dirname(state.dir)}`,
   );
-  await state.reset();
+  const ref = options.compareRef ? await buildRef(options.compareRef, benchStateRoot(), log) : null;
+  const refState = ref ? new BenchState("chat-ref", { root: ref.root }) : null;
+  const heartlineStates = refState ? [state, refState] : [state];
+  for (const s of heartlineStates) await s.reset();
   await prepareRoom();
-  const members = await seedMembers(allPairs * 2);
-  // The per-member send limit is raised for the run; D1 is counted (bench/chat/d1-counting-worker.ts).
-  await state.prepareWorker((config) => {
-    const limits = config.vars?.RATE_LIMITS as Record<string, string> | undefined;
-    if (limits) limits.chat_send_account = "100000000/60";
-    (config as { main?: string }).main = path.join(state.sourceDir, COUNTING_ENTRY);
-  });
-  await mkdir(path.dirname(path.join(state.sourceDir, COUNTING_ENTRY)), { recursive: true });
-  await copyFile(path.join(ROOT, COUNTING_ENTRY), path.join(state.sourceDir, COUNTING_ENTRY));
+  const members = await seedMembers(allPairs * 2, heartlineStates);
+  for (const s of heartlineStates) await prepareHeartline(s);
 
   const room = await startOwnWorker(roomState, {});
   let heartline: Awaited<ReturnType<typeof startOwnWorker>> | null = null;
+  let refHeartline: Awaited<ReturnType<typeof startOwnWorker>> | null = null;
   let relay: ChildProcess | null = null;
   try {
     heartline = await startOwnWorker(state, {
       vars: { APP_ENV: "development" },
       viaDevProxy: options.viaDevProxy,
+      inspector: Boolean(options.profile),
     });
+    const inspectorUrl = heartline.worker.inspectorUrl;
+    const profiler = inspectorUrl ? await Profiler.connect(inspectorUrl) : null;
     const base = heartline.worker.url;
     const heartlinePids = heartline.pids;
     log(
@@ -615,51 +691,42 @@ async function main() {
     );
     log(`minimal room on ${room.worker.url}`);
 
-    const pairs: Pair[] = [];
-    for (let i = 0; i < allPairs; i++) {
-      const a = members[2 * i]!;
-      const b = members[2 * i + 1]!;
-      const started = await api(base, a, "POST", "/chat/conversations", {
-        user_id: b.id,
-        message: "hello",
-      });
-      const conversationId = (started.conversation as { id: string }).id;
-      await api(base, b, "POST", `/chat/conversations/${conversationId}/messages`, {
-        message: "hi!",
-      });
-      pairs.push({ members: [a, b], conversationId });
+    const ids = await startConversations(base, members, allPairs);
+    const pairs: Pair[] = ids.map((conversationId, i) => ({
+      members: [members[2 * i]!, members[2 * i + 1]!],
+      conversationId,
+    }));
+    if (refState) {
+      refHeartline = await startOwnWorker(refState, { vars: { APP_ENV: "development" } });
+      const refIds = await startConversations(refHeartline.worker.url, members, allPairs);
+      for (const [i, pair] of pairs.entries()) pair.refConversationId = refIds[i];
+      log(`${options.compareRef} (${ref!.sha.slice(0, 10)}) on ${refHeartline.worker.url}`);
     }
     log(`${pairs.length} conversations started through the API`);
 
     const started = await startRelay();
     relay = started.child;
     const relayBase = `http://127.0.0.1:${started.port}`;
-    const d1 = async () => (await (await fetch(`${base}/__bench/d1`)).json()) as D1Counts;
     const targets: Target[] = [];
     for (const via of options.via) {
       targets.push(relayTarget(`relay ${via}`, relayBase, via, () => cpuSecondsOf("node")));
       targets.push(
         relayTarget(`room ${via}`, room.worker.url, via, () => cpuSecondsOf("workerd", room.pids)),
       );
-      targets.push({
-        name: `heartline ${via}`,
-        via,
-        cpu: () => cpuSecondsOf("workerd", heartlinePids),
-        socketUrl: (pair) => `${base.replace(/^http/, "ws")}/ws/chat/${pair.conversationId}`,
-        socketHeaders: (member) => ({ Cookie: member.cookie, Origin: base }),
-        send: (pair, from, text, clientId, giftId) =>
-          fetch(`${base}/chat/conversations/${pair.conversationId}/messages`, {
-            method: "POST",
-            headers: {
-              Cookie: from.cookie,
-              "X-CSRF-Token": from.csrf,
-              Accept: "application/json",
-              "Content-Type": "application/json",
-            },
-            body: JSON.stringify({ message: text, client_id: clientId, gift_id: giftId }),
-          }),
-        d1,
-      });
+      targets.push(
+        heartlineTarget(`heartline ${via}`, base, via, heartlinePids, (p) => p.conversationId),
+      );
+      if (refHeartline) {
+        targets.push(
+          heartlineTarget(
+            `ref:${options.compareRef} ${via}`,
+            refHeartline.worker.url,
+            via,
+            refHeartline.pids,
+            (p) => p.refConversationId!,
+          ),
+        );
+      }
     }
     const floorOf = (via: Via) => targets.find((t) => t.name === `room ${via}`)!;
     const roomSocket = targets.find((t) => t.name === "room socket") ?? floorOf(options.via[0]!);
@@ -675,19 +742,23 @@ async function main() {
         `round ${r + 1}/${options.rounds}: ${order.map((t) => t.name).join(", ")} (${perRound} s each)`,
       );
       for (const target of order) {
-        segments
-          .get(target.name)!
-          .push(await drive(target, fixedPairs, options.rate, options.warmup, perRound));
+        const profiled = profiler && r === 0 && target.name === "heartline socket";
+        if (profiled) await profiler.start();
+        const segment = await drive(target, fixedPairs, options.rate, options.warmup, perRound);
+        segments.get(target.name)!.push(segment);
+        if (profiled) await profiler.stop(options.profile!, segment.d1Messages);
       }
     }
     const fixed = targets.map((t) => summarise(t.name, segments.get(t.name)!));
     const fixedLoad = [loadBefore, load()];
     const p99Of = (name: string) => fixed.find((o) => o.target === name)?.latency.p99 ?? NaN;
     const ratios = Object.fromEntries(
-      options.via.map((via) => [
-        `heartline ${via} / ${roomSocket.name}`,
-        round(p99Of(`heartline ${via}`) / p99Of(roomSocket.name)),
-      ]),
+      targets
+        .filter((t) => t.d1)
+        .map((t) => [
+          `${t.name} / ${roomSocket.name}`,
+          round(p99Of(t.name) / p99Of(roomSocket.name)),
+        ]),
     );
     console.log("");
     console.log(
@@ -701,13 +772,13 @@ async function main() {
     }
     const goals: Record<string, number> = { socket: 1.5, http: 3 };
     for (const [name, ratio] of Object.entries(ratios)) {
-      const goal = goals[name.split(" ")[1]!]!;
+      const goal = goals[name.split(" / ")[0]!.split(" ").at(-1)!]!;
       console.log(`p99 ${name}: ×${ratio} (goal ≤ ×${goal}: ${ratio <= goal ? "met" : "NOT met"})`);
     }
 
     // 2. The ramp: every target still under the limit runs at each rate, in turn.
     const ramp: { rate: number; load: number; outcomes: Outcome[] }[] = [];
-    const inRamp = targets.filter((t) => t.via === "socket" || t.name.startsWith("heartline"));
+    const inRamp = targets.filter((t) => t.via === "socket" || t.d1);
     const sustained: Record<string, number> = Object.fromEntries(inRamp.map((t) => [t.name, 0]));
     let rampTargets = inRamp;
     const rampPairs = pairs.slice(0, options.rampPairs);
@@ -777,9 +848,11 @@ async function main() {
     };
     console.log(JSON.stringify(result));
     if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
+    profiler?.close();
   } finally {
     relay?.kill("SIGTERM");
     await heartline?.worker.dispose();
+    await refHeartline?.worker.dispose();
     await room.worker.dispose();
   }
 }

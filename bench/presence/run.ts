@@ -47,10 +47,9 @@
  * With `--compare-ref`, a room that speaks the earlier global protocol (no `watch`: every socket
  * hears every change) is measured with the same pages: latencies are taken at the same watchers.
  */
-import { execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
+import { fork, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,6 +61,7 @@ import {
   ROOT,
   startWorker,
 } from "../lib/worker";
+import { buildRef } from "../lib/ref";
 import type { Command, Event, Protocol, Report } from "./client";
 import { sleep } from "../../scripts/lib/wait";
 import { commandLine } from "../lib/args";
@@ -207,22 +207,8 @@ interface Design {
 }
 
 /** Builds git `ref` into a directory on tmpfs (once per commit) and says which protocol it speaks. */
-async function buildRef(ref: string, base: string): Promise<Design> {
-  const sha = execFileSync("git", ["rev-parse", ref], { cwd: ROOT }).toString().trim();
-  const dir = path.join(base, `tree-${sha.slice(0, 10)}`);
-  if (!existsSync(path.join(dir, "build", "server", "index.js"))) {
-    log(`building ${ref} (${sha.slice(0, 10)}) in ${dir}`);
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dir, { recursive: true });
-    execFileSync("sh", ["-c", `git archive ${sha} | tar -x -C ${JSON.stringify(dir)}`], {
-      cwd: ROOT,
-    });
-    await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn("npm", ["run", "build"], { cwd: dir, stdio: "ignore" });
-      child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`build: ${code}`))));
-    });
-  }
+async function buildDesign(ref: string, base: string): Promise<Design> {
+  const { root: dir } = await buildRef(ref, base, log);
   const frames = await readFile(path.join(dir, "app", "realtime", "presence.ts"), "utf8");
   const scoped = frames.includes('z.literal("watch")');
   return {
@@ -560,7 +546,7 @@ async function main() {
   const results: Result[] = [];
   const here: Design = { label: "this tree (scoped)", root: ROOT, protocol: "scoped" };
   if (options.compareRef) {
-    const other = await buildRef(options.compareRef, options.stateDir);
+    const other = await buildDesign(options.compareRef, options.stateDir);
     for (let round = 1; round <= options.rounds; round++) {
       results.push(await runOnce(options, other, options.sizes[0]!));
       if (round < options.rounds) results.push(await runOnce(options, here, options.sizes[0]!));

@@ -1,23 +1,43 @@
 import { otherMember, type RoomRules } from "~/server/chat-rules.server";
-import { applyToMemberList } from "~/server/chat-lists.server";
+import { memberHub } from "~/server/member-hub.server";
 import type { ListUpdate } from "~/server/room-api.server";
 import type { Env } from "~/server/env.server";
 import { logFailure } from "~/server/log.server";
 import type { RoomRulesCache } from "./rules";
-import type { ConversationFacts, ConversationStorage } from "./storage";
+import type { MessageRow } from "~/server/chat-migration.server";
+import type { ConversationFacts, ConversationStorage, OutboxRow } from "./storage";
 
 /** How soon a list update that failed to reach a member's hub is tried again. */
 const OUTBOX_RETRY_MS = 2_000;
+/**
+ * How long a list update from a socket's send waits for the room's next changes, so that a
+ * burst reaches each hub as one call (its newest entry: absolute values, so nothing is lost).
+ */
+export const LIST_FLUSH_WINDOW_MS = 250;
+
+type MemberHubStub = ReturnType<typeof memberHub>;
 
 /**
  * The members' list entries: after each change the room queues both members' entries in its
- * storage (the outbox) and flushes them to their hubs; what fails is retried by alarm until it
- * lands.
+ * storage (the outbox: one row a member, the newest) and flushes them to their hubs; what fails
+ * is retried by alarm until it lands. Changes coalesce: a flush sends each member's entry as it
+ * is then, so the changes queued within a window (`flushWithin`) or while a flush is on its way
+ * reach each hub as one call.
  */
 export class Outbox {
   private flushing: Promise<void> | null = null;
   private flushAgain: Promise<void> | null = null;
   private alarmSet = false;
+  /**
+   * The version of each member's entry their hub has (since this object started): a row at or
+   * below it is not sent again, and leaves the outbox when the alarm runs, in one statement,
+   * rather than with a write after every delivery. After a restart this is empty: the alarm
+   * sends what is left again, which the hub ignores as not newer than what it holds.
+   */
+  private landed = new Map<string, number>();
+  /** The members' hubs, each looked up once (a stub that failed is dropped). */
+  private hubs = new Map<string, MemberHubStub>();
+  private window: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -30,17 +50,21 @@ export class Outbox {
   queueBoth(seq: number | null) {
     const facts = this.storage.facts();
     if (!facts) return;
-    this.queue(facts.low, seq);
-    this.queue(facts.high, seq);
+    this.retryLater();
+    this.storage.queuePair(facts.low, facts.high, this.storage.bumpVersion(), seq);
   }
 
   /** Queues one member's list entry (the alarm retries it if no flush lands it first). */
   queue(userId: string, seq: number | null) {
-    if (!this.alarmSet) {
-      this.alarmSet = true;
-      void this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
-    }
+    this.retryLater();
     this.storage.queue(userId, this.storage.bumpVersion(), seq);
+  }
+
+  /** Sets the alarm that flushes what is queued should no flush land it first (a crash). */
+  private retryLater() {
+    if (this.alarmSet) return;
+    this.alarmSet = true;
+    void this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
   }
 
   /**
@@ -66,49 +90,88 @@ export class Outbox {
     return this.flushing;
   }
 
+  /**
+   * Flushes within `LIST_FLUSH_WINDOW_MS`, together with whatever else is queued by then (what
+   * is queued is durable already: should the room stop first, its alarm sends it).
+   */
+  flushWithin() {
+    this.window ??= setTimeout(() => {
+      this.window = null;
+      void this.flushSoon();
+    }, LIST_FLUSH_WINDOW_MS);
+  }
+
+  /** The conversation was erased: its counter starts again, and nothing is queued. */
+  forget() {
+    this.landed.clear();
+    if (this.window) clearTimeout(this.window);
+    this.window = null;
+  }
+
   /** The alarm: the retry of what did not land. */
   async alarm(): Promise<void> {
     this.alarmSet = false;
     await this.flushSoon();
+    for (const [userId, version] of this.landed) this.storage.delivered(userId, version);
   }
 
   /** Sends each queued list entry, as it is now, to its member's hub. */
   private async flush(): Promise<void> {
-    const queued = this.storage.queued();
+    const queued = this.storage
+      .queued()
+      .filter((q) => q.version > (this.landed.get(q.user_id) ?? 0));
     if (queued.length === 0) return;
     const facts = this.storage.facts();
     if (!facts) return;
     const rules = this.rules.current ?? (await this.rules.load(facts.id));
-    let failed = false;
-    await Promise.all(
-      queued.map(async (q) => {
-        const update = this.listEntry(facts, rules, q.user_id, q.version, q.message_seq);
+    // Both entries are read in this one turn: the newest message and the new one once.
+    const newest = this.storage.newest();
+    const rows = new Map<number, MessageRow | null>();
+    const rowOf = (seq: number) => {
+      if (!rows.has(seq)) rows.set(seq, this.storage.row(seq));
+      return rows.get(seq)!;
+    };
+    const updates = queued.map((q) =>
+      this.listEntry(facts, rules, newest, q, q.message_seq === null ? null : rowOf(q.message_seq)),
+    );
+    const landed = await Promise.all(
+      updates.map(async (update, i) => {
+        const { user_id: userId, version } = queued[i]!;
         try {
-          await applyToMemberList(this.env, q.user_id, update);
-          this.storage.delivered(q.user_id, q.version);
+          await this.hub(userId).applyConversation(update);
+          this.landed.set(userId, Math.max(version, this.landed.get(userId) ?? 0));
+          return true;
         } catch (error) {
-          failed = true;
+          this.hubs.delete(userId);
           logFailure("chat_list_update_failed", error);
+          return false;
         }
       }),
     );
-    if (failed) {
+    if (landed.includes(false)) {
       this.alarmSet = true;
       await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
     }
+  }
+
+  private hub(userId: string): MemberHubStub {
+    let hub = this.hubs.get(userId);
+    if (!hub) {
+      hub = memberHub(this.env, userId);
+      this.hubs.set(userId, hub);
+    }
+    return hub;
   }
 
   /** Member `userId`'s entry for this conversation as it is now. */
   private listEntry(
     facts: ConversationFacts,
     rules: RoomRules | null,
-    userId: string,
-    version: number,
-    messageSeq: number | null,
+    last: ReturnType<ConversationStorage["newest"]>,
+    { user_id: userId, version }: OutboxRow,
+    message: MessageRow | null,
   ): ListUpdate {
     const other = otherMember(facts, userId);
-    const last = this.storage.newest();
-    const message = messageSeq === null ? null : this.storage.row(messageSeq);
     return {
       conversation_id: facts.id,
       other_id: other,

@@ -14,7 +14,7 @@ import type { RoomParts } from "./parts";
 import { deleteMessage, page, read } from "./reading";
 import { RoomRulesCache } from "./rules";
 import { send, sendFromSocket } from "./sending";
-import { RoomSockets, type Attachment } from "./sockets";
+import { RoomSockets } from "./sockets";
 import { ConversationStorage, messageView, storedMessage } from "./storage";
 import { closeNormally } from "../close-socket";
 
@@ -94,7 +94,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
 
   override async webSocketMessage(socket: WebSocket, raw: string | ArrayBuffer): Promise<void> {
     const frame = parseChatClientFrame(typeof raw === "string" ? raw : null);
-    const attachment = socket.deserializeAttachment() as Attachment | null;
+    const attachment = this.room.sockets.attachment(socket);
     if (!frame || !attachment) return;
     if (frame.type === "send") return sendFromSocket(this.room, socket, attachment, frame);
     if (frame.type === "read") {
@@ -191,6 +191,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     await this.ctx.storage.deleteAll();
     this.room.storage.create();
     this.room.rules.forget();
+    this.room.outbox.forget();
     this.room.counters.clear();
   }
 

@@ -105,7 +105,7 @@ export async function send(
   const now = Date.now();
   room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
   const seq = storage.lastSeq() + 1;
-  storage.insert({
+  const stored = storage.insert({
     seq,
     id,
     senderId: me,
@@ -115,11 +115,20 @@ export async function send(
     sentAt,
   });
   room.outbox.queueBoth(seq);
-  const message = messageView(req.conversationId, storage.row(seq)!);
+  const message = messageView(req.conversationId, stored);
   const watching = room.sockets.publish({ type: "message", message });
-  room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
-  // The sender's next read of the lists shows the message: answer once the hubs have it.
-  await room.outbox.flushSoon();
+  // A text is notified when it is the first the recipient has not read (and they are not here).
+  if (announceGift || storage.unreadFor(otherMember(rules, me), me) === 1) {
+    room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
+  }
+  if (req.listsBeforeAnswer === false) {
+    // Over the socket nothing waits for the lists: they follow within a short window, one call
+    // per hub for a burst of messages.
+    room.outbox.flushWithin();
+  } else {
+    // The sender's next read of the lists shows the message: answer once the hubs have it.
+    await room.outbox.flushSoon();
+  }
   return { ok: true, value: { message, created: true } };
 }
 
@@ -148,6 +157,7 @@ export async function sendFromSocket(
         clientId: input.client_id ?? null,
         gift,
         limit: a.limit ?? readConfig(room.env).rateLimits.chat_send_account,
+        listsBeforeAnswer: false,
       });
       if (result.ok) {
         // The same client id again: only the sender needs the stored message back.

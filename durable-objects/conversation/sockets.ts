@@ -23,6 +23,11 @@ export class RoomSockets {
   private nextSeq: number | null = null;
   private held = new Map<number, { frame: MessageFrame; done: (members: string[]) => void }>();
   private holdTimer: ReturnType<typeof setTimeout> | null = null;
+  /**
+   * Each socket's attachment, deserialized once (it never changes after `accept`): a fan-out
+   * reads it for every socket. Sockets woken from hibernation are new objects, read again.
+   */
+  private attachments = new WeakMap<WebSocket, Attachment | null>();
 
   constructor(private readonly ctx: DurableObjectState) {}
 
@@ -37,7 +42,9 @@ export class RoomSockets {
     const limit = parseLimit(request.headers.get("X-Send-Limit"));
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1], [userId]);
-    pair[1].serializeAttachment({ userId, conversationId, limit } satisfies Attachment);
+    const attachment: Attachment = { userId, conversationId, limit };
+    pair[1].serializeAttachment(attachment);
+    this.attachments.set(pair[1], attachment);
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
@@ -83,12 +90,22 @@ export class RoomSockets {
     }
   }
 
+  /** What `socket` carries (its member, conversation and send limit). */
+  attachment(socket: WebSocket): Attachment | null {
+    let attachment = this.attachments.get(socket);
+    if (attachment === undefined) {
+      attachment = socket.deserializeAttachment() as Attachment | null;
+      this.attachments.set(socket, attachment);
+    }
+    return attachment;
+  }
+
   /** Sends a frame to every socket (but those of `exceptUserId`); returns who received it. */
   fanOut(frame: ChatServerFrame, exceptUserId?: string): string[] {
     const text = JSON.stringify(frame);
     const members = new Set<string>();
     for (const socket of this.ctx.getWebSockets()) {
-      const a = socket.deserializeAttachment() as Attachment | null;
+      const a = this.attachment(socket);
       if (exceptUserId && a?.userId === exceptUserId) continue;
       try {
         socket.send(text);

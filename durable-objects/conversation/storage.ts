@@ -69,16 +69,35 @@ export const storedMessage = (conversationId: string, row: MessageRow): StoredMe
   deleted_at: row.deleted_at,
 });
 
+/**
+ * What the room reads on every send, kept in memory next to the rows: this object is their only
+ * writer, so each write below keeps it right (and `create`, `insertLegacy` and `mergeLastRead`,
+ * which change many rows at once, drop it to be read again).
+ */
+interface Cached {
+  lastSeq?: number;
+  version?: number;
+  facts?: ConversationFacts;
+  /** A member's unread messages (from the other member, not deleted, after their read position). */
+  unread: Map<string, number>;
+  /** Members who have written here (for good: a deleted message keeps its row). */
+  wrote: Set<string>;
+}
+
 export class ConversationStorage {
+  private cached: Cached = { unread: new Map(), wrote: new Set() };
+
   constructor(private readonly sql: SqlStorage) {}
 
   /** Creates the tables (again, after `deleteAll`). */
   create() {
     for (const statement of SCHEMA) this.sql.exec(statement);
+    this.cached = { unread: new Map(), wrote: new Set() };
   }
 
   // Messages
 
+  /** Stores a new message; returns its row as stored. */
   insert(m: {
     seq: number;
     id: string;
@@ -87,7 +106,7 @@ export class ConversationStorage {
     text: string;
     gift: Gift | null;
     sentAt: string;
-  }) {
+  }): MessageRow {
     this.sql.exec(
       `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name, gift_icon,
          gift_price, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -102,6 +121,26 @@ export class ConversationStorage {
       m.gift?.price_credits ?? null,
       m.sentAt,
     );
+    this.cached.lastSeq = Math.max(this.cached.lastSeq ?? 0, m.seq);
+    this.cached.wrote.add(m.senderId);
+    // The new message is unread for the other member (whose count, if kept, grows by one).
+    for (const [userId, n] of this.cached.unread) {
+      if (userId !== m.senderId) this.cached.unread.set(userId, n + 1);
+    }
+    return {
+      seq: m.seq,
+      id: m.id,
+      sender_id: m.senderId,
+      client_id: m.clientId,
+      message: m.text,
+      gift_id: m.gift?.id ?? null,
+      gift_name: m.gift?.name ?? null,
+      gift_icon: m.gift?.icon ?? null,
+      gift_price: m.gift?.price_credits ?? null,
+      sent_at: m.sentAt,
+      read_at: null,
+      deleted_at: null,
+    };
   }
 
   /** A message as D1 held it (an id or seq already here is skipped). */
@@ -123,6 +162,7 @@ export class ConversationStorage {
       m.read_at,
       m.deleted_at,
     );
+    this.cached = { ...this.cached, lastSeq: undefined, unread: new Map() };
   }
 
   row(seq: number): MessageRow | null {
@@ -205,17 +245,23 @@ export class ConversationStorage {
       deletedAt,
       messageId,
     );
+    this.cached.unread.clear();
   }
 
   lastSeq(): number {
-    return this.sql.exec<{ n: number }>("SELECT coalesce(max(seq), 0) AS n FROM messages").one().n;
+    this.cached.lastSeq ??= this.sql
+      .exec<{ n: number }>("SELECT coalesce(max(seq), 0) AS n FROM messages")
+      .one().n;
+    return this.cached.lastSeq;
   }
 
   /** Whether the other member has written, and how many messages `me` wrote (up to the limit). */
   history(me: string, other: string) {
     const replied =
+      this.cached.wrote.has(other) ||
       this.sql.exec("SELECT 1 FROM messages WHERE sender_id = ? LIMIT 1", other).toArray().length >
-      0;
+        0;
+    if (replied) this.cached.wrote.add(other);
     const sentBeforeReply = replied
       ? 0
       : this.sql
@@ -238,14 +284,20 @@ export class ConversationStorage {
     );
   }
 
+  /** `userId`'s unread messages: counted once, then kept by the writes (O(1) a send). */
   unreadFor(userId: string, other: string): number {
-    return this.sql
-      .exec<{ n: number }>(
-        "SELECT count(*) AS n FROM messages WHERE sender_id = ? AND deleted_at IS NULL AND seq > ?",
-        other,
-        this.lastRead(userId),
-      )
-      .one().n;
+    let n = this.cached.unread.get(userId);
+    if (n === undefined) {
+      n = this.sql
+        .exec<{ n: number }>(
+          "SELECT count(*) AS n FROM messages WHERE sender_id = ? AND deleted_at IS NULL AND seq > ?",
+          other,
+          this.lastRead(userId),
+        )
+        .one().n;
+      this.cached.unread.set(userId, n);
+    }
+    return n;
   }
 
   /** Stamps `senderId`'s unread messages after `after` read; returns how many changed. */
@@ -265,6 +317,7 @@ export class ConversationStorage {
       userId,
       seq,
     );
+    this.cached.unread.delete(userId);
   }
 
   /** A read position as D1 held it: the furthest wins. */
@@ -275,6 +328,7 @@ export class ConversationStorage {
       userId,
       seq,
     );
+    this.cached.unread.delete(userId);
   }
 
   // Outbox
@@ -290,13 +344,28 @@ export class ConversationStorage {
     );
   }
 
+  /** Both members' entries at one version, in one statement (a send, a deletion). */
+  queuePair(low: string, high: string, version: number, seq: number | null) {
+    this.sql.exec(
+      `INSERT INTO outbox (user_id, version, message_seq) VALUES (?, ?, ?), (?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET version = excluded.version,
+         message_seq = coalesce(excluded.message_seq, outbox.message_seq)`,
+      low,
+      version,
+      seq,
+      high,
+      version,
+      seq,
+    );
+  }
+
   queued(): OutboxRow[] {
     return this.sql.exec<OutboxRow>("SELECT * FROM outbox").toArray();
   }
 
-  /** The entry landed: unless a newer one was queued meanwhile, it leaves the outbox. */
+  /** The hub has the entry at `version`: unless a newer one was queued since, it leaves. */
   delivered(userId: string, version: number) {
-    this.sql.exec("DELETE FROM outbox WHERE user_id = ? AND version = ?", userId, version);
+    this.sql.exec("DELETE FROM outbox WHERE user_id = ? AND version <= ?", userId, version);
   }
 
   // Meta
@@ -312,6 +381,7 @@ export class ConversationStorage {
   }
 
   facts(): ConversationFacts | null {
+    if (this.cached.facts) return this.cached.facts;
     const rows = this.sql
       .exec<{ key: string; value: string }>(
         "SELECT key, value FROM meta WHERE key IN ('id', 'low', 'high', 'created_at')",
@@ -322,7 +392,9 @@ export class ConversationStorage {
     const low = get("low");
     const high = get("high");
     const createdAt = get("created_at");
-    return id && low && high && createdAt ? { id, low, high, createdAt } : null;
+    if (!id || !low || !high || !createdAt) return null;
+    this.cached.facts = { id, low, high, createdAt };
+    return this.cached.facts;
   }
 
   /** Keeps the conversation's fixed facts (the members never change) for the outbox. */
@@ -343,12 +415,16 @@ export class ConversationStorage {
 
   /** The conversation's change counter, counted up: the version of the list entries queued. */
   bumpVersion(): number {
+    this.cached.version ??= Number(
+      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'version'").toArray()[0]
+        ?.value ?? 0,
+    );
+    this.cached.version += 1;
     this.sql.exec(
-      `INSERT INTO meta (key, value) VALUES ('version', '1')
-       ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
+      `INSERT INTO meta (key, value) VALUES ('version', ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      String(this.cached.version),
     );
-    return Number(
-      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'version'").one().value,
-    );
+    return this.cached.version;
   }
 }
