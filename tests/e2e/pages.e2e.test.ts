@@ -100,12 +100,21 @@ describe("dashboard and Discover", () => {
       await page.getByRole("search", { name: "Search members" }).waitFor();
       expect(await page.getByText("Filters", { exact: true }).count()).toBe(0);
 
-      // The width is used: the side column sits beside the main one, level with its top.
-      const main = await page.locator(".today-main").boundingBox();
-      const side = await page.locator(".today-side").boundingBox();
-      expect(side!.x).toBeGreaterThan(main!.x + main!.width - 1);
-      expect(Math.abs(side!.y - main!.y)).toBeLessThan(2);
-      expect(side!.x + side!.width).toBeGreaterThan(DESKTOP.width * 0.8);
+      // The width is used: the side column sits beside the main one, level with its top (once
+      // the page has settled: hydration and the late images may still move things).
+      const columns = async () => ({
+        main: (await page.locator(".today-main").boundingBox())!,
+        side: (await page.locator(".today-side").boundingBox())!,
+      });
+      await expect
+        .poll(async () => {
+          const { main, side } = await columns();
+          return Math.abs(side.y - main.y);
+        })
+        .toBeLessThan(2);
+      const { main, side } = await columns();
+      expect(side.x).toBeGreaterThan(main.x + main.width - 1);
+      expect(side.x + side.width).toBeGreaterThan(DESKTOP.width * 0.8);
       expect(await scrollsSideways(page)).toBe(false);
 
       // Every Like button is named by what it says.
