@@ -35,7 +35,7 @@ export class Outbox {
    * sends what is left again, which the hub ignores as not newer than what it holds.
    */
   private landed = new Map<string, number>();
-  /** The members' hubs, each looked up once (a stub that failed is dropped). */
+  /** The members' hubs, each looked up once (a handle whose call failed is dropped). */
   private hubs = new Map<string, MemberHubStub>();
   private window: ReturnType<typeof setTimeout> | null = null;
 
