@@ -6,7 +6,7 @@
  * included). The inspector slows the Worker down: a profiled run's latencies are not figures.
  */
 import { writeFile } from "node:fs/promises";
-import { WebSocket } from "undici";
+import { connectInspector, type InspectorSession } from "../lib/inspector";
 
 interface ProfileNode {
   id: number;
@@ -24,51 +24,31 @@ interface CpuProfile {
 }
 
 export class Profiler {
-  private nextId = 1;
-  private waiting = new Map<number, (result: unknown) => void>();
-
-  private constructor(private readonly socket: WebSocket) {
-    socket.addEventListener("message", (event) => {
-      const reply = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-      if (reply.id !== undefined) this.waiting.get(reply.id)?.(reply.result);
-    });
-  }
+  private constructor(private readonly cdp: InspectorSession) {}
 
   /** Connects to the Worker's isolate through wrangler's inspector proxy (BenchWorker.inspectorUrl). */
   static async connect(url: string): Promise<Profiler> {
-    // wrangler's inspector proxy accepts a local origin.
-    const socket = new WebSocket(url, { headers: { Origin: "http://localhost" } });
-    await new Promise<void>((resolve, reject) => {
-      socket.addEventListener("open", () => resolve());
-      socket.addEventListener("error", () => reject(new Error("inspector socket failed")));
-    });
-    const profiler = new Profiler(socket);
-    await profiler.call("Profiler.enable");
-    await profiler.call("Profiler.setSamplingInterval", { interval: 100 });
-    return profiler;
-  }
-
-  private call(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.socket.send(JSON.stringify({ id, method, params }));
-    });
+    const cdp = await connectInspector(url);
+    // wrangler turns the Network domain on, which slows every D1 call (bench/profile does the same).
+    await cdp.send("Network.disable");
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+    return new Profiler(cdp);
   }
 
   async start() {
-    await this.call("Profiler.start");
+    await this.cdp.send("Profiler.start");
   }
 
   /** Stops, writes the profile to `file` and prints its summary. */
   async stop(file: string, messages: number) {
-    const { profile } = (await this.call("Profiler.stop")) as { profile: CpuProfile };
+    const { profile } = await this.cdp.send<{ profile: CpuProfile }>("Profiler.stop");
     await writeFile(file, JSON.stringify(profile));
     console.log(summary(profile, messages));
   }
 
   close() {
-    this.socket.close();
+    this.cdp.close();
   }
 }
 

@@ -35,9 +35,9 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
-import { WebSocket } from "undici";
 import { BENCH_APP_KEY, BenchState, cpuClockOf, ROOT, startWorker } from "../lib/worker";
 import { commandLine } from "../lib/args";
+import { connectInspector } from "../lib/inspector";
 import { decodeSourceMap, type SourceMapLookup } from "./source-map";
 
 type Kind = "csrf" | "chat" | "search" | "get";
@@ -114,44 +114,6 @@ async function call(
   if (res.status >= 300)
     throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 300)}`);
   return text;
-}
-
-/** A DevTools protocol session over the inspector's websocket. */
-async function connect(url: string) {
-  // wrangler's inspector proxy takes a local Origin (as DevTools and IDEs send).
-  const socket = new WebSocket(url, { headers: { Origin: "http://127.0.0.1" } });
-  await new Promise<void>((resolve, reject) => {
-    socket.addEventListener("open", () => resolve(), { once: true });
-    socket.addEventListener("error", () => reject(new Error(`cannot connect to ${url}`)), {
-      once: true,
-    });
-  });
-  let next = 1;
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data)) as {
-      id?: number;
-      result?: unknown;
-      error?: { message: string };
-    };
-    // workerd answers with the command itself, and its result when there is one.
-    if (message.id === undefined) return;
-    const waiting = pending.get(message.id);
-    if (!waiting) return;
-    pending.delete(message.id!);
-    if (message.error) waiting.reject(new Error(message.error.message));
-    else waiting.resolve(message.result);
-  });
-  return {
-    send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-      const id = next++;
-      socket.send(JSON.stringify({ id, method, params }));
-      return new Promise<T>((resolve, reject) =>
-        pending.set(id, { resolve: resolve as (v: unknown) => void, reject }),
-      );
-    },
-    close: () => socket.close(),
-  };
 }
 
 interface ProfileNode {
@@ -358,7 +320,7 @@ async function main() {
             lookup: decodeSourceMap(JSON.parse(readFileSync(worker.sourceMapPath, "utf8"))),
           }
         : null;
-    const cdp = await connect(worker.inspectorUrl);
+    const cdp = await connectInspector(worker.inspectorUrl);
     // wrangler's proxy turns the Network domain on (every subrequest, each D1 call, becomes
     // events): off while profiling, so that the Worker's own costs are what is measured.
     await cdp.send("Network.disable");
