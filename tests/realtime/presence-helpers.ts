@@ -135,7 +135,7 @@ export async function memberInShardOf(memberId: string): Promise<Member> {
   const { shards } = presenceConfig(env);
   const home = shardOf(memberId, shards);
   for (;;) {
-    for (const member of await Promise.all(Array.from({ length: 4 }, () => verifiedMember()))) {
+    for (const member of await Promise.all(Array.from({ length: 8 }, () => verifiedMember()))) {
       if (shardOf(member.id, shards) === home) return member;
     }
   }
