@@ -8,7 +8,7 @@ import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { resetPasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
-import { isResetTokenUsable, resetPassword } from "~/server/auth.server";
+import { isResetTokenUsable, RESET_TOKEN_INVALID, resetPassword } from "~/server/auth.server";
 import { parseInput, readBody } from "~/server/validation.server";
 
 export const meta: MetaFunction = () => titleMeta("Reset Password");
@@ -21,10 +21,10 @@ const loadResetPasswordSchema = lazyAuthSchema("resetPasswordSchema");
  */
 export async function loader({ context, params }: LoaderFunctionArgs) {
   const usable = await isResetTokenUsable(context.env, params.token ?? "");
-  return json(
-    { usable },
-    { status: usable ? 200 : 410, headers: { "Cache-Control": "private, no-store" } },
-  );
+  const headers = { "Cache-Control": "private, no-store" };
+  if (usable) return json({ usable }, { headers });
+  // A data request gets the reason too, as every JSON error does.
+  return json({ usable, message: RESET_TOKEN_INVALID }, { status: 410, headers });
 }
 
 export function action({ request, context, params }: ActionFunctionArgs) {

@@ -35,6 +35,8 @@
  *                  workerd's inspector (bench/chat/profile.ts), written to FILE with a summary;
  *                  the inspector slows the Worker: latencies of such a run are not figures
  *   --via-dev-proxy  send to Heartline through wrangler dev's reload proxy, not straight
+ *   --trace FILE   write every measured delivery of the fixed rate to FILE as JSON, per target and
+ *                  turn: [ms since the turn's measuring began when sent, pair, latency ms]
  *
  * How it runs: fresh local state under benchStateRoot() (bench/lib/worker.ts: $BENCH_STATE_DIR,
  * else /dev/shm/heartline-bench/<checkout>/), `chat` for Heartline and `chat-room` for the minimal
@@ -96,6 +98,7 @@ interface Options {
   json?: string;
   profile?: string;
   compareRef?: string;
+  trace?: string;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -124,6 +127,7 @@ function parseArgs(argv: string[]): Options {
     json: value("json"),
     profile: value("profile"),
     compareRef: value("compare-ref"),
+    trace: value("trace"),
   };
 }
 
@@ -201,6 +205,8 @@ interface Target {
 
 interface Segment {
   latencies: number[];
+  /** Each measured delivery: ms since the segment's measuring began when sent, pair, latency. */
+  trace: [number, number, number][];
   acks: number[];
   sent: number;
   lost: number;
@@ -322,9 +328,18 @@ async function drive(
   const via = target.via;
   const pending = new Map<
     string,
-    { t0: number; from: string; to: string; measured: boolean; acked: boolean; received: boolean }
+    {
+      t0: number;
+      pair: number;
+      from: string;
+      to: string;
+      measured: boolean;
+      acked: boolean;
+      received: boolean;
+    }
   >();
   const latencies: number[] = [];
+  const trace: [number, number, number][] = [];
   const acks: number[] = [];
   let errors = 0;
   const errorKinds = new Map<string, number>();
@@ -366,7 +381,10 @@ async function drive(
               if (!entry) return;
               if (entry.to === member.id && !entry.received) {
                 entry.received = true;
-                if (entry.measured) latencies.push(now - entry.t0);
+                if (entry.measured) {
+                  latencies.push(now - entry.t0);
+                  trace.push([entry.t0 - measuredFrom, entry.pair, now - entry.t0]);
+                }
               }
               // Over the socket, the sender's own copy is the acknowledgement.
               if (via === "socket" && entry.from === member.id && !entry.acked) {
@@ -414,6 +432,7 @@ async function drive(
     const t0 = performance.now();
     pending.set(clientId, {
       t0,
+      pair: n % pairs.length,
       from: from.id,
       to: to.id,
       measured: n >= warmupCount,
@@ -464,6 +483,7 @@ async function drive(
 
   return {
     latencies,
+    trace,
     acks,
     sent: Math.max(0, n - warmupCount),
     lost,
@@ -750,6 +770,14 @@ async function main() {
       }
     }
     const fixed = targets.map((t) => summarise(t.name, segments.get(t.name)!));
+    if (options.trace) {
+      // Per target, per turn: [ms since measuring began when sent, pair, latency ms].
+      const traces = Object.fromEntries(
+        targets.map((t) => [t.name, segments.get(t.name)!.map((s) => s.trace)]),
+      );
+      await writeFile(options.trace, JSON.stringify(traces));
+      log(`deliveries traced in ${options.trace}`);
+    }
     const fixedLoad = [loadBefore, load()];
     const p99Of = (name: string) => fixed.find((o) => o.target === name)?.latency.p99 ?? NaN;
     const ratios = Object.fromEntries(

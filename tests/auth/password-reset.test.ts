@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { RESET_TOKEN_INVALID } from "~/server/auth.server";
 import { TestClient } from "../helpers/client";
 import { firstLink, latestEmailTo, registerMember, verifiedMember } from "../helpers/members";
 import { authStatus, emailsTo, sessionsOf, signInAs, titleOf, userByEmail } from "../helpers/auth";
@@ -195,6 +196,12 @@ describe("GET /reset-password/{token}", () => {
       expect(html, path).toContain("This reset link has expired");
       expect(html, path).toContain('href="/forgot-password"');
       expect(html, path).not.toContain('name="password"');
+      // The page's data, as the browser asks for it on a client-side visit: the reason, in words.
+      const url = new URL(path, "http://localhost");
+      url.searchParams.set("_data", "routes/reset-password.$token");
+      const data = await new TestClient().fetch(url.pathname + url.search);
+      expect(data.status, path).toBe(410);
+      expect(await data.json(), path).toEqual({ usable: false, message: RESET_TOKEN_INVALID });
     }
   });
 });
