@@ -48,8 +48,12 @@ export async function send(
     const row = req.clientId ? storage.byClientId(me, req.clientId) : null;
     return row ? messageView(req.conversationId, row) : null;
   };
+  // A replay is looked up again after an await only if a message was stored meanwhile.
+  let seqChecked = -1;
   const check = () => {
-    const again = replay();
+    const seq = storage.lastSeq();
+    const again = seq !== seqChecked ? replay() : null;
+    seqChecked = seq;
     if (again) return { again };
     const refusal = sendRefusal(
       room.rules.current ?? rules,

@@ -69,6 +69,9 @@ export const storedMessage = (conversationId: string, row: MessageRow): StoredMe
   deleted_at: row.deleted_at,
 });
 
+/** How far above the versions handed out their stored ceiling is set: a minute of the clock (µs). */
+const VERSION_HEADROOM = 60_000_000;
+
 /**
  * What the room reads on every send, kept in memory next to the rows: this object is their only
  * writer, so each write below keeps it right (and `create`, `insertLegacy` and `mergeLastRead`,
@@ -76,7 +79,9 @@ export const storedMessage = (conversationId: string, row: MessageRow): StoredMe
  */
 interface Cached {
   lastSeq?: number;
+  /** The last version handed out, and the stored ceiling above it (bumpVersion). */
   version?: number;
+  versionCeiling?: number;
   facts?: ConversationFacts;
   /** A member's unread messages (from the other member, not deleted, after their read position). */
   unread: Map<string, number>;
@@ -413,18 +418,33 @@ export class ConversationStorage {
     }
   }
 
-  /** The conversation's change counter, counted up: the version of the list entries queued. */
+  /**
+   * The next version of the list entries queued: the room's clock in microseconds (or one more
+   * than the last version, when changes come faster), so that it grows across restarts without a
+   * write per change. What is stored is a ceiling: no version handed out reaches it, and it is
+   * raised by VERSION_HEADROOM (a minute of the clock) when a version would. After a restart the
+   * versions start above it, so above every version handed out before, whatever this machine's
+   * clock says against the last one's (rooms move between machines).
+   */
   bumpVersion(): number {
-    this.cached.version ??= Number(
-      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'version'").toArray()[0]
-        ?.value ?? 0,
-    );
-    this.cached.version += 1;
-    this.sql.exec(
-      `INSERT INTO meta (key, value) VALUES ('version', ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      String(this.cached.version),
-    );
-    return this.cached.version;
+    if (this.cached.version === undefined) {
+      this.cached.versionCeiling = Number(
+        this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'version'").toArray()[0]
+          ?.value ?? 0,
+      );
+      this.cached.version = this.cached.versionCeiling;
+    }
+    const version = Math.max(this.cached.version + 1, Date.now() * 1000);
+    if (version >= this.cached.versionCeiling!) {
+      this.cached.versionCeiling = version + VERSION_HEADROOM;
+      this.sql.exec(
+        `INSERT INTO meta (key, value) VALUES ('version', ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        String(this.cached.versionCeiling),
+      );
+    }
+    this.cached.version = version;
+    return version;
   }
+
 }

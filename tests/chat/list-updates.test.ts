@@ -97,4 +97,47 @@ describe("the members' lists after a burst of messages over the socket", () => {
     expect(await hubOf(bob.id).unreadTotal()).toBe(6);
     room.close();
   });
+
+  it("reach the hubs after the room restarts on a machine whose clock is behind its last one's", async () => {
+    const { alice, bob, id } = await conversationPair();
+    await sent(bob.client, id, "hi");
+    const room = await socket(alice, `/ws/chat/${id}`);
+    await burst(room, ["before"]);
+    expect(await entryShowing(bob, id, "before")).toMatchObject({ last_message: "before" });
+    // The room's last instance ran where the clock was 30 s ahead: its hubs hold versions from
+    // then, and it stored its version ceiling as it does (a minute above what it handed out).
+    const ahead = (Date.now() + 30_000) * 1000;
+    for (const member of [alice, bob]) {
+      await runInDurableObject(hubOf(member.id), (_hub, state: DurableObjectState) => {
+        state.storage.sql.exec(
+          "UPDATE chat_list SET version = ? WHERE conversation_id = ?",
+          ahead,
+          id,
+        );
+      });
+    }
+    const roomStub = env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
+    await runInDurableObject(roomStub, (_room, state: DurableObjectState) => {
+      state.storage.sql.exec(
+        "UPDATE meta SET value = ? WHERE key = 'version'",
+        String(ahead + 60_000_000),
+      );
+      try {
+        state.abort("moved to another machine");
+      } catch {
+        // Aborting throws in the caller too.
+      }
+    }).catch(() => undefined);
+    room.close();
+
+    // The new instance's versions start above the ceiling, so the hubs take its entries.
+    const again = await socket(alice, `/ws/chat/${id}`);
+    await burst(again, ["after"]);
+    expect(await entryShowing(bob, id, "after")).toMatchObject({
+      last_message: "after",
+      unread_count: 2,
+    });
+    expect(await entryShowing(alice, id, "after")).toMatchObject({ last_message: "after" });
+    again.close();
+  });
 });
