@@ -429,8 +429,9 @@ export class ConversationStorage {
   bumpVersion(): number {
     if (this.cached.version === undefined) {
       this.cached.versionCeiling = Number(
-        this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'version'").toArray()[0]
-          ?.value ?? 0,
+        this.sql
+          .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'version'")
+          .toArray()[0]?.value ?? 0,
       );
       this.cached.version = this.cached.versionCeiling;
     }
@@ -446,5 +447,4 @@ export class ConversationStorage {
     this.cached.version = version;
     return version;
   }
-
 }
