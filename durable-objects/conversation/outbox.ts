@@ -10,10 +10,12 @@ import type { ConversationFacts, ConversationStorage, OutboxRow } from "./storag
 /** How soon a list update that failed to reach a member's hub is tried again. */
 const OUTBOX_RETRY_MS = 2_000;
 /**
- * How long a list update from a socket's send waits for the room's next changes, so that a
- * burst reaches each hub as one call (its newest entry: absolute values, so nothing is lost).
+ * After a socket's send, the lists are flushed at once when no flush started within this long,
+ * else when this long has passed since the last one: a quiet conversation's lists follow each
+ * message at once, and a busy one's reach each hub once a second with the newest entry
+ * (absolute values, so nothing is lost).
  */
-export const LIST_FLUSH_WINDOW_MS = 250;
+export const LIST_FLUSH_INTERVAL_MS = 1_000;
 
 type MemberHubStub = ReturnType<typeof memberHub>;
 
@@ -21,8 +23,8 @@ type MemberHubStub = ReturnType<typeof memberHub>;
  * The members' list entries: after each change the room queues both members' entries in its
  * storage (the outbox: one row a member, the newest) and flushes them to their hubs; what fails
  * is retried by alarm until it lands. Changes coalesce: a flush sends each member's entry as it
- * is then, so the changes queued within a window (`flushWithin`) or while a flush is on its way
- * reach each hub as one call.
+ * is then, so the changes queued between flushes (`flushSoon`, `flushWithin`) reach each hub
+ * as one call.
  */
 export class Outbox {
   private flushing: Promise<void> | null = null;
@@ -38,6 +40,8 @@ export class Outbox {
   /** The members' hubs, each looked up once (a handle whose call failed is dropped). */
   private hubs = new Map<string, MemberHubStub>();
   private window: ReturnType<typeof setTimeout> | null = null;
+  /** When the last flush started (the clock of this object). */
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -79,6 +83,7 @@ export class Outbox {
       });
       return this.flushAgain;
     }
+    this.lastFlushAt = Date.now();
     this.flushing = this.flush()
       .catch((error: unknown) => {
         logFailure("chat_outbox_failed", error);
@@ -91,14 +96,21 @@ export class Outbox {
   }
 
   /**
-   * Flushes within `LIST_FLUSH_WINDOW_MS`, together with whatever else is queued by then (what
-   * is queued is durable already: should the room stop first, its alarm sends it).
+   * Flushes now if no flush started within LIST_FLUSH_INTERVAL_MS, else once that much has
+   * passed since the last one, together with whatever else is queued by then (what is queued is
+   * durable already: should the room stop first, its alarm sends it).
    */
   flushWithin() {
-    this.window ??= setTimeout(() => {
+    if (this.window) return;
+    const wait = this.lastFlushAt + LIST_FLUSH_INTERVAL_MS - Date.now();
+    if (wait <= 0) {
+      void this.flushSoon();
+      return;
+    }
+    this.window = setTimeout(() => {
       this.window = null;
       void this.flushSoon();
-    }, LIST_FLUSH_WINDOW_MS);
+    }, wait);
   }
 
   /** The conversation was erased: its counter starts again, and nothing is queued. */

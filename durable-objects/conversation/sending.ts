@@ -126,8 +126,8 @@ export async function send(
     room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
   }
   if (req.listsBeforeAnswer === false) {
-    // Over the socket nothing waits for the lists: they follow within a short window, one call
-    // per hub for a burst of messages.
+    // Over the socket nothing waits for the lists: they follow at once when the conversation
+    // was quiet, and at most once a second while it is busy (one call per hub for a burst).
     room.outbox.flushWithin();
   } else {
     // The sender's next read of the lists shows the message: answer once the hubs have it.
