@@ -16,15 +16,38 @@ const OUTBOX_RETRY_MS = 2_000;
  * (absolute values, so nothing is lost).
  */
 export const LIST_FLUSH_INTERVAL_MS = 1_000;
+/**
+ * A busy room's next flush comes up to this much later still, at random: rooms that got busy
+ * together (a burst of traffic, a deploy) would otherwise flush together every second, each waking
+ * two hubs at once, and stall the messages of every room on the machine while they do. The alarm
+ * that stands in for a lost flush is spread the same way.
+ */
+const FLUSH_SPREAD_MS = 500;
 
 type MemberHubStub = ReturnType<typeof memberHub>;
 
+const spread = () => Math.floor(Math.random() * FLUSH_SPREAD_MS);
+
 /**
- * The members' list entries: after each change the room queues both members' entries in its
- * storage (the outbox: one row a member, the newest) and flushes them to their hubs; what fails
- * is retried by alarm until it lands. Changes coalesce: a flush sends each member's entry as it
- * is then, so the changes queued between flushes (`flushSoon`, `flushWithin`) reach each hub
- * as one call.
+ * Whether a change must write a member's outbox row, given how the row is marked since a flush
+ * last read the outbox (undefined: not at all; true: with a new message; false: without one) and
+ * the change's new message `seq`, if any: only when unmarked, or when a message comes to a row
+ * marked without one (the flush sends the newest message of a row that marks one).
+ */
+export const needsRow = (marked: boolean | undefined, seq: number | null): boolean =>
+  marked === undefined || (seq !== null && !marked);
+
+/** How the row is marked once that change is written. */
+export const markedAfter = (marked: boolean | undefined, seq: number | null): boolean =>
+  seq !== null || marked === true;
+
+/**
+ * The members' list entries: after each change the room marks both members' entries in its
+ * storage (the outbox: one row a member) and flushes them to their hubs; what fails is retried by
+ * alarm until it lands. Changes coalesce: a flush sends each member's entry as it is then, so the
+ * changes between flushes (`flushSoon`, `flushWithin`) reach each hub as one call, and a row
+ * already marked since the last flush is not written again (a busy conversation writes its outbox
+ * once a flush, not once a message).
  */
 export class Outbox {
   private flushing: Promise<void> | null = null;
@@ -42,6 +65,12 @@ export class Outbox {
   private window: ReturnType<typeof setTimeout> | null = null;
   /** When the last flush started (the clock of this object). */
   private lastFlushAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The members whose row was written since a flush last read the outbox, and whether it marks a
+   * new message: a change that row already covers writes nothing (the flush reads the entry as it
+   * is then). Empty after a restart: the first change writes its row again.
+   */
+  private marked = new Map<string, boolean>();
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -54,21 +83,41 @@ export class Outbox {
   queueBoth(seq: number | null) {
     const facts = this.storage.facts();
     if (!facts) return;
-    this.retryLater();
-    this.storage.queuePair(facts.low, facts.high, this.storage.bumpVersion(), seq);
+    const low = this.needsRow(facts.low, seq);
+    const high = this.needsRow(facts.high, seq);
+    if (low && high) {
+      this.retryLater();
+      this.storage.queuePair(facts.low, facts.high, this.storage.bumpVersion(), seq);
+      this.mark(facts.low, seq);
+      this.mark(facts.high, seq);
+    } else if (low) {
+      this.queue(facts.low, seq);
+    } else if (high) {
+      this.queue(facts.high, seq);
+    }
   }
 
   /** Queues one member's list entry (the alarm retries it if no flush lands it first). */
   queue(userId: string, seq: number | null) {
+    if (!this.needsRow(userId, seq)) return;
     this.retryLater();
     this.storage.queue(userId, this.storage.bumpVersion(), seq);
+    this.mark(userId, seq);
+  }
+
+  private needsRow(userId: string, seq: number | null): boolean {
+    return needsRow(this.marked.get(userId), seq);
+  }
+
+  private mark(userId: string, seq: number | null) {
+    this.marked.set(userId, markedAfter(this.marked.get(userId), seq));
   }
 
   /** Sets the alarm that flushes what is queued should no flush land it first (a crash). */
   private retryLater() {
     if (this.alarmSet) return;
     this.alarmSet = true;
-    void this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+    void this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS + spread());
   }
 
   /**
@@ -96,9 +145,10 @@ export class Outbox {
   }
 
   /**
-   * Flushes now if no flush started within LIST_FLUSH_INTERVAL_MS, else once that much has
-   * passed since the last one, together with whatever else is queued by then (what is queued is
-   * durable already: should the room stop first, its alarm sends it).
+   * Flushes now if no flush started within LIST_FLUSH_INTERVAL_MS, else once that much (and up
+   * to FLUSH_SPREAD_MS more) has passed since the last one, together with whatever else is
+   * queued by then (what is queued is durable already: should the room stop first, its alarm
+   * sends it).
    */
   flushWithin() {
     if (this.window) return;
@@ -110,12 +160,13 @@ export class Outbox {
     this.window = setTimeout(() => {
       this.window = null;
       void this.flushSoon();
-    }, wait);
+    }, wait + spread());
   }
 
   /** The conversation was erased: its counter starts again, and nothing is queued. */
   forget() {
     this.landed.clear();
+    this.marked.clear();
     if (this.window) clearTimeout(this.window);
     this.window = null;
   }
@@ -129,22 +180,22 @@ export class Outbox {
 
   /** Sends each queued list entry, as it is now, to its member's hub. */
   private async flush(): Promise<void> {
-    const queued = this.storage
-      .queued()
-      .filter((q) => q.version > (this.landed.get(q.user_id) ?? 0));
-    if (queued.length === 0) return;
     const facts = this.storage.facts();
     if (!facts) return;
     const rules = this.rules.current ?? (await this.rules.load(facts.id));
-    // Both entries are read in this one turn: the newest message and the new one once.
+    // The rows and both entries are read in this one turn: a change after it writes its row again.
+    const queued = this.storage
+      .queued()
+      .filter((q) => q.version > (this.landed.get(q.user_id) ?? 0));
+    this.marked.clear();
+    if (queued.length === 0) return;
+    // A row that marks a message sends the newest one (seqs only grow: it is the row's or later).
     const newest = this.storage.newest();
-    const rows = new Map<number, MessageRow | null>();
-    const rowOf = (seq: number) => {
-      if (!rows.has(seq)) rows.set(seq, this.storage.row(seq));
-      return rows.get(seq)!;
-    };
+    const lastSeq = this.storage.lastSeq();
+    let message: MessageRow | null | undefined;
+    const newMessage = () => (message ??= this.storage.row(lastSeq));
     const updates = queued.map((q) =>
-      this.listEntry(facts, rules, newest, q, q.message_seq === null ? null : rowOf(q.message_seq)),
+      this.listEntry(facts, rules, newest, q, q.message_seq === null ? null : newMessage()),
     );
     const landed = await Promise.all(
       updates.map(async (update, i) => {
@@ -162,7 +213,7 @@ export class Outbox {
     );
     if (landed.includes(false)) {
       this.alarmSet = true;
-      await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+      await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS + spread());
     }
   }
 

@@ -48,14 +48,12 @@ export async function send(
     const row = req.clientId ? storage.byClientId(me, req.clientId) : null;
     return row ? messageView(req.conversationId, row) : null;
   };
-  // A replay is looked up again after an await only if a message was stored meanwhile.
-  let seqChecked = -1;
-  const check = () => {
-    const seq = storage.lastSeq();
-    const again = seq !== seqChecked ? replay() : null;
-    seqChecked = seq;
-    if (again) return { again };
-    const refusal = sendRefusal(
+  const again = (message: ChatMessageView) => ({
+    ok: true as const,
+    value: { message, created: false },
+  });
+  const refusalNow = () =>
+    sendRefusal(
       room.rules.current ?? rules,
       me,
       storage.history(me, otherMember(rules, me)),
@@ -63,16 +61,21 @@ export async function send(
       room.counters.get(me),
       Date.now(),
     );
-    return { refusal };
-  };
-
-  const first = check();
-  if (first.again) return { ok: true, value: { message: first.again, created: false } };
-  if (first.refusal) return { ok: false, refusal: first.refusal };
+  // A send is looked up as the retry of a stored one only when the rules or the client id's
+  // claim would refuse it (a retry is answered, whatever the rules say now), and when storing
+  // finds its client id taken: a new message costs no lookup.
+  const first = refusalNow();
+  if (first) {
+    const stored = replay();
+    return stored ? again(stored) : { ok: false, refusal: first };
+  }
 
   if (req.clientId) {
     const owner = await claimClientId(env, me, req.clientId, req.conversationId);
-    if (owner !== req.conversationId) return refused(409, CLIENT_ID_REUSED);
+    if (owner !== req.conversationId) {
+      const stored = replay();
+      return stored ? again(stored) : refused(409, CLIENT_ID_REUSED);
+    }
   }
 
   const sentAt = nowIso();
@@ -80,10 +83,9 @@ export async function send(
   let announceGift: (() => Promise<unknown>) | null = null;
   if (req.gift) {
     if (req.clientId) id = await giftMessageId(req.conversationId, me, req.clientId);
-  }
-  // A concurrent send with the same client id may have stored the gift meanwhile: then the
-  // second check below answers it, and nothing is spent here.
-  if (req.gift && !replay()) {
+    // The gift may be stored already (a retry): then it is answered, and nothing is spent.
+    const stored = replay();
+    if (stored) return again(stored);
     const spent = await spendForGift(env, {
       messageId: id,
       conversationId: req.conversationId,
@@ -100,14 +102,14 @@ export async function send(
 
   // From here on nothing awaits until the message is stored: the rules are checked again as
   // they are now (a block pushed while the spend was on its way wins).
-  const second = check();
-  if (second.again) return { ok: true, value: { message: second.again, created: false } };
-  if (second.refusal) {
+  const second = refusalNow();
+  if (second) {
+    // A concurrent send with the same client id may have stored the gift meanwhile.
+    const stored = replay();
+    if (stored) return again(stored);
     if (req.gift) await refundGift(env, { messageId: id, senderId: me, gift: req.gift });
-    return { ok: false, refusal: second.refusal };
+    return { ok: false, refusal: second };
   }
-  const now = Date.now();
-  room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
   const seq = storage.lastSeq() + 1;
   const stored = storage.insert({
     seq,
@@ -118,6 +120,14 @@ export async function send(
     gift: req.gift,
     sentAt,
   });
+  if (!stored) {
+    // The same client id was stored while this send awaited its claim or its spend.
+    const message = replay();
+    if (!message) throw new Error(`Message ${id} is stored already under another client id`);
+    return again(message);
+  }
+  const now = Date.now();
+  room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
   room.outbox.queueBoth(seq);
   const message = messageView(req.conversationId, stored);
   const watching = room.sockets.publish({ type: "message", message });
