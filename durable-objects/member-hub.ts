@@ -2,17 +2,20 @@ import { DurableObject } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
 import type { Env } from "~/server/env.server";
-import type { ListEntry, ListRow, ListUpdate, MemberHubApi } from "~/server/room-api.server";
+import type {
+  ClientIdClaim,
+  ListEntry,
+  ListRow,
+  ListUpdate,
+  MemberHubApi,
+} from "~/server/room-api.server";
 import { exec } from "~/server/sql.server";
+import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
 import { closeNormally } from "./close-socket";
 
 /** Storage keys of the conversations the member opened a socket in, and how many are kept. */
 const CONVERSATION_PREFIX = "conversation:";
 const CONVERSATIONS_KEPT = 100;
-/** How long a client id stays claimed (a retry comes within seconds; a day is plenty). */
-const CLIENT_ID_KEPT_MS = 24 * 60 * 60 * 1000;
-/** How often claiming a client id also clears those older than that. */
-const CLIENT_IDS_CLEARED_EVERY_MS = 60 * 1000;
 
 const SCHEMA = [
   // The member's conversation list (docs/decisions/012-chat-in-rooms.md), written by the rooms.
@@ -22,10 +25,7 @@ const SCHEMA = [
      unread_count INTEGER NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 0, archived_at TEXT,
      hidden INTEGER NOT NULL DEFAULT 0)`,
   "CREATE INDEX IF NOT EXISTS chat_list_order ON chat_list (activity_at, conversation_id)",
-  // The client ids the member sent messages with, and their conversation.
-  `CREATE TABLE IF NOT EXISTS client_ids (client_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL,
-     claimed_at INTEGER NOT NULL)`,
-  "CREATE INDEX IF NOT EXISTS client_ids_age ON client_ids (claimed_at)",
+  ...CLIENT_ID_SCHEMA,
 ];
 
 /**
@@ -43,7 +43,7 @@ const SCHEMA = [
  * for two messages in different conversations.
  */
 export class MemberHub extends DurableObject<Env> implements MemberHubApi {
-  private clientIdsClearedAt = 0;
+  private readonly clientIds: ClientIdClaims;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -51,6 +51,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'),
     );
     for (const statement of SCHEMA) this.ctx.storage.sql.exec(statement);
+    this.clientIds = new ClientIdClaims(this.ctx.storage.sql, env);
   }
 
   /**
@@ -152,7 +153,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   /** The member deleted their account: their lists and claimed client ids go. */
   async forgetChat(): Promise<void> {
     exec(this.ctx.storage.sql, sql`DELETE FROM chat_list`);
-    exec(this.ctx.storage.sql, sql`DELETE FROM client_ids`);
+    this.clientIds.forget();
   }
 
   /** A conversation is gone (the other member deleted their account). */
@@ -205,35 +206,15 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   }
 
   /**
-   * Claims a client id for a conversation; returns the conversation that owns it. Runs before
-   * every message sent with a client id: one statement when the id is new, and the ids older
-   * than a day are cleared at most once a minute.
+   * Claims a client id of this member for a conversation: answers the conversation that owns it,
+   * and the conversation's lease (client-id-claims.ts).
    */
-  async claimClientId(clientId: string, conversationId: string): Promise<string> {
-    const storage = this.ctx.storage.sql;
-    const now = Date.now();
-    const claimed = storage
-      .exec<{ conversation_id: string }>(
-        `INSERT INTO client_ids (client_id, conversation_id, claimed_at) VALUES (?, ?, ?)
-         ON CONFLICT DO NOTHING RETURNING conversation_id`,
-        clientId,
-        conversationId,
-        now,
-      )
-      .toArray()[0];
-    if (!claimed) {
-      return storage
-        .exec<{ conversation_id: string }>(
-          "SELECT conversation_id FROM client_ids WHERE client_id = ?",
-          clientId,
-        )
-        .one().conversation_id;
-    }
-    if (now - this.clientIdsClearedAt >= CLIENT_IDS_CLEARED_EVERY_MS) {
-      this.clientIdsClearedAt = now;
-      storage.exec("DELETE FROM client_ids WHERE claimed_at < ?", now - CLIENT_ID_KEPT_MS);
-    }
-    return claimed.conversation_id;
+  async claimClientId(
+    clientId: string,
+    conversationId: string,
+    memberId: string,
+  ): Promise<ClientIdClaim> {
+    return this.clientIds.claim(clientId, conversationId, memberId);
   }
 
   override async fetch(request: Request): Promise<Response> {

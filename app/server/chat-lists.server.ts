@@ -1,4 +1,5 @@
 import type { Env } from "./env.server";
+import type { ClientIdClaim } from "./room-api.server";
 import { memberHub } from "./member-hub.server";
 
 /**
@@ -11,14 +12,14 @@ import { memberHub } from "./member-hub.server";
 // Re-exported while the conversation room still imports it from here (room-api.server.ts).
 
 /**
- * Claims a client id for a conversation in the sender's hub: returns the conversation that owns
- * it (this one, unless the sender already used it in another).
+ * Claims a client id for a conversation in the sender's hub: answers the conversation that owns
+ * it (this one, unless the sender already used it in another), and the conversation's lease.
  */
 export async function claimClientId(
   env: Env,
   userId: string,
   clientId: string,
   conversationId: string,
-): Promise<string> {
-  return memberHub(env, userId).claimClientId(clientId, conversationId);
+): Promise<ClientIdClaim> {
+  return memberHub(env, userId).claimClientId(clientId, conversationId, userId);
 }

@@ -108,6 +108,17 @@ export interface ConversationRoomApi {
   allMessages(conversationId: string): Promise<StoredMessage[]>;
   erase(): Promise<void>;
   importLegacy(conversationId: string): Promise<number>;
+  surrenderClientIds(senderId: string, epoch: number, since: string): Promise<string[]>;
+}
+
+/**
+ * A member's hub's answer to a claim of a client id (durable-objects/client-id-claims.ts): the
+ * conversation that owns it, and the lease the claiming conversation holds, if any: its number,
+ * and the ids the member claimed in other conversations.
+ */
+export interface ClientIdClaim {
+  owner: string;
+  lease: { epoch: number; elsewhere: string[] } | null;
 }
 
 /** The hub of one member (durable-objects/member-hub.ts): their sockets and conversation list. */
@@ -125,7 +136,7 @@ export interface MemberHubApi {
   ): Promise<ListRow[]>;
   conversation(conversationId: string): Promise<ListRow | null>;
   unreadTotal(): number;
-  claimClientId(clientId: string, conversationId: string): Promise<string>;
+  claimClientId(clientId: string, conversationId: string, memberId: string): Promise<ClientIdClaim>;
   publish(frame: MemberServerFrame): Promise<number>;
   noteConversation(conversationId: string): Promise<void>;
   endSessions(): Promise<string[]>;

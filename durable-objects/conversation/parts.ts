@@ -1,6 +1,7 @@
 import type { SendCounter } from "~/server/chat-rules.server";
 import type { Refusal } from "~/server/room-api.server";
 import type { Env } from "~/server/env.server";
+import type { ClientIdLeases } from "./client-ids";
 import type { Outbox } from "./outbox";
 import type { RoomRulesCache } from "./rules";
 import type { RoomSockets } from "./sockets";
@@ -14,6 +15,8 @@ export interface RoomParts {
   readonly rules: RoomRulesCache;
   readonly sockets: RoomSockets;
   readonly outbox: Outbox;
+  /** The client-id leases of the members' hubs held here (client-ids.ts). */
+  readonly clientIds: ClientIdLeases;
   /** Each member's sends in the rate limit's window, counted in memory. */
   readonly counters: Map<string, SendCounter>;
 }

@@ -8,6 +8,7 @@ import {
 import type { SendCounter } from "~/server/chat-rules.server";
 import type { Env } from "~/server/env.server";
 import type { ConversationRoomApi, SendRequest, StoredMessage } from "~/server/room-api.server";
+import { ClientIdLeases } from "./client-ids";
 import { importLegacy } from "./legacy-import";
 import { Outbox } from "./outbox";
 import type { RoomParts } from "./parts";
@@ -59,6 +60,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
       rules,
       sockets: new RoomSockets(ctx),
       outbox: new Outbox(ctx, env, storage, rules),
+      clientIds: new ClientIdLeases(),
       counters: new Map<string, SendCounter>(),
     };
   }
@@ -192,6 +194,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     this.room.storage.create();
     this.room.rules.forget();
     this.room.outbox.forget();
+    this.room.clientIds.forget();
     this.room.counters.clear();
   }
 
@@ -206,6 +209,16 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     });
     await this.importing;
     return this.room.storage.count();
+  }
+
+  /**
+   * `senderId`'s hub takes back their client-id lease `epoch`: the client ids they stored here
+   * since `since` (client-ids.ts). Nothing here awaits: a send that has not stored its message
+   * yet asks the hub for its client id.
+   */
+  async surrenderClientIds(senderId: string, epoch: number, since: string): Promise<string[]> {
+    this.room.clientIds.surrender(senderId, epoch);
+    return this.room.storage.clientIdsSince(senderId, since);
   }
 
   override async alarm(): Promise<void> {

@@ -29,6 +29,8 @@ import { refused, type RoomParts } from "./parts";
 import type { Attachment } from "./sockets";
 import { messageView } from "./storage";
 
+type SendResult = RoomResult<{ message: ChatMessageView; created: boolean }>;
+
 /**
  * Stores a message and fans it out. With a client id the send is idempotent: the same client id
  * again answers the stored message (`created: false`) and stores nothing; a client id the sender
@@ -36,10 +38,7 @@ import { messageView } from "./storage";
  * referenced by the message id, which a retry with the same client id finds rather than spends
  * again); a gift refused after its spend is refunded.
  */
-export async function send(
-  room: RoomParts,
-  req: SendRequest,
-): Promise<RoomResult<{ message: ChatMessageView; created: boolean }>> {
+export async function send(room: RoomParts, req: SendRequest): Promise<SendResult> {
   const { env, storage } = room;
   const rules = await room.rules.load(req.conversationId);
   if (!rules) return refused(404, CONVERSATION_NOT_FOUND);
@@ -48,8 +47,8 @@ export async function send(
     const row = req.clientId ? storage.byClientId(me, req.clientId) : null;
     return row ? messageView(req.conversationId, row) : null;
   };
-  const again = (message: ChatMessageView) => ({
-    ok: true as const,
+  const again = (message: ChatMessageView): SendResult => ({
+    ok: true,
     value: { message, created: false },
   });
   const refusalNow = () =>
@@ -70,12 +69,24 @@ export async function send(
     return stored ? again(stored) : { ok: false, refusal: first };
   }
 
-  if (req.clientId) {
-    const owner = await claimClientId(env, me, req.clientId, req.conversationId);
-    if (owner !== req.conversationId) {
+  // The client id is claimed in the sender's hub, unless this room holds the sender's lease
+  // (client-ids.ts), checked again just before the message is stored.
+  let claimed = false;
+  const needsClaim = () =>
+    req.clientId !== null && !claimed && !room.clientIds.covers(me, req.clientId);
+  const claim = async (): Promise<SendResult | null> => {
+    const answer = await claimClientId(env, me, req.clientId!, req.conversationId);
+    if (answer.owner !== req.conversationId) {
       const stored = replay();
       return stored ? again(stored) : refused(409, CLIENT_ID_REUSED);
     }
+    room.clientIds.take(me, answer.lease);
+    claimed = true;
+    return null;
+  };
+  if (needsClaim()) {
+    const answer = await claim();
+    if (answer) return answer;
   }
 
   const sentAt = nowIso();
@@ -101,14 +112,24 @@ export async function send(
   }
 
   // From here on nothing awaits until the message is stored: the rules are checked again as
-  // they are now (a block pushed while the spend was on its way wins).
-  const second = refusalNow();
-  if (second) {
-    // A concurrent send with the same client id may have stored the gift meanwhile.
-    const stored = replay();
-    if (stored) return again(stored);
-    if (req.gift) await refundGift(env, { messageId: id, senderId: me, gift: req.gift });
-    return { ok: false, refusal: second };
+  // they are now (a block pushed while the spend was on its way wins), and the client id is
+  // claimed if the lease it was to be stored under was taken back meanwhile.
+  const refundFor = async (result: SendResult) => {
+    if (!result.ok && req.gift) {
+      await refundGift(env, { messageId: id, senderId: me, gift: req.gift });
+    }
+    return result;
+  };
+  for (;;) {
+    const second = refusalNow();
+    if (second) {
+      // A concurrent send with the same client id may have stored the message meanwhile.
+      const stored = replay();
+      return stored ? again(stored) : refundFor({ ok: false, refusal: second });
+    }
+    if (!needsClaim()) break;
+    const answer = await claim();
+    if (answer) return refundFor(answer);
   }
   const seq = storage.lastSeq() + 1;
   const stored = storage.insert({

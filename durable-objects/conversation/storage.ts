@@ -223,6 +223,18 @@ export class ConversationStorage {
       .toArray();
   }
 
+  /** The client ids `senderId` sent with here since `since` (an ISO time). */
+  clientIdsSince(senderId: string, since: string): string[] {
+    return this.sql
+      .exec<{ client_id: string }>(
+        "SELECT client_id FROM messages WHERE sender_id = ? AND client_id IS NOT NULL AND sent_at >= ?",
+        senderId,
+        since,
+      )
+      .toArray()
+      .map((r) => r.client_id);
+  }
+
   sentBy(userId: string): MessageRow[] {
     return this.sql
       .exec<MessageRow>(
