@@ -10,7 +10,7 @@ const CLIENT_IDS_CLEARED_EVERY_MS = 60 * 1000;
  * No lease is granted for this long after one was taken back: a member writing in two
  * conversations at once claims each client id here, rather than moving the lease to and fro.
  */
-export const LEASE_QUIET_MS = 10_000;
+const LEASE_QUIET_MS = 10_000;
 /** No lease is granted to a member with more client ids than this claimed elsewhere. */
 const LEASE_MAX_ELSEWHERE = 1_000;
 /**

@@ -40,7 +40,8 @@ const SCHEMA = [
  * member's entry after every change (last message, unread count, hidden across a block), and a
  * `conversation` frame goes to the member's pages with their unread total; archiving is the
  * member's own. The client ids the member sent with are claimed here, so that one is never used
- * for two messages in different conversations.
+ * for two messages in different conversations (client-id-claims.ts: the conversation the member
+ * writes in holds a lease, and claims nothing per message).
  */
 export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   private readonly clientIds: ClientIdClaims;

@@ -83,18 +83,14 @@ export class Outbox {
   queueBoth(seq: number | null) {
     const facts = this.storage.facts();
     if (!facts) return;
-    const low = this.needsRow(facts.low, seq);
-    const high = this.needsRow(facts.high, seq);
-    if (low && high) {
-      this.retryLater();
-      this.storage.queuePair(facts.low, facts.high, this.storage.bumpVersion(), seq);
-      this.mark(facts.low, seq);
-      this.mark(facts.high, seq);
-    } else if (low) {
-      this.queue(facts.low, seq);
-    } else if (high) {
-      this.queue(facts.high, seq);
+    const members = [facts.low, facts.high].filter((userId) => this.needsRow(userId, seq));
+    if (members.length < 2) {
+      for (const userId of members) this.queue(userId, seq);
+      return;
     }
+    this.retryLater();
+    this.storage.queuePair(facts.low, facts.high, this.storage.bumpVersion(), seq);
+    for (const userId of members) this.mark(userId, seq);
   }
 
   /** Queues one member's list entry (the alarm retries it if no flush lands it first). */

@@ -38,7 +38,8 @@ import { closeNormally } from "../close-socket";
  *
  * Its parts (this folder): storage.ts (its tables and statements), rules.ts (the conversation's
  * rules), sockets.ts (accepting, fan-out in sequence order), sending.ts, reading.ts (pages,
- * receipts, deletion), outbox.ts (the members' list entries) and legacy-import.ts.
+ * receipts, deletion), outbox.ts (the members' list entries), client-ids.ts (the client-id
+ * leases it holds) and legacy-import.ts.
  */
 export class ConversationRoom extends DurableObject<Env> implements ConversationRoomApi {
   private readonly room: RoomParts;

@@ -20,7 +20,9 @@ export const SCHEMA = [
   "DROP INDEX IF EXISTS messages_sender_seq",
   // How far each member has read (by sequence).
   `CREATE TABLE IF NOT EXISTS readers (user_id TEXT PRIMARY KEY, last_read_seq INTEGER NOT NULL DEFAULT 0)`,
-  // The members' list entries still to tell their hubs: at most one row a member, the newest.
+  // The members' list entries still to tell their hubs: at most one row a member, with the
+  // version of its first change since a flush read it; `message_seq` is set once a change was a
+  // new message (the flush sends the newest message then, outbox.ts).
   `CREATE TABLE IF NOT EXISTS outbox (user_id TEXT PRIMARY KEY, version INTEGER NOT NULL,
      message_seq INTEGER)`,
   // The conversation's fixed facts (id, members, creation time) and its change counter.
