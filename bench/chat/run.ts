@@ -31,12 +31,14 @@
  *   --compare-ref REF  also run Heartline as built from git REF (e.g. `main`; bench/lib/ref.ts) as
  *                  one more target beside this tree's, with the same members and load, taking
  *                  turns with the others (named `ref:REF socket`, `ref:REF http`)
- *   --profile FILE a V8 CPU profile of Heartline's isolate during its first socket turn, through
+ *   --profile FILE a V8 CPU profile of Heartline's isolate during its first turn over the first
+ *                  path of --via (`--via http --profile F` profiles the HTTP path), through
  *                  workerd's inspector (bench/chat/profile.ts), written to FILE with a summary;
  *                  the inspector slows the Worker: latencies of such a run are not figures
  *   --via-dev-proxy  send to Heartline through wrangler dev's reload proxy, not straight
  *   --trace FILE   write every measured delivery of the fixed rate to FILE as JSON, per target and
- *                  turn: [ms since the turn's measuring began when sent, pair, latency ms]
+ *                  turn: `{from, deliveries}`, `from` when the turn's measuring began (ms since the
+ *                  Unix epoch), each delivery [ms since then when sent, pair, latency ms]
  *
  * How it runs: fresh local state under benchStateRoot() (bench/lib/worker.ts: $BENCH_STATE_DIR,
  * else /dev/shm/heartline-bench/<checkout>/), `chat` for Heartline and `chat-room` for the minimal
@@ -207,6 +209,8 @@ interface Segment {
   latencies: number[];
   /** Each measured delivery: ms since the segment's measuring began when sent, pair, latency. */
   trace: [number, number, number][];
+  /** When the segment's measuring began, in ms since the Unix epoch (to line the trace up). */
+  measuredFromEpoch: number;
   acks: number[];
   sent: number;
   lost: number;
@@ -239,6 +243,11 @@ interface Outcome {
   cpuMsPerMessage: number;
   cpuShare: number;
   latency: { p50: number; p95: number; p99: number; max: number; mean: number };
+  /**
+   * The p99 of each turn, in the order they ran: a stall of the whole machine (which meets every
+   * target, the minimal room too) shows as one turn far above the others.
+   */
+  turnP99: number[];
   ack: { p50: number; p99: number };
   sendRate: number;
   receiveRate: number;
@@ -248,6 +257,7 @@ interface Outcome {
 }
 
 const round = (n: number) => Number(n.toFixed(2));
+const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 
 const D1_KEYS = ["calls", "batches", "writeBatches", "reads", "writes"] as const;
 
@@ -262,8 +272,8 @@ function d1Delta(after: D1Counts, before: D1Counts): D1Counts {
 }
 
 function summarise(target: string, segments: Segment[]): Outcome {
-  const sorted = segments.flatMap((s) => s.latencies).sort((a, b) => a - b);
-  const acks = segments.flatMap((s) => s.acks).sort((a, b) => a - b);
+  const sorted = ascending(segments.flatMap((s) => s.latencies));
+  const acks = ascending(segments.flatMap((s) => s.acks));
   const sent = segments.reduce((n, s) => n + s.sent, 0);
   const seconds = segments.reduce((n, s) => n + s.seconds, 0);
   const cpu = segments.reduce((n, s) => n + s.cpu, 0);
@@ -304,6 +314,7 @@ function summarise(target: string, segments: Segment[]): Outcome {
       max: round(sorted.at(-1) ?? NaN),
       mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
     },
+    turnP99: segments.map((s) => round(percentile(ascending(s.latencies), 99))),
     ack: { p50: round(percentile(acks, 50)), p99: round(percentile(acks, 99)) },
     sendRate: round(sent / seconds),
     receiveRate: round(sorted.length / seconds),
@@ -484,6 +495,7 @@ async function drive(
   return {
     latencies,
     trace,
+    measuredFromEpoch: performance.timeOrigin + measuredFrom,
     acks,
     sent: Math.max(0, n - warmupCount),
     lost,
@@ -669,6 +681,9 @@ function print(o: Outcome) {
       `  CPU ${o.cpuMsPerMessage.toFixed(2)} ms/msg (${(o.cpuShare * 100).toFixed(0)}% core)` +
       `  lost ${o.lost}  errors ${o.errors}${o.errors ? ` ${JSON.stringify(o.errorKinds)}` : ""}` +
       `  dropped ${o.dropped}${o.gaveUp ? "  (fell behind: sending stopped)" : ""}` +
+      (o.turnP99.length > 1
+        ? `\n${"".padEnd(18)} p99 of each turn: ${o.turnP99.map(fmt).join(", ")} ms`
+        : "") +
       (d1
         ? `\n${"".padEnd(18)} D1 per message: ${d1.calls} round trips, ${d1.batches} batches (${d1.writeBatches} writing), ${d1.reads} reads, ${d1.writes} writes`
         : ""),
@@ -762,7 +777,7 @@ async function main() {
         `round ${r + 1}/${options.rounds}: ${order.map((t) => t.name).join(", ")} (${perRound} s each)`,
       );
       for (const target of order) {
-        const profiled = profiler && r === 0 && target.name === "heartline socket";
+        const profiled = profiler && r === 0 && target.name === `heartline ${options.via[0]}`;
         if (profiled) await profiler.start();
         const segment = await drive(target, fixedPairs, options.rate, options.warmup, perRound);
         segments.get(target.name)!.push(segment);
@@ -771,23 +786,29 @@ async function main() {
     }
     const fixed = targets.map((t) => summarise(t.name, segments.get(t.name)!));
     if (options.trace) {
-      // Per target, per turn: [ms since measuring began when sent, pair, latency ms].
+      // Per target, per turn: when measuring began (ms since the Unix epoch) and its deliveries,
+      // each [ms since measuring began when sent, pair, latency ms].
       const traces = Object.fromEntries(
-        targets.map((t) => [t.name, segments.get(t.name)!.map((s) => s.trace)]),
+        targets.map((t) => [
+          t.name,
+          segments.get(t.name)!.map((s) => ({ from: s.measuredFromEpoch, deliveries: s.trace })),
+        ]),
       );
       await writeFile(options.trace, JSON.stringify(traces));
       log(`deliveries traced in ${options.trace}`);
     }
     const fixedLoad = [loadBefore, load()];
     const p99Of = (name: string) => fixed.find((o) => o.target === name)?.latency.p99 ?? NaN;
-    const ratios = Object.fromEntries(
-      targets
-        .filter((t) => t.d1)
-        .map((t) => [
-          `${t.name} / ${roomSocket.name}`,
-          round(p99Of(t.name) / p99Of(roomSocket.name)),
-        ]),
-    );
+    // Each Heartline target against the minimal room's socket (the in-platform floor), and a
+    // target over HTTP against the minimal room over HTTP too (the same path's floor).
+    const roomHttp = targets.find((t) => t.name === "room http");
+    const ratios: Record<string, number> = {};
+    for (const t of targets.filter((x) => x.d1)) {
+      const floors = t.via === "http" && roomHttp ? new Set([roomSocket, roomHttp]) : [roomSocket];
+      for (const floor of floors) {
+        ratios[`${t.name} / ${floor.name}`] = round(p99Of(t.name) / p99Of(floor.name));
+      }
+    }
     console.log("");
     console.log(
       `send → receive, ${options.pairs} pairs, ${options.rate} msg/s, ${options.seconds} s per target ` +
