@@ -63,7 +63,10 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
+import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { WebSocket } from "undici";
 import type { D1Counts } from "./d1-counting-worker";
 import { Profiler } from "./profile";
@@ -143,6 +146,36 @@ const MEMBER_CREDITS = 1_000_000;
 /** In the ramp, a target whose messages wait this long has failed the rate: it stops there. */
 const GIVE_UP_MS = 2_000;
 const log = (message: string) => console.log(`[bench] ${message}`);
+
+/**
+ * The bench's own garbage collections. A full collection of this process's heap runs V8's helper
+ * threads on every core and, on a small machine, holds the servers back as well: every socket of
+ * the target waits at once, whichever target it is. So the heap is collected before each turn
+ * (when nothing is measured), and the collections that still fall in the measuring are counted
+ * and printed with the figures.
+ */
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+const clientGcs: { start: number; ms: number; major: boolean }[] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const { kind } = (entry as PerformanceEntry & { detail: { kind: number } }).detail;
+    clientGcs.push({
+      start: entry.startTime,
+      ms: entry.duration,
+      major: kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR,
+    });
+  }
+}).observe({ entryTypes: ["gc"] });
+
+/** The client's collections (ms, full and young) that started since `from` (performance.now()). */
+function clientGcSince(from: number): { major: number; minor: number } {
+  const since = clientGcs.filter((gc) => gc.start >= from);
+  clientGcs.length = 0;
+  const sum = (major: boolean) =>
+    round(since.filter((gc) => gc.major === major).reduce((n, gc) => n + gc.ms, 0));
+  return { major: sum(true), minor: sum(false) };
+}
 const load = () => Number(loadavg()[0]!.toFixed(2));
 
 interface Member {
@@ -211,6 +244,8 @@ interface Segment {
   trace: [number, number, number][];
   /** When the segment's measuring began, in ms since the Unix epoch (to line the trace up). */
   measuredFromEpoch: number;
+  /** The bench's own garbage collection while measuring, in ms (full, young). */
+  clientGc: { major: number; minor: number };
   acks: number[];
   sent: number;
   lost: number;
@@ -248,6 +283,8 @@ interface Outcome {
    * target, the minimal room too) shows as one turn far above the others.
    */
   turnP99: number[];
+  /** The bench's own garbage collection while this target was measured, in ms (full, young). */
+  clientGc: { major: number; minor: number };
   ack: { p50: number; p99: number };
   sendRate: number;
   receiveRate: number;
@@ -315,6 +352,10 @@ function summarise(target: string, segments: Segment[]): Outcome {
       mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
     },
     turnP99: segments.map((s) => round(percentile(ascending(s.latencies), 99))),
+    clientGc: {
+      major: round(segments.reduce((n, s) => n + s.clientGc.major, 0)),
+      minor: round(segments.reduce((n, s) => n + s.clientGc.minor, 0)),
+    },
     ack: { p50: round(percentile(acks, 50)), p99: round(percentile(acks, 99)) },
     sendRate: round(sent / seconds),
     receiveRate: round(sorted.length / seconds),
@@ -410,6 +451,7 @@ async function drive(
   );
   await sleep(500);
   const d1Before = target.d1 ? await target.d1() : null;
+  collectGarbage();
 
   const warmupCount = Math.round(rate * warmup);
   const total = warmupCount + Math.round(rate * seconds);
@@ -482,6 +524,7 @@ async function drive(
   const lost = undelivered().length;
   const cpu = target.cpu() - cpuFrom;
   const busySeconds = (performance.now() - measuredFrom) / 1000;
+  const clientGc = clientGcSince(measuredFrom);
   await drain(target);
   // What the send left for later (notifications, the members' lists) has its D1 statements too.
   let d1: D1Counts | null = null;
@@ -496,6 +539,7 @@ async function drive(
     latencies,
     trace,
     measuredFromEpoch: performance.timeOrigin + measuredFrom,
+    clientGc,
     acks,
     sent: Math.max(0, n - warmupCount),
     lost,
@@ -684,6 +728,8 @@ function print(o: Outcome) {
       (o.turnP99.length > 1
         ? `\n${"".padEnd(18)} p99 of each turn: ${o.turnP99.map(fmt).join(", ")} ms`
         : "") +
+      `\n${"".padEnd(18)} the bench's own GC while measuring: ${fmt(o.clientGc.major)} ms full, ` +
+      `${fmt(o.clientGc.minor)} ms young` +
       (d1
         ? `\n${"".padEnd(18)} D1 per message: ${d1.calls} round trips, ${d1.batches} batches (${d1.writeBatches} writing), ${d1.reads} reads, ${d1.writes} writes`
         : ""),
