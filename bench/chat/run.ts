@@ -641,8 +641,10 @@ async function startConversations(base: string, members: Member[], count: number
  * The measured HTTP sends go through undici's own `request` over kept-alive connections, not
  * `fetch`: fetch's streams and Headers leave the bench several times the garbage a message, and
  * the bench's full collections, on these 2-core machines, hold back whichever server is measured.
+ * An idle connection is let go after undici's default 4 s, as fetch does: workerd closes idle
+ * connections on its side, and a POST sent on one it is closing fails (undici retries no POST).
  */
-const sendAgent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
+const sendAgent = new Agent({ connections: 256 });
 
 /** POSTs `body` as JSON and resolves with the status once the answer is read whole. */
 async function post(url: string, headers: Record<string, string>, body: unknown) {
