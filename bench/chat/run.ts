@@ -562,21 +562,16 @@ async function drain(target: Target) {
   }
 }
 
-async function api(base: string, member: Member, method: string, pathname: string, body: unknown) {
-  const res = await fetch(`${base}${pathname}`, {
-    method,
-    headers: {
-      Cookie: member.cookie,
-      "X-CSRF-Token": member.csrf,
-      Accept: "application/json",
-      "Content-Type": "application/json",
-      Origin: base,
-    },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (res.status >= 300)
-    throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(json)}`);
+/** The setup's calls to Heartline's API as `member` (starting the pairs' conversations). */
+async function api(base: string, member: Member, pathname: string, body: unknown) {
+  const res = await postJson(
+    `${base}${pathname}`,
+    { Cookie: member.cookie, "X-CSRF-Token": member.csrf, Origin: base },
+    body,
+  );
+  const json = (await res.body.json()) as Record<string, unknown>;
+  if (res.statusCode >= 300)
+    throw new Error(`POST ${pathname}: ${res.statusCode} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -624,12 +619,12 @@ async function startConversations(base: string, members: Member[], count: number
   for (let i = 0; i < count; i++) {
     const a = members[2 * i]!;
     const b = members[2 * i + 1]!;
-    const started = await api(base, a, "POST", "/chat/conversations", {
+    const started = await api(base, a, "/chat/conversations", {
       user_id: b.id,
       message: "hello",
     });
     const conversationId = (started.conversation as { id: string }).id;
-    await api(base, b, "POST", `/chat/conversations/${conversationId}/messages`, {
+    await api(base, b, `/chat/conversations/${conversationId}/messages`, {
       message: "hi!",
     });
     ids.push(conversationId);
@@ -646,14 +641,18 @@ async function startConversations(base: string, members: Member[], count: number
  */
 const sendAgent = new Agent({ connections: 256 });
 
-/** POSTs `body` as JSON and resolves with the status once the answer is read whole. */
-async function post(url: string, headers: Record<string, string>, body: unknown) {
-  const res = await request(url, {
+/** POSTs `body` as JSON, asking for JSON back. */
+const postJson = (url: string, headers: Record<string, string>, body: unknown) =>
+  request(url, {
     method: "POST",
     dispatcher: sendAgent,
     headers: { ...headers, Accept: "application/json", "Content-Type": "application/json" },
     body: JSON.stringify(body),
   });
+
+/** A measured send: resolves with the status once the answer is read whole. */
+async function post(url: string, headers: Record<string, string>, body: unknown) {
+  const res = await postJson(url, headers, body);
   await res.body.dump();
   return res.statusCode;
 }
@@ -854,11 +853,15 @@ async function main() {
     const fixedLoad = [loadBefore, load()];
     const p99Of = (name: string) => fixed.find((o) => o.target === name)?.latency.p99 ?? NaN;
     // Each Heartline target against the minimal room's socket (the in-platform floor), and a
-    // target over HTTP against the minimal room over HTTP too (the same path's floor).
+    // target over HTTP against the minimal room over HTTP too (the same path's floor; in an
+    // HTTP-only run that is the only floor, `roomSocket` itself).
     const roomHttp = targets.find((t) => t.name === "room http");
     const ratios: Record<string, number> = {};
     for (const t of targets.filter((x) => x.d1)) {
-      const floors = t.via === "http" && roomHttp ? new Set([roomSocket, roomHttp]) : [roomSocket];
+      const floors =
+        t.via === "http" && roomHttp && roomHttp !== roomSocket
+          ? [roomSocket, roomHttp]
+          : [roomSocket];
       for (const floor of floors) {
         ratios[`${t.name} / ${floor.name}`] = round(p99Of(t.name) / p99Of(floor.name));
       }
