@@ -25,9 +25,11 @@ export type SchemaSource<S extends z.ZodType> = S | (() => Promise<S>);
 
 /**
  * Validates a form with its shared zod schema as the member types: a field shows its message once
- * it has been touched, and a submit with errors is stopped before it leaves the browser. Server
- * errors show until the field is edited. Given a loader, the schema (and zod) is fetched on the
- * first keystroke or submit, not with the page: a submit that comes first waits for it once.
+ * it has been touched, and a submit with errors is stopped before it leaves the browser. Every
+ * error of the server's latest answer shows on its field, typed in or not, until that field is
+ * edited again (a wrong password arrives for fields the member has just filled in). Given a
+ * loader, the schema (and zod) is fetched on the first keystroke or submit, not with the page: a
+ * submit that comes first waits for it once.
  */
 export function useFormValidation<S extends z.ZodType>(
   source: SchemaSource<S>,
@@ -35,6 +37,10 @@ export function useFormValidation<S extends z.ZodType>(
 ) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [touched, setTouched] = useState<Record<string, boolean>>({});
+  // The fields edited since the server's latest answer (`serverErrors` is a new object each time).
+  const [edited, setEdited] = useState<{ answer?: FieldErrorMap; names: Set<string> }>({
+    names: new Set(),
+  });
   const loaded = useRef<S | null>(typeof source === "function" ? null : source);
   const loading = useRef<Promise<S> | null>(null);
 
@@ -58,6 +64,8 @@ export function useFormValidation<S extends z.ZodType>(
     const form = event.currentTarget;
     const nextTouched = { ...touched, [target.name]: true };
     setTouched(nextTouched);
+    const since = edited.answer === serverErrors ? edited.names : new Set<string>();
+    setEdited({ answer: serverErrors, names: new Set(since).add(target.name) });
     void load().then((schema) => {
       const all = validate(schema, form);
       setErrors(Object.fromEntries(Object.entries(all).filter(([k]) => nextTouched[k])));
@@ -90,10 +98,25 @@ export function useFormValidation<S extends z.ZodType>(
   };
 
   const server = firstErrors(serverErrors);
+  const editedSince = edited.answer === serverErrors ? edited.names : new Set<string>();
   const errorFor = (name: string): string | undefined =>
-    errors[name] ?? (touched[name] ? undefined : server[name]);
+    errors[name] ?? (editedSince.has(name) ? undefined : server[name]);
 
   return { onChange, onSubmit, errorFor };
+}
+
+/**
+ * The server's general message for a form's alert: shown unless one of the form's own fields
+ * already carries an error from the same answer (a 429, a token error on a hidden field, or any
+ * error keyed outside the form's fields is said here, so nothing the server sends goes unseen).
+ */
+export function unplacedMessage(
+  answer: { message?: string; errors?: FieldErrorMap } | null | undefined,
+  fields: readonly string[],
+): string | null {
+  if (!answer?.message) return null;
+  const placed = fields.some((f) => (answer.errors?.[f]?.length ?? 0) > 0);
+  return placed ? null : answer.message;
 }
 
 interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/cloudflare";
 import { useActionData, useSearchParams } from "@remix-run/react";
 import { AuthFormPage, ValidatedForm } from "~/components/auth-form";
-import { FormAlert, PasswordField, useFormValidation } from "~/components/form";
+import { FormAlert, PasswordField, unplacedMessage, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { confirmPasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -37,9 +37,7 @@ export default function ConfirmPasswordPage() {
     >
       <ValidatedForm validation={form} submit="Confirm">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
-        <FormAlert
-          message={actionData && !actionData.errors.password ? actionData.message : null}
-        />
+        <FormAlert message={unplacedMessage(actionData, ["password"])} />
         <PasswordField
           name="password"
           label="Password"

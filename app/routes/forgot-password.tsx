@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useActionData } from "@remix-run/react";
 import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
-import { Field, FormAlert, useFormValidation } from "~/components/form";
+import { Field, FormAlert, unplacedMessage, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { forgotPasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -32,7 +32,7 @@ export default function ForgotPasswordPage() {
     >
       <ValidatedForm validation={form} submit="Email me a reset link">
         <FormAlert message={data && "status" in data ? data.status : null} tone="success" />
-        <FormAlert message={errors && !errors.errors.email ? errors.message : null} />
+        <FormAlert message={unplacedMessage(errors, ["email"])} />
         <Field
           name="email"
           label="Email"

@@ -3,7 +3,13 @@ import { redirect } from "@remix-run/cloudflare";
 import { useActionData, useSearchParams } from "@remix-run/react";
 import { AppLink } from "~/components/link";
 import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
-import { Field, FormAlert, PasswordField, useFormValidation } from "~/components/form";
+import {
+  Field,
+  FormAlert,
+  PasswordField,
+  unplacedMessage,
+  useFormValidation,
+} from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { loginSchema } from "~/schemas/auth";
 import type { ActionErrors } from "~/server/actions.server";
@@ -46,7 +52,7 @@ export default function LoginPage() {
       <ValidatedForm validation={form} submit="Sign in" submitting="Signing in…">
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? ""} />
         <FormAlert message={status} tone="success" />
-        <FormAlert message={actionData && !actionData.errors.email ? actionData.message : null} />
+        <FormAlert message={unplacedMessage(actionData, ["email", "password"])} />
         <Field
           name="email"
           label="Email"

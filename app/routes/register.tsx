@@ -5,7 +5,13 @@ import { redirect } from "@remix-run/cloudflare";
 import { useActionData } from "@remix-run/react";
 import { AppLink } from "~/components/link";
 import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
-import { Field, FormAlert, PasswordField, useFormValidation } from "~/components/form";
+import {
+  Field,
+  FormAlert,
+  PasswordField,
+  unplacedMessage,
+  useFormValidation,
+} from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { registerSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -36,9 +42,13 @@ export default function RegisterPage() {
   const actionData = useActionData<ActionErrors>();
   const now = useNow();
   const form = useFormValidation(loadRegisterSchema, actionData?.errors);
-  const knownFields = ["username", "email", "password", "password_confirmation", "dateOfBirth"];
-  const otherError =
-    actionData && !knownFields.some((f) => actionData.errors[f]) ? actionData.message : null;
+  const otherError = unplacedMessage(actionData, [
+    "username",
+    "email",
+    "password",
+    "password_confirmation",
+    "dateOfBirth",
+  ]);
   return (
     <AuthFormPage
       title="Create your account"

@@ -2,7 +2,13 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { json, redirect } from "@remix-run/cloudflare";
 import { useActionData, useLoaderData, useParams, useSearchParams } from "@remix-run/react";
 import { AuthFormPage, lazyAuthSchema, ValidatedForm } from "~/components/auth-form";
-import { Field, FormAlert, PasswordField, useFormValidation } from "~/components/form";
+import {
+  Field,
+  FormAlert,
+  PasswordField,
+  unplacedMessage,
+  useFormValidation,
+} from "~/components/form";
 import { AppLink } from "~/components/link";
 import { AuthLayout } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
@@ -72,7 +78,9 @@ function ResetPasswordForm() {
     >
       <ValidatedForm validation={form} submit="Reset password">
         <input type="hidden" name="token" value={token} />
-        <FormAlert message={actionData?.errors.email ? null : actionData?.message} />
+        <FormAlert
+          message={unplacedMessage(actionData, ["email", "password", "password_confirmation"])}
+        />
         <Field
           name="email"
           label="Email"

@@ -3,7 +3,7 @@ import { json } from "@remix-run/cloudflare";
 import { useActionData } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { ValidatedForm } from "~/components/auth-form";
-import { Field, FormAlert, useFormValidation } from "~/components/form";
+import { Field, FormAlert, unplacedMessage, useFormValidation } from "~/components/form";
 import { titleMeta } from "~/lib/title";
 import { updatePasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -41,6 +41,13 @@ export default function PasswordSettingsPage() {
       <p className="muted">Changing your password signs you out everywhere else.</p>
       <ValidatedForm validation={form} submit="Update password" block={false} formRef={ref}>
         <FormAlert message={data && "status" in data ? data.status : null} tone="success" />
+        <FormAlert
+          message={unplacedMessage(data && "errors" in data ? data : null, [
+            "current_password",
+            "password",
+            "password_confirmation",
+          ])}
+        />
         <Field
           name="current_password"
           label="Current password"
