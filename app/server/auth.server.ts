@@ -12,6 +12,7 @@ import { hmacSign, hmacVerify, newId, randomToken, sha256Hex } from "./crypto.se
 import { getDb, nowIso, schema } from "./db.server";
 import { displayName } from "~/lib/members";
 import { passwordChangedEmail, passwordResetEmail, verificationEmail } from "./emails.server";
+import { DISPOSABLE_EMAIL, isDisposableEmail } from "./email-domains.server";
 import type { Env } from "./env.server";
 import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
 import { sendMail } from "./mail.server";
@@ -82,6 +83,7 @@ async function limited(result: Promise<rateLimit.RateLimitResult>) {
 
 export async function register(env: Env, input: RegisterInput, meta: RequestMeta) {
   await limited(rateLimit.hit(env, "register_ip", meta.ip));
+  if (isDisposableEmail(input.email)) throw new ValidationError({ email: [DISPOSABLE_EMAIL] });
   const db = getDb(env.DB);
   const taken = await db
     .select({ username: schema.users.username, email: schema.users.email })
