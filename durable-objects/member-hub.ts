@@ -13,6 +13,16 @@ import { exec } from "~/server/sql.server";
 import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
 import { closeNormally } from "./close-socket";
 
+/**
+ * What a hub socket carries: the session it was opened by, and whether the hub ended it (the
+ * session ended): an ended socket receives nothing more, whatever its client does with the close
+ * frame.
+ */
+interface HubAttachment {
+  sessionId?: string;
+  ended?: true;
+}
+
 /** Storage keys of the conversations the member opened a socket in, and how many are kept. */
 const CONVERSATION_PREFIX = "conversation:";
 const CONVERSATIONS_KEPT = 100;
@@ -224,6 +234,10 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     }
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1]);
+    const attachment: HubAttachment = {
+      sessionId: request.headers.get("X-Session-Id") || undefined,
+    };
+    pair[1].serializeAttachment(attachment);
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
@@ -232,6 +246,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     const text = JSON.stringify(frame);
     let delivered = 0;
     for (const socket of this.ctx.getWebSockets()) {
+      if (ended(socket)) continue;
       try {
         socket.send(text);
         delivered += 1;
@@ -258,6 +273,12 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   async endSessions(): Promise<string[]> {
     for (const socket of this.ctx.getWebSockets()) {
       try {
+        const a = (socket.deserializeAttachment() as HubAttachment | null) ?? {};
+        socket.serializeAttachment({ ...a, ended: true } satisfies HubAttachment);
+      } catch {
+        // The socket is gone already.
+      }
+      try {
         socket.close(SESSION_ENDED_CLOSE, "Signed out.");
       } catch {
         // Already closed.
@@ -272,7 +293,8 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   }
 
   override async webSocketMessage(): Promise<void> {
-    // Clients only ping, which the auto-response answers; anything else is ignored.
+    // Clients only ping, which the auto-response answers; anything else is ignored (a socket the
+    // hub ended included: nothing a client sends here acts).
   }
 
   override async webSocketClose(socket: WebSocket): Promise<void> {
@@ -281,5 +303,13 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   override async webSocketError(socket: WebSocket): Promise<void> {
     await this.webSocketClose(socket);
+  }
+}
+
+function ended(socket: WebSocket): boolean {
+  try {
+    return (socket.deserializeAttachment() as HubAttachment | null)?.ended === true;
+  } catch {
+    return true;
   }
 }

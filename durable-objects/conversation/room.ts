@@ -98,7 +98,10 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   override async webSocketMessage(socket: WebSocket, raw: string | ArrayBuffer): Promise<void> {
     const frame = parseChatClientFrame(typeof raw === "string" ? raw : null);
     const attachment = this.room.sockets.attachment(socket);
-    if (!frame || !attachment) return;
+    // A socket the room closed (its session ended, a block, a suspension) is not heard, even if
+    // its client ignored the close frame and keeps sending.
+    if (!attachment || attachment.ended) return;
+    if (!frame) return;
     if (frame.type === "send") return sendFromSocket(this.room, socket, attachment, frame);
     if (frame.type === "read") {
       await this.read(attachment.conversationId, attachment.userId);

@@ -6,6 +6,13 @@ import type { RateLimitSpec } from "~/server/room-api.server";
 export interface Attachment {
   userId: string;
   conversationId: string;
+  /** The session the socket was opened by (a hash, as sessions are stored). */
+  sessionId?: string;
+  /**
+   * The room closed the socket (its session ended, a block, a suspension): from then on nothing
+   * it sends acts and nothing reaches it, whatever the client does with the close frame.
+   */
+  ended?: true;
   /** The send limit of the Worker that accepted the socket (its configuration, API.md). */
   limit?: RateLimitSpec;
 }
@@ -40,9 +47,10 @@ export class RoomSockets {
     const conversationId = request.headers.get("X-Conversation-Id");
     if (!userId || !conversationId) return new Response("Missing member", { status: 400 });
     const limit = parseLimit(request.headers.get("X-Send-Limit"));
+    const sessionId = request.headers.get("X-Session-Id") || undefined;
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1], [userId]);
-    const attachment: Attachment = { userId, conversationId, limit };
+    const attachment: Attachment = { userId, conversationId, sessionId, limit };
     pair[1].serializeAttachment(attachment);
     this.attachments.set(pair[1], attachment);
     return new Response(null, { status: 101, webSocket: pair[0] });
@@ -106,7 +114,7 @@ export class RoomSockets {
     const members = new Set<string>();
     for (const socket of this.ctx.getWebSockets()) {
       const a = this.attachment(socket);
-      if (exceptUserId && a?.userId === exceptUserId) continue;
+      if (a?.ended || (exceptUserId && a?.userId === exceptUserId)) continue;
       try {
         socket.send(text);
         if (a) members.add(a.userId);
@@ -117,8 +125,22 @@ export class RoomSockets {
     return [...members];
   }
 
+  /**
+   * Closes sockets, marking each one ended first (on the socket, so that a wake from hibernation
+   * knows it too): a client that ignores the close frame and keeps sending is not heard.
+   */
   private close(sockets: WebSocket[], code: number, reason: string): number {
     for (const socket of sockets) {
+      const a = this.attachment(socket);
+      if (a && !a.ended) {
+        const ended: Attachment = { ...a, ended: true };
+        try {
+          socket.serializeAttachment(ended);
+        } catch {
+          // The socket is gone already.
+        }
+        this.attachments.set(socket, ended);
+      }
       try {
         socket.close(code, reason);
       } catch {

@@ -122,6 +122,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
       userId,
       hidden,
       hasBlocks: blocks.length > 0,
+      sessionId: request.headers.get("X-Session-Id") || undefined,
     };
     const first = this.sockets.of(userId).length === 0 && !this.leaveAt.has(userId);
     this.sockets.accept(ws, a);
@@ -139,7 +140,8 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const a = ws.deserializeAttachment() as Attachment | null;
-    if (!a) return;
+    // A socket the shard closed is not heard, even if its client ignored the close frame.
+    if (!a || a.ended || !this.sockets.has(a.sid)) return;
     const parsed = parsePresenceClientFrame(typeof message === "string" ? message : "");
     if ("error" in parsed) {
       this.sockets.send(ws, { type: "error", message: parsed.error });
@@ -489,6 +491,8 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     await this.learnShard(shard);
     const sockets = this.sockets.of(userId);
     for (const ws of sockets) {
+      const a = ws.deserializeAttachment() as Attachment | null;
+      if (a) this.sockets.save(ws, { ...a, ended: true });
       try {
         ws.close(SESSION_ENDED_CLOSE, "Signed out.");
       } catch {

@@ -27,7 +27,7 @@ export class ShardSockets {
     const restored: Attachment[] = [];
     for (const ws of this.ctx.getWebSockets()) {
       const a = ws.deserializeAttachment() as Attachment | null;
-      if (!a || ws.readyState !== WebSocket.OPEN) continue;
+      if (!a || a.ended || ws.readyState !== WebSocket.OPEN) continue;
       this.sockets.set(a.sid, { ws, a });
       restored.push(a);
     }

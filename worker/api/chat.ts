@@ -114,7 +114,7 @@ chatApi.get("/ws/chat/:conversationId", async (c) => {
   await chat.authorizeConversationSocket(c.env, user.id, id);
   // So that ending the member's sessions closes this socket too.
   await noteConversationSocket(c.env, user.id, id);
-  const upgrade = forwardUpgrade(c.req.raw, user);
+  const upgrade = forwardUpgrade(c.req.raw, user, c.get("rc").session);
   upgrade.headers.set("X-Conversation-Id", id);
   // The room counts sends over this socket against this Worker's configured limit.
   const { max, windowSeconds } = readConfig(c.env).rateLimits.chat_send_account;
