@@ -8,10 +8,15 @@ import type {
   ListRow,
   ListUpdate,
   MemberHubApi,
+  RateLimitSpec,
+  Refusal,
 } from "~/server/room-api.server";
+import { SENDING_TOO_FAST, type SendCounter } from "~/server/chat-rules.server";
+import { slidingWindowHit } from "~/server/rate-limit.server";
 import { exec } from "~/server/sql.server";
 import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
 import { closeNormally } from "./close-socket";
+import { FrameRate } from "./frame-rate";
 
 /**
  * What a hub socket carries: the session it was opened by, and whether the hub ended it (the
@@ -55,6 +60,9 @@ const SCHEMA = [
  */
 export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   private readonly clientIds: ClientIdClaims;
+  private readonly frames = new FrameRate();
+  /** The member's messages over chat_send_account's window, in every conversation. */
+  private sends: SendCounter | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -257,6 +265,20 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     return delivered;
   }
 
+  /**
+   * Counts one message the member is about to send, in any conversation: the send limit is the
+   * member's, not each room's (docs/decisions/021). Answers the refusal past the limit (nothing
+   * is counted then), null otherwise.
+   */
+  async countSend(limit: RateLimitSpec, now = Date.now()): Promise<Refusal | null> {
+    const { next, result } = slidingWindowHit(limit, this.sends, now);
+    if (!result.allowed) {
+      return { status: 429, message: SENDING_TOO_FAST, retryAfter: result.retryAfter };
+    }
+    this.sends = next;
+    return null;
+  }
+
   /** The member opened a socket in this conversation's room. */
   async noteConversation(conversationId: string): Promise<void> {
     await this.ctx.storage.put(CONVERSATION_PREFIX + conversationId, Date.now());
@@ -272,12 +294,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
    */
   async endSessions(): Promise<string[]> {
     for (const socket of this.ctx.getWebSockets()) {
-      try {
-        const a = (socket.deserializeAttachment() as HubAttachment | null) ?? {};
-        socket.serializeAttachment({ ...a, ended: true } satisfies HubAttachment);
-      } catch {
-        // The socket is gone already.
-      }
+      markEnded(socket);
       try {
         socket.close(SESSION_ENDED_CLOSE, "Signed out.");
       } catch {
@@ -292,9 +309,12 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     return this.ctx.getWebSockets().length;
   }
 
-  override async webSocketMessage(): Promise<void> {
+  override async webSocketMessage(socket: WebSocket): Promise<void> {
     // Clients only ping, which the auto-response answers; anything else is ignored (a socket the
-    // hub ended included: nothing a client sends here acts).
+    // hub ended included: nothing a client sends here acts). A socket past its frame rate is
+    // closed (FRAME_FLOOD_CLOSE) and receives nothing more.
+    if (ended(socket) || this.frames.allow(socket)) return;
+    markEnded(socket);
   }
 
   override async webSocketClose(socket: WebSocket): Promise<void> {
@@ -303,6 +323,15 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   override async webSocketError(socket: WebSocket): Promise<void> {
     await this.webSocketClose(socket);
+  }
+}
+
+function markEnded(socket: WebSocket) {
+  try {
+    const a = (socket.deserializeAttachment() as HubAttachment | null) ?? {};
+    socket.serializeAttachment({ ...a, ended: true } satisfies HubAttachment);
+  } catch {
+    // The socket is gone already.
   }
 }
 

@@ -1,5 +1,13 @@
 import { Form, useLocation } from "@remix-run/react";
-import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
+import {
+  lazy,
+  Suspense,
+  useEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type ReactNode,
+} from "react";
 import { useRootData } from "~/lib/root-data";
 import { ChatNavLink } from "./chat/nav-link";
 import { Icon } from "./icons";
@@ -38,28 +46,17 @@ export function AppShell({ children }: { children: ReactNode }) {
               {user.emailVerified ? <AppNavLink to="/my/matches">Discover</AppNavLink> : null}
               {user.emailVerified ? <AppNavLink to="/my/likes">Likes</AppNavLink> : null}
               {user.emailVerified ? <ChatNavLink badgeTestId="chat-unread" /> : null}
-              <AppNavLink to="/my/profile">My profile</AppNavLink>
-              <AppNavLink to="/my/activities">Activities</AppNavLink>
-              {user.emailVerified ? <AppNavLink to="/my/credits">Credits</AppNavLink> : null}
-              {user.emailVerified ? <AppNavLink to="/my/gifts">Gifts</AppNavLink> : null}
-              {user.emailVerified ? (
-                <AppNavLink to="/my/subscription">Subscription</AppNavLink>
-              ) : null}
-              <AppNavLink to="/settings">Settings</AppNavLink>
-              {user.moderator ? <AppNavLink to="/moderation">Moderation</AppNavLink> : null}
             </nav>
           ) : null}
           <div className="header-actions">
             {user ? (
               <>
                 {user.emailVerified ? <NotificationsBell /> : null}
-                <AppLink to="/settings" className="icon-link header-settings" aria-label="Settings">
-                  <Icon name="settings" />
-                </AppLink>
-                <span className="avatar" title={user.name} aria-hidden="true">
-                  {user.name.slice(0, 1).toUpperCase()}
-                </span>
-                <SignOutButton className="btn btn-ghost header-signout" />
+                <AccountMenu
+                  name={user.name}
+                  verified={user.emailVerified}
+                  moderator={Boolean(user.moderator)}
+                />
               </>
             ) : (
               <>
@@ -88,6 +85,66 @@ export function AppShell({ children }: { children: ReactNode }) {
       ) : null}
       <SiteFooter />
     </>
+  );
+}
+
+/**
+ * The member's avatar opens everything that is not one of the header's main places: their profile,
+ * activities, credits, gifts, subscription, settings, moderation and signing out. A disclosure
+ * (`<details>`): it works before the page is interactive, Enter or Space opens it, Tab walks its
+ * links, and Escape, a click elsewhere or a new page closes it.
+ */
+function AccountMenu({
+  name,
+  verified,
+  moderator,
+}: {
+  name: string;
+  verified: boolean;
+  moderator: boolean;
+}) {
+  const ref = useRef<HTMLDetailsElement>(null);
+  const { pathname } = useLocation();
+  useEffect(() => {
+    ref.current?.removeAttribute("open");
+  }, [pathname]);
+  useEffect(() => {
+    const onPointer = (event: PointerEvent) => {
+      const menu = ref.current;
+      if (menu?.open && !menu.contains(event.target as Node)) menu.removeAttribute("open");
+    };
+    document.addEventListener("pointerdown", onPointer);
+    return () => document.removeEventListener("pointerdown", onPointer);
+  }, []);
+  const onKeyDown = (event: KeyboardEvent<HTMLDetailsElement>) => {
+    const menu = ref.current;
+    if (event.key !== "Escape" || !menu?.open) return;
+    event.preventDefault();
+    menu.removeAttribute("open");
+    menu.querySelector("summary")?.focus();
+  };
+  return (
+    <details ref={ref} className="account-menu" onKeyDown={onKeyDown}>
+      <summary className="account-button">
+        <span className="avatar" aria-hidden="true">
+          {name.slice(0, 1).toUpperCase()}
+        </span>
+        <span className="sr-only">Account menu</span>
+      </summary>
+      <div className="account-panel">
+        <p className="account-name">{name}</p>
+        <nav aria-label="Your account">
+          <AppNavLink to="/my/profile">My profile</AppNavLink>
+          <AppNavLink to="/my/activities">Activities</AppNavLink>
+          {verified ? <AppNavLink to="/my/credits">Credits</AppNavLink> : null}
+          {verified ? <AppNavLink to="/my/gifts">Gifts</AppNavLink> : null}
+          {verified ? <AppNavLink to="/my/subscription">Subscription</AppNavLink> : null}
+          <AppNavLink to="/settings">Settings</AppNavLink>
+          {moderator ? <AppNavLink to="/moderation">Moderation</AppNavLink> : null}
+        </nav>
+        <SignOutButton className="btn btn-ghost account-signout" />
+      </div>
+    </details>
   );
 }
 
@@ -144,7 +201,7 @@ function LiveAfterHydration({ memberId }: { memberId: string }) {
   ) : null;
 }
 
-/** Ends the session (POST /logout). In the header on wide screens, in Settings on every screen. */
+/** Ends the session (POST /logout). In the account menu, and in Settings. */
 export function SignOutButton({ className = "btn btn-ghost" }: { className?: string }) {
   return (
     <Form method="post" action="/logout" className="signout-form">

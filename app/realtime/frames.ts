@@ -56,3 +56,15 @@ export const isStringOrNull = (value: unknown): value is string | null =>
 
 export const isStringList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every(isString);
+
+/**
+ * Every socket (chat, member channel, presence) may send at most this many frames in any window of
+ * this many seconds (keepalive pings the runtime answers by itself are not counted); past it the
+ * room closes the socket with FRAME_FLOOD_CLOSE and hears nothing more from it
+ * (docs/decisions/021). The app's own pages send a few frames a second at most (typing is
+ * throttled to one per 2 s, an outbox flush after a reconnect sends up to its queue).
+ */
+export const SOCKET_FRAME_LIMIT = { max: 120, windowSeconds: 10 } as const;
+
+/** The close code of a socket that sent more than SOCKET_FRAME_LIMIT frames. */
+export const FRAME_FLOOD_CLOSE = 4429;

@@ -1,5 +1,5 @@
 import type { Env } from "./env.server";
-import type { ClientIdClaim } from "./room-api.server";
+import type { ClientIdClaim, RateLimitSpec, Refusal } from "./room-api.server";
 import { memberHub } from "./member-hub.server";
 
 /**
@@ -10,6 +10,18 @@ import { memberHub } from "./member-hub.server";
  */
 
 // Re-exported while the conversation room still imports it from here (room-api.server.ts).
+
+/**
+ * Counts one message `userId` is about to send against their send limit, across every
+ * conversation (their hub counts): the refusal past it, null otherwise.
+ */
+export async function countMemberSend(
+  env: Env,
+  userId: string,
+  limit: RateLimitSpec,
+): Promise<Refusal | null> {
+  return memberHub(env, userId).countSend(limit);
+}
 
 /**
  * Claims a client id for a conversation in the sender's hub: answers the conversation that owns

@@ -139,6 +139,7 @@ export interface MemberHubApi {
   claimClientId(clientId: string, conversationId: string, memberId: string): Promise<ClientIdClaim>;
   publish(frame: MemberServerFrame): Promise<number>;
   noteConversation(conversationId: string): Promise<void>;
+  countSend(limit: RateLimitSpec): Promise<Refusal | null>;
   endSessions(): Promise<string[]>;
   connectionCount(): Promise<number>;
 }

@@ -18,6 +18,7 @@ import { send, sendFromSocket } from "./sending";
 import { RoomSockets } from "./sockets";
 import { ConversationStorage, messageView, storedMessage } from "./storage";
 import { closeNormally } from "../close-socket";
+import { FrameRate } from "../frame-rate";
 
 /**
  * One room per conversation, addressed by the conversation id: the home of its messages
@@ -44,6 +45,7 @@ import { closeNormally } from "../close-socket";
 export class ConversationRoom extends DurableObject<Env> implements ConversationRoomApi {
   private readonly room: RoomParts;
   private lastTyping = new Map<string, number>();
+  private readonly frames = new FrameRate();
   private importing: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -101,6 +103,8 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     // A socket the room closed (its session ended, a block, a suspension) is not heard, even if
     // its client ignored the close frame and keeps sending.
     if (!attachment || attachment.ended) return;
+    // A socket past its frame rate is closed (FRAME_FLOOD_CLOSE) and heard no more.
+    if (!this.frames.allow(socket)) return this.room.sockets.markEnded(socket);
     if (!frame) return;
     if (frame.type === "send") return sendFromSocket(this.room, socket, attachment, frame);
     if (frame.type === "read") {

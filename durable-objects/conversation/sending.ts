@@ -1,6 +1,6 @@
 import type { ChatMessageView, SendFrame } from "~/realtime/chat";
 import { sendMessageSchema } from "~/schemas/chat";
-import { claimClientId } from "~/server/chat-lists.server";
+import { claimClientId, countMemberSend } from "~/server/chat-lists.server";
 import {
   CLIENT_ID_REUSED,
   CONVERSATION_NOT_FOUND,
@@ -67,6 +67,13 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
   if (first) {
     const stored = replay();
     return stored ? again(stored) : { ok: false, refusal: first };
+  }
+  // The send limit is the member's across every conversation, counted in their hub
+  // (docs/decisions/021); a retry of a stored message is answered even past it.
+  const overLimit = await countMemberSend(env, me, req.limit);
+  if (overLimit) {
+    const stored = replay();
+    return stored ? again(stored) : { ok: false, refusal: overLimit };
   }
 
   // The client id is claimed in the sender's hub, unless this room holds the sender's lease

@@ -125,22 +125,26 @@ export class RoomSockets {
     return [...members];
   }
 
+  /** Marks a socket ended (on the socket too): nothing it sends acts, nothing reaches it. */
+  markEnded(socket: WebSocket) {
+    const a = this.attachment(socket);
+    if (!a || a.ended) return;
+    const ended: Attachment = { ...a, ended: true };
+    try {
+      socket.serializeAttachment(ended);
+    } catch {
+      // The socket is gone already.
+    }
+    this.attachments.set(socket, ended);
+  }
+
   /**
    * Closes sockets, marking each one ended first (on the socket, so that a wake from hibernation
    * knows it too): a client that ignores the close frame and keeps sending is not heard.
    */
   private close(sockets: WebSocket[], code: number, reason: string): number {
     for (const socket of sockets) {
-      const a = this.attachment(socket);
-      if (a && !a.ended) {
-        const ended: Attachment = { ...a, ended: true };
-        try {
-          socket.serializeAttachment(ended);
-        } catch {
-          // The socket is gone already.
-        }
-        this.attachments.set(socket, ended);
-      }
+      this.markEnded(socket);
       try {
         socket.close(code, reason);
       } catch {

@@ -34,6 +34,7 @@ import {
 } from "./storage";
 import { WatchIndex } from "./watch-index";
 import { closeNormally } from "../close-socket";
+import { FrameRate } from "../frame-rate";
 
 /**
  * One shard of the presence room (API.md "Realtime", docs/decisions/011).
@@ -63,6 +64,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
 
   /** The open sockets by id, with their attachments. */
   private readonly sockets: ShardSockets;
+  private readonly frames = new FrameRate();
   /** This shard's members who count as online to others (visible; with a socket or in grace). */
   private readonly local = new Set<string>();
   /** When each member in their grace period leaves (mirrors the `leave:` storage keys). */
@@ -142,6 +144,12 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     const a = ws.deserializeAttachment() as Attachment | null;
     // A socket the shard closed is not heard, even if its client ignored the close frame.
     if (!a || a.ended || !this.sockets.has(a.sid)) return;
+    // A socket past its frame rate is closed (FRAME_FLOOD_CLOSE) and heard no more.
+    if (!this.frames.allow(ws)) {
+      this.sockets.save(ws, { ...a, ended: true });
+      await this.socketGone(ws);
+      return;
+    }
     const parsed = parsePresenceClientFrame(typeof message === "string" ? message : "");
     if ("error" in parsed) {
       this.sockets.send(ws, { type: "error", message: parsed.error });

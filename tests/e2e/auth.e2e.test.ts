@@ -109,7 +109,9 @@ describe("authentication and appearance in Chromium", () => {
     await signInThroughUi(page, member, { remember: true });
     await expectTitle(page, "Dashboard");
     await page.getByRole("heading", { name: `Hi ${member.username}` }).waitFor();
+    await page.locator(".site-header summary", { hasText: "Account menu" }).click();
     expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true);
+    await page.keyboard.press("Escape");
     // "Remember me" makes the session outlive the browser.
     const rememberedSession = await getCookie(context, SESSION_COOKIE);
     expect(rememberedSession).toMatchObject({ httpOnly: true, sameSite: "Lax" });

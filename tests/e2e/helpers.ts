@@ -224,8 +224,9 @@ export async function signInThroughUi(
   await waitForPath(page, expectPath);
 }
 
-/** Presses "Sign out" in the header; ends on /login. */
+/** Opens the header's account menu and presses "Sign out"; ends on /login. */
 export async function signOutThroughUi(page: Page): Promise<void> {
+  await page.locator(".site-header summary", { hasText: "Account menu" }).click();
   await page.getByRole("button", { name: "Sign out" }).click();
   await waitForPath(page, "/login");
 }

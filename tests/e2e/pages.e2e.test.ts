@@ -205,10 +205,10 @@ describe("dashboard and Discover", () => {
     });
   }
 
-  test("the header fits every desktop width from 1024 to 1440 px; the settings tabs fit a 360 px phone", async () => {
+  test("the header is one row at every width from 761 to 1440 px, Discover, Likes and Chat in view, the rest in the account menu by keyboard; the settings tabs fit a 360 px phone", async () => {
     const page = await signedIn(DESKTOP);
     try {
-      for (const width of [1024, 1100, 1101, 1180, 1280, 1360, 1440]) {
+      for (const width of [761, 1024, 1100, 1180, 1280, 1360, 1440]) {
         await page.setViewportSize({ width, height: 800 });
         await visit(page, "/dashboard");
         const overflow = await page.evaluate(() => {
@@ -222,20 +222,39 @@ describe("dashboard and Discover", () => {
             .map((el) => ({ el, box: el.getBoundingClientRect() }))
             .filter(({ box }) => box.left < header.left - 0.5 || box.right > right + 0.5)
             .map(({ el, box }) => `${(el.textContent ?? "").trim() || el.className} ${box.right}`);
-          const signOut = [...document.querySelectorAll(".site-header button")].find(
-            (b) => b.textContent?.trim() === "Sign out",
-          );
-          const box = signOut?.getBoundingClientRect();
-          if (!box || box.width === 0) out.push("Sign out is not shown");
-          else if (box.right > right + 0.5 || box.bottom > header.bottom + 0.5) {
-            out.push(`Sign out ends at ${box.right}×${box.bottom}, header at ${right}`);
-          }
+          if (header.height > 72) out.push(`the header is ${header.height} px tall`);
           if (document.documentElement.scrollWidth > viewport)
             out.push("the page scrolls sideways");
           return out;
         });
         expect(overflow, `${width} px`).toEqual([]);
+        const main = page.getByRole("navigation", { name: "Main" });
+        for (const name of ["Discover", "Likes", "Chat"]) {
+          expect(await main.getByRole("link", { name }).isVisible(), `${width} px ${name}`).toBe(
+            true,
+          );
+        }
       }
+
+      // The account menu, by keyboard: Enter opens it, Tab walks its links, Escape closes it and
+      // gives focus back to the avatar.
+      await page.setViewportSize(DESKTOP);
+      const account = page.locator("summary", { hasText: "Account menu" });
+      await account.focus();
+      await page.keyboard.press("Enter");
+      const links = page.getByRole("navigation", { name: "Your account" });
+      await links.waitFor();
+      for (const name of ["My profile", "Activities", "Credits", "Subscription", "Settings"]) {
+        expect(await links.getByRole("link", { name }).isVisible()).toBe(true);
+      }
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("My profile");
+      const signOut = page.getByRole("button", { name: "Sign out" });
+      const box = await signOut.boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(DESKTOP.width);
+      await page.keyboard.press("Escape");
+      await links.waitFor({ state: "hidden" });
+      expect(await account.evaluate((el) => el === document.activeElement)).toBe(true);
 
       await page.setViewportSize({ width: 360, height: 740 });
       const tabs = ["profile", "password", "appearance", "notifications", "privacy", "blocked"];

@@ -82,8 +82,9 @@ describe("profiles and photos in Chromium", () => {
   test("fill the profile, upload and reorder photos, be seen by another member", async () => {
     const { member: ada, page } = await registerVerifiedMember(browser(), "ada");
 
-    // The profile form, from the header's "My profile" and the "Edit profile" button.
+    // The profile form, from the account menu's "My profile" and the "Edit profile" button.
     await visit(page, "/dashboard");
+    await page.locator(".site-header summary", { hasText: "Account menu" }).click();
     await page.getByRole("link", { name: "My profile" }).click();
     await page.waitForURL((url) => url.pathname === "/my/profile");
     await page.getByRole("link", { name: "Edit profile" }).click();
