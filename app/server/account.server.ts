@@ -7,6 +7,7 @@ import { endMemberSockets } from "./member-channel.server";
 import { setPresenceHidden } from "./presence.server";
 import { loadProfile } from "./profiles.server";
 import { destroyAllSessions } from "./session.server";
+import { endMoneyOf } from "./subscriptions.server";
 import { all, first, statement } from "./sql.server";
 
 /**
@@ -196,12 +197,19 @@ async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
 
 /**
  * Deletes the member's account for good. Sessions end first (so no other tab uploads or sends in
- * the meantime), then the photo files in R2, then the member's rows in D1 in one batch: the user
+ * the meantime), then the live subscription is cancelled at Stripe (now) and open Checkout
+ * Sessions expire (app/server/subscriptions.server.ts `endMoneyOf`), then the photo files in R2, then the member's rows in D1 in one batch: the user
  * row and, through the foreign keys and explicitly, their profile, photos, likes, blocks,
- * notifications, profile views, reports, credits, activity, and every conversation they were in
+ * notifications, profile views, reports, activity, and every conversation they were in
  * (its room's messages first, then the conversation in the other member's list and in D1). The photo prefix is emptied once more afterwards, for an upload that raced.
+ * Payments, subscriptions and the credits ledger are kept under the member's id, which then
+ * names nobody (a tombstone): the refund, chargeback and tax trail holds no personal data.
  */
 export async function deleteAccount(env: Env, userId: string): Promise<void> {
+  // Money first: nothing is billed after this (a Stripe failure stops the deletion with a 502
+  // before anything else changed, and the member may retry); the money records stay, under the
+  // member's id (ADR 008).
+  await endMoneyOf(env, userId);
   await destroyAllSessions(env, userId);
   await cutOffRealtime(env, userId);
   await deletePhotoObjects(env, userId);

@@ -15,7 +15,7 @@ import { HttpError, ValidationError } from "./errors.server";
 import { createCheckoutSession, paymentProvider } from "./payments.server";
 import { creditTransactions, userCredits } from "./db/chat";
 import { creditPacks, payments } from "./db/money";
-import { allOf, firstOf, run, selection, statement } from "./sql.server";
+import { allOf, first, firstOf, run, selection, statement } from "./sql.server";
 
 /**
  * Credits: a ledger (`credit_transactions`, one row per credit in or out) and the running totals
@@ -26,6 +26,8 @@ import { allOf, firstOf, run, selection, statement } from "./sql.server";
  */
 
 export const INSUFFICIENT_CREDITS_MESSAGE = "Not enough credits";
+export const CREDITS_OWED_MESSAGE =
+  "Gifts are paused: a refunded or disputed payment left credits owed. They are settled by your next credit purchase.";
 export const notEnoughCredits = () => new HttpError(402, INSUFFICIENT_CREDITS_MESSAGE);
 
 export type { UserCredit };
@@ -103,7 +105,10 @@ export function spendStatements(env: Env, entry: LedgerEntry): D1PreparedStateme
     ensureTotalsRow(env, entry.userId),
     statement(
       env.DB,
-      sql`UPDATE user_credits SET balance = balance - ${entry.amount}, lifetime_spent = lifetime_spent + ${entry.amount}
+      // While credits are owed nothing is spent: the balance would go below zero, and the
+      // CHECK constraint refuses the whole batch (the caller tells the two cases apart).
+      sql`UPDATE user_credits SET balance = CASE WHEN owed > 0 THEN -1 ELSE balance - ${entry.amount} END,
+         lifetime_spent = lifetime_spent + ${entry.amount}
        WHERE user_id = ${entry.userId}`,
     ),
     statement(
@@ -149,6 +154,160 @@ export function isInsufficientCredits(error: unknown): boolean {
   return String(error instanceof Error ? error.message : error).includes(
     "user_credits_balance_non_negative",
   );
+}
+
+// Credits owed (a refund or dispute took back credits already spent)
+
+export const OWED_REASON = "owed";
+
+/**
+ * After a purchase's grant (ledger row `grantId`), in the same batch: what the member owes is
+ * taken from the new balance, as far as it reaches (a ledger entry out, reason `owed`, referenced
+ * by the payment), and the owed amount goes down by as much. Nothing happens when the grant did
+ * not happen (a replay) or nothing is owed.
+ */
+function owedCollectionStatements(
+  env: Env,
+  userId: string,
+  grantId: string,
+  paymentId: string,
+  at: string,
+) {
+  const id = `${grantId}.owed`;
+  return [
+    statement(
+      env.DB,
+      sql`INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at)
+       SELECT ${id}, user_id, min(owed, balance), 'out', ${OWED_REASON}, ${paymentId}, ${at}
+       FROM user_credits WHERE user_id = ${userId} AND owed > 0 AND balance > 0
+         AND EXISTS (SELECT 1 FROM credit_transactions WHERE id = ${grantId})
+       ON CONFLICT(reason, reference) DO NOTHING`,
+    ),
+    statement(
+      env.DB,
+      sql`UPDATE user_credits SET
+         balance = balance - (SELECT amount FROM credit_transactions WHERE id = ${id}),
+         lifetime_spent = lifetime_spent + (SELECT amount FROM credit_transactions WHERE id = ${id}),
+         owed = owed - (SELECT amount FROM credit_transactions WHERE id = ${id})
+       WHERE user_id = ${userId} AND EXISTS (SELECT 1 FROM credit_transactions WHERE id = ${id})`,
+    ),
+  ];
+}
+
+/** What a member owes (0 when nothing). */
+export async function creditsOwed(env: Env, userId: string): Promise<number> {
+  const row = await first<{ owed: number }>(
+    env.DB,
+    sql`SELECT owed FROM user_credits WHERE user_id = ${userId}`,
+  );
+  return row?.owed ?? 0;
+}
+
+// Refunds and disputes of a credit payment
+
+export type ReversalReason = "refund" | "dispute";
+
+/**
+ * Takes back credits a payment bought, up to `target` of them in all (refunds are cumulative;
+ * `payments.credits_reversed` holds what was taken back so far), in one batch: a
+ * `credit_reversals` row (taken from the balance as far as it reaches, the rest owed), the ledger
+ * entry out (reason `refund` or `dispute`, referenced by the reversal), the totals and the owed
+ * amount, and the payment's new `credits_reversed`. Every statement is conditioned on the payment
+ * still being below `target`, and the last one raises it: a replay, or a concurrent copy, changes
+ * nothing, and a later refund takes only the difference. Returns whether this call took them.
+ */
+export async function reverseCredits(
+  env: Env,
+  paymentId: string,
+  target: number,
+  reason: ReversalReason,
+): Promise<boolean> {
+  const id = `${paymentId}:${reason}:${target}`;
+  const at = nowIso();
+  const pending = sql`(SELECT credits_reversed FROM payments WHERE id = ${paymentId}) < ${target}`;
+  const userOf = sql`(SELECT user_id FROM payments WHERE id = ${paymentId})`;
+  const [, inserted] = await env.DB.batch([
+    statement(
+      env.DB,
+      sql`INSERT INTO user_credits (user_id) SELECT ${userOf} WHERE ${userOf} IS NOT NULL
+       ON CONFLICT(user_id) DO NOTHING`,
+    ),
+    statement(
+      env.DB,
+      sql`INSERT INTO credit_reversals (id, payment_id, user_id, reason, credits, taken, owed, created_at)
+       SELECT ${id}, p.id, p.user_id, ${reason}, ${target} - p.credits_reversed,
+         min(uc.balance, ${target} - p.credits_reversed),
+         ${target} - p.credits_reversed - min(uc.balance, ${target} - p.credits_reversed), ${at}
+       FROM payments p JOIN user_credits uc ON uc.user_id = p.user_id
+       WHERE p.id = ${paymentId} AND p.credits_reversed < ${target}
+       ON CONFLICT(id) DO NOTHING
+       RETURNING id`,
+    ),
+    statement(
+      env.DB,
+      sql`INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at)
+       SELECT ${id}, user_id, taken, 'out', ${reason}, ${id}, ${at} FROM credit_reversals
+       WHERE id = ${id} AND taken > 0 AND ${pending}
+       ON CONFLICT(reason, reference) DO NOTHING`,
+    ),
+    statement(
+      env.DB,
+      sql`UPDATE user_credits SET
+         balance = balance - (SELECT taken FROM credit_reversals WHERE id = ${id}),
+         lifetime_spent = lifetime_spent + (SELECT taken FROM credit_reversals WHERE id = ${id}),
+         owed = owed + (SELECT owed FROM credit_reversals WHERE id = ${id})
+       WHERE user_id = ${userOf} AND ${pending}
+         AND EXISTS (SELECT 1 FROM credit_reversals WHERE id = ${id})`,
+    ),
+    statement(
+      env.DB,
+      sql`UPDATE payments SET credits_reversed = ${target}
+       WHERE id = ${paymentId} AND credits_reversed < ${target}`,
+    ),
+  ]);
+  return (inserted?.results.length ?? 0) > 0;
+}
+
+export const DISPUTE_WON_REASON = "dispute_won";
+
+/**
+ * A dispute closed in our favour: the credits its reversal took are the member's again. What is
+ * still owed of it is forgiven; what was taken (from the balance, or from a later purchase) comes
+ * back as a ledger entry in (reason `dispute_won`). Applied once: every statement is conditioned
+ * on the payment's dispute being open, and the last one closes it.
+ */
+export async function restoreDisputedCredits(env: Env, paymentId: string): Promise<void> {
+  const at = nowIso();
+  const open = sql`EXISTS (SELECT 1 FROM payments WHERE id = ${paymentId} AND dispute_status = 'open')`;
+  const reversal = sql`(SELECT id FROM credit_reversals WHERE payment_id = ${paymentId} AND reason = 'dispute')`;
+  const userOf = sql`(SELECT user_id FROM payments WHERE id = ${paymentId})`;
+  // What of the reversal is still owed, and what comes back as credits.
+  const forgiven = sql`min((SELECT owed FROM user_credits WHERE user_id = ${userOf}),
+    coalesce((SELECT sum(owed) FROM credit_reversals WHERE payment_id = ${paymentId} AND reason = 'dispute'), 0))`;
+  const total = sql`coalesce((SELECT sum(credits) FROM credit_reversals WHERE payment_id = ${paymentId} AND reason = 'dispute'), 0)`;
+  const id = `${paymentId}:${DISPUTE_WON_REASON}`;
+  await env.DB.batch([
+    statement(
+      env.DB,
+      sql`INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at)
+       SELECT ${id}, ${userOf}, ${total} - ${forgiven}, 'in', ${DISPUTE_WON_REASON}, ${paymentId}, ${at}
+       WHERE ${open} AND ${reversal} IS NOT NULL AND ${total} - ${forgiven} > 0
+       ON CONFLICT(reason, reference) DO NOTHING`,
+    ),
+    statement(
+      env.DB,
+      sql`UPDATE user_credits SET
+         balance = balance + coalesce((SELECT amount FROM credit_transactions WHERE id = ${id}), 0),
+         lifetime_earned = lifetime_earned + coalesce((SELECT amount FROM credit_transactions WHERE id = ${id}), 0),
+         owed = owed - ${forgiven}
+       WHERE user_id = ${userOf} AND ${open} AND ${reversal} IS NOT NULL`,
+    ),
+    statement(
+      env.DB,
+      sql`UPDATE payments SET dispute_status = 'won', credits_reversed = credits_reversed - ${total}
+       WHERE id = ${paymentId} AND dispute_status = 'open'`,
+    ),
+  ]);
 }
 
 // Packs, status and purchases
@@ -212,6 +371,7 @@ async function applyCreditPayment(
   env: Env,
   payment: CreditPaymentRow,
   packName: string,
+  extra: { chargeRef?: string | null; customerRef?: string | null } = {},
 ): Promise<CreditTransaction | null> {
   const ledgerId = newId();
   const at = nowIso();
@@ -224,9 +384,13 @@ async function applyCreditPayment(
       reference: payment.id,
       createdAt: at,
     }),
+    ...owedCollectionStatements(env, payment.user_id, ledgerId, payment.id, at),
     statement(
       env.DB,
-      sql`UPDATE payments SET status = 'completed', completed_at = ${at}
+      sql`UPDATE payments SET status = 'completed', completed_at = ${at},
+         checkout_url = NULL, checkout_expires_at = NULL,
+         charge_ref = coalesce(${extra.chargeRef ?? null}, charge_ref),
+         customer_ref = coalesce(${extra.customerRef ?? null}, customer_ref)
        WHERE id = ${payment.id} AND status <> 'completed'`,
     ),
     activityStatement(
@@ -315,7 +479,8 @@ export async function completeStripeCreditPayment(
   env: Env,
   sessionId: string,
   paymentId: string | undefined,
-): Promise<void> {
+  refs: { chargeRef?: string | null; customerRef?: string | null } = {},
+): Promise<"applied" | "unknown"> {
   const payment = await firstOf(
     env.DB,
     creditPayment,
@@ -328,11 +493,12 @@ export async function completeStripeCreditPayment(
     console.error(
       JSON.stringify({ level: "error", message: "unknown checkout session", session: sessionId }),
     );
-    return;
+    return "unknown";
   }
   const { pack_name, credits, ...rest } = payment;
   if (credits === null) throw new Error(`credit payment ${payment.id} holds no credits`);
-  await applyCreditPayment(env, { ...rest, credits }, pack_name);
+  await applyCreditPayment(env, { ...rest, credits }, pack_name, refs);
+  return "applied";
 }
 
 /** What a checkout return page shows of a payment. */

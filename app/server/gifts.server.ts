@@ -2,7 +2,12 @@ import { sql } from "drizzle-orm";
 import type { GiftList } from "~/schemas/credits";
 import type { Gift } from "~/schemas/chat";
 import { activityStatement } from "./activities.server";
-import { grantStatements, isInsufficientCredits, spendStatements } from "./credits.server";
+import {
+  creditsOwed,
+  grantStatements,
+  isInsufficientCredits,
+  spendStatements,
+} from "./credits.server";
 import { sha256Hex } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
@@ -86,9 +91,10 @@ export interface GiftSpent {
   /**
    * "spent": done now; "found": an earlier attempt with the same message id had spent it (nothing
    * changes); "short": the balance is too low and nothing changed; "refunded": an earlier attempt
-   * spent and was refunded (its client id cannot pay again).
+   * spent and was refunded (its client id cannot pay again); "owed": gifting is paused while the
+   * member owes credits (a refund or dispute), and nothing changed.
    */
-  outcome: "spent" | "found" | "short" | "refunded";
+  outcome: "spent" | "found" | "short" | "refunded" | "owed";
   /** Once the message is stored: pushes the recipient's notification to their open pages. */
   announce: () => Promise<unknown>;
 }
@@ -172,7 +178,9 @@ export async function spendForGift(env: Env, spend: GiftSpend): Promise<GiftSpen
     );
     if (results.some((r) => r.reason === GIFT_REFUND_REASON)) return outcome("refunded");
     if (results.length > 0) return outcome("found");
-    if (isInsufficientCredits(error)) return outcome("short");
+    if (isInsufficientCredits(error)) {
+      return outcome((await creditsOwed(env, spend.senderId)) > 0 ? "owed" : "short");
+    }
     throw error;
   }
 }

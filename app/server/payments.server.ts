@@ -112,21 +112,159 @@ export async function createCheckoutSession(
   return { id: session.id, url: session.url };
 }
 
-/** Stripe's subscription ends with the period it is in (nothing renews). */
+/**
+ * Stripe's subscription ends with the period it is in (nothing renews). Every write to Stripe
+ * carries an idempotency key of ours, named by what it does and to what, so that a retry (ours or
+ * the SDK's) or a concurrent copy of the same request is one change at Stripe.
+ */
 export async function cancelStripeSubscriptionAtPeriodEnd(
   env: Env,
   subscriptionId: string,
   reason: string,
+  why: "member" | "suspended" = "member",
 ): Promise<void> {
   try {
-    await stripeClient(env).subscriptions.update(subscriptionId, {
-      cancel_at_period_end: true,
-      cancellation_details: { comment: reason.slice(0, 500) },
-    });
+    await stripeClient(env).subscriptions.update(
+      subscriptionId,
+      {
+        cancel_at_period_end: true,
+        cancellation_details: { comment: reason.slice(0, 500) },
+      },
+      { idempotencyKey: `cancel-at-period-end-${why}-${subscriptionId}` },
+    );
   } catch (error) {
     throw paymentsDown(error);
   }
 }
+
+/**
+ * Stripe's subscription ends now (an account deleted, a charge refunded or disputed, a second
+ * subscription): nothing more is billed. A subscription Stripe already ended is fine.
+ */
+export async function cancelStripeSubscriptionNow(
+  env: Env,
+  subscriptionId: string,
+  why: "deleted" | "refunded" | "disputed" | "duplicate" | "unknown-member",
+): Promise<void> {
+  try {
+    await stripeClient(env).subscriptions.cancel(
+      subscriptionId,
+      { cancellation_details: { comment: `heartline: ${why}` } },
+      { idempotencyKey: `cancel-now-${why}-${subscriptionId}` },
+    );
+  } catch (error) {
+    if (isStripeMissing(error)) return;
+    throw paymentsDown(error);
+  }
+}
+
+/** An open Checkout Session can no longer be paid (the account is gone). */
+export async function expireCheckoutSession(env: Env, sessionId: string): Promise<void> {
+  try {
+    await stripeClient(env).checkout.sessions.expire(sessionId, undefined, {
+      idempotencyKey: `expire-${sessionId}`,
+    });
+  } catch (error) {
+    // Already completed or expired: nothing to stop.
+    if (isStripeMissing(error) || isStripeInvalid(error)) return;
+    throw paymentsDown(error);
+  }
+}
+
+/** Refunds a payment in full (a second subscription Stripe reported). */
+export async function refundPaymentIntent(
+  env: Env,
+  paymentIntent: string,
+  why: "duplicate",
+): Promise<void> {
+  try {
+    await stripeClient(env).refunds.create(
+      { payment_intent: paymentIntent, reason: "duplicate", metadata: { heartline: why } },
+      { idempotencyKey: `refund-${why}-${paymentIntent}` },
+    );
+  } catch (error) {
+    throw paymentsDown(error);
+  }
+}
+
+/** The PaymentIntent that paid an invoice (a subscription's first invoice), or null. */
+export async function invoicePaymentIntent(env: Env, invoiceId: string): Promise<string | null> {
+  try {
+    const invoice = await stripeClient(env).invoices.retrieve(invoiceId, {
+      expand: ["payments"],
+    });
+    for (const p of invoice.payments?.data ?? []) {
+      const intent = p.payment.payment_intent;
+      if (p.status === "paid" && intent) return typeof intent === "string" ? intent : intent.id;
+    }
+    return null;
+  } catch (error) {
+    throw paymentsDown(error);
+  }
+}
+
+/** Stripe's customer portal for one customer (cards, invoices); its page, back to `returnUrl`. */
+export async function createPortalSession(
+  env: Env,
+  customer: string,
+  returnUrl: string,
+): Promise<string> {
+  try {
+    const session = await stripeClient(env).billingPortal.sessions.create(
+      { customer, return_url: returnUrl },
+      { idempotencyKey: `portal-${customer}-${crypto.randomUUID()}` },
+    );
+    return session.url;
+  } catch (error) {
+    throw paymentsDown(error);
+  }
+}
+
+/**
+ * Changes a subscription's price in place: its one item gets the new plan's price for the new
+ * interval, prorated by Stripe (the difference is invoiced now), and the metadata names the new
+ * plan so that its later events say so.
+ */
+export async function changeStripeSubscription(
+  env: Env,
+  subscriptionId: string,
+  change: { line: CheckoutLine; metadata: Record<string, string>; key: string },
+): Promise<Stripe.Subscription> {
+  const stripe = stripeClient(env);
+  try {
+    const current = await stripe.subscriptions.retrieve(subscriptionId);
+    const item = current.items.data[0];
+    if (!item) throw new Error(`subscription ${subscriptionId} has no item`);
+    const product =
+      typeof item.price.product === "string" ? item.price.product : item.price.product.id;
+    return await stripe.subscriptions.update(
+      subscriptionId,
+      {
+        items: [
+          {
+            id: item.id,
+            price_data: {
+              currency: change.line.currency,
+              unit_amount: change.line.amountCents,
+              product,
+              recurring: { interval: change.line.interval ?? "month" },
+            },
+          },
+        ],
+        proration_behavior: "always_invoice",
+        metadata: change.metadata,
+      },
+      { idempotencyKey: change.key },
+    );
+  } catch (error) {
+    throw paymentsDown(error);
+  }
+}
+
+const stripeCode = (error: unknown) =>
+  error && typeof error === "object" && "statusCode" in error ? error.statusCode : undefined;
+const isStripeMissing = (error: unknown) => stripeCode(error) === 404;
+const isStripeInvalid = (error: unknown) => stripeCode(error) === 400;
 
 /** Stripe could not be reached or refused: logged, and a 502 the member can retry. */
 function paymentsDown(error: unknown): HttpError {

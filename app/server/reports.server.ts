@@ -12,6 +12,7 @@ import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
 import { destroyAllSessions, type SessionUser } from "./session.server";
+import { stopRenewal } from "./subscriptions.server";
 import { users } from "./db/schema";
 import { reports } from "./db/safety";
 import { all, first, firstOf, run, selection, statement } from "./sql.server";
@@ -267,5 +268,7 @@ export async function suspendMember(env: Env, moderator: SessionUser, userId: st
   ]);
   await destroyAllSessions(env, userId);
   await cutOffRealtime(env, userId);
+  // A suspended member is billed no further: the subscription does not renew (ADR 008).
+  await stopRenewal(env, userId);
   return { message: SUSPENDED_DONE };
 }

@@ -14,11 +14,15 @@ import type { Env } from "./env.server";
 import { HttpError, ValidationError } from "./errors.server";
 import {
   cancelStripeSubscriptionAtPeriodEnd,
+  cancelStripeSubscriptionNow,
   createCheckoutSession,
+  expireCheckoutSession,
+  invoicePaymentIntent,
   paymentProvider,
+  refundPaymentIntent,
 } from "./payments.server";
 import { plans, subscriptions } from "./db/money";
-import { allOf, first, firstOf, run, selection, statement } from "./sql.server";
+import { all, allOf, first, firstOf, run, selection, statement } from "./sql.server";
 
 /**
  * Subscriptions: the plans on sale, a member's subscription and the perks it gives. A member holds
@@ -139,6 +143,27 @@ const perkFields = selection({
   incognito: plans.incognito,
 });
 
+/**
+ * How long a past-due subscription keeps its perks while Stripe retries the card
+ * (docs/decisions/019-past-due-grace.md).
+ */
+export const PAST_DUE_GRACE_DAYS = 7;
+const PAST_DUE_GRACE_MS = PAST_DUE_GRACE_DAYS * 86_400_000;
+
+/**
+ * Whether a stored subscription gives its perks at `now`: active or cancelled within its period,
+ * or past due for less than the grace period (its period may have ended: the renewal is what
+ * failed).
+ */
+const hasPerks = (now: number) => sql`(subscriptions.status IN ('active', 'cancelled')
+    AND subscriptions.current_period_end > ${nowIso(now)}
+  OR subscriptions.status = 'past_due'
+    AND subscriptions.past_due_since > ${nowIso(now - PAST_DUE_GRACE_MS)})`;
+
+/** When a past-due subscription's grace ends (perks stop), or null when it is not past due. */
+export const graceEnd = (pastDueSince: string | null) =>
+  pastDueSince ? nowIso(Date.parse(pastDueSince) + PAST_DUE_GRACE_MS) : null;
+
 /** The perks a member has now: their plan's while it is active or cancelled within its period. */
 export async function memberPerks(env: Env, userId: string, now = Date.now()): Promise<Perks> {
   const row = await firstOf(
@@ -146,8 +171,7 @@ export async function memberPerks(env: Env, userId: string, now = Date.now()): P
     perkFields,
     sql`SELECT ${perkFields.sql}
      FROM subscriptions JOIN plans ON plans.id = subscriptions.plan_id
-     WHERE subscriptions.user_id = ${userId} AND subscriptions.status IN ('active', 'cancelled')
-       AND subscriptions.current_period_end > ${nowIso(now)}`,
+     WHERE subscriptions.user_id = ${userId} AND ${hasPerks(now)}`,
   );
   if (!row) return FREE;
   return { subscribed: true, ...row };
@@ -366,21 +390,23 @@ export async function cancelSubscription(
     await cancelStripeSubscriptionAtPeriodEnd(env, row.provider_ref, reason);
   }
   const at = nowIso(now);
+  // Concurrent cancels: one update finds the subscription not cancelled yet; only it records
+  // the activity (the activity's insert reads the row that update wrote, by its time).
+  const activityId = newId();
   await env.DB.batch([
     statement(
       env.DB,
       sql`UPDATE subscriptions SET status = 'cancelled', cancelled_at = ${at}, cancel_reason = ${reason},
          updated_at = ${at}
-       WHERE user_id = ${userId}`,
+       WHERE user_id = ${userId} AND status <> 'cancelled'`,
     ),
-    activityStatement(
-      env,
-      {
-        userId,
-        type: "subscription_cancelled",
-        data: { plan: row.name, reason, status: "cancelled" },
-      },
-      now,
+    statement(
+      env.DB,
+      sql`INSERT INTO activities (id, user_id, type, other_user_id, data, created_at, seq)
+       SELECT ${activityId}, ${userId}, 'subscription_cancelled', NULL,
+         ${JSON.stringify({ plan: row.name, reason, status: "cancelled" })}, ${at},
+         (SELECT coalesce(max(seq), 0) + 1 FROM activities WHERE user_id = ${userId})
+       WHERE changes() = 1`,
     ),
   ]);
   return toCurrent((await subscriptionRow(env, userId))!);
@@ -421,21 +447,49 @@ const storedFields = selection({
 
 const planNameFields = selection({ name: plans.name });
 
+/** What applying a Stripe event did: applied, or ignored and why (recorded with the event). */
+export type EventResult = { outcome: "applied" } | { outcome: "ignored"; note: string };
+export const APPLIED: EventResult = { outcome: "applied" };
+export const ignored = (note: string): EventResult => ({ outcome: "ignored", note });
+
+const refOf = (ref: string | { id: string } | null | undefined) =>
+  typeof ref === "string" ? ref : (ref?.id ?? null);
+
+/** Whether the member exists (an account deleted since, or never ours, is not). */
+export async function memberExists(env: Env, userId: string): Promise<boolean> {
+  return !!(await first(env.DB, sql`SELECT 1 AS x FROM users WHERE id = ${userId}`));
+}
+
+/** A Stripe subscription that still bills (or may). */
+const isLiveAtStripe = (sub: Stripe.Subscription) =>
+  ["active", "trialing", "past_due", "unpaid", "incomplete"].includes(sub.status);
+
 /**
  * customer.subscription.created/updated/deleted: the member's subscription as Stripe has it now.
  * The member and plan come from the metadata Checkout put on it. An event older than the newest
  * applied (`provider_event_at`) changes nothing, so events arriving out of order are harmless.
+ *
+ * A subscription of a member who is gone (deleted, or never ours) is recorded as ignored, and
+ * cancelled at Stripe if it still bills. A second live subscription of a member who holds one
+ * (two tabs, two paid Checkout Sessions) is cancelled at Stripe at once and its payment refunded;
+ * the member keeps the first.
  */
 export async function applyStripeSubscription(
   env: Env,
   sub: Stripe.Subscription,
   eventCreated: number,
   deleted = false,
-): Promise<void> {
+): Promise<EventResult> {
   const userId = sub.metadata?.user_id;
   const planId = sub.metadata?.plan_id;
   const cycle = sub.metadata?.billing_cycle === "yearly" ? "yearly" : "monthly";
-  if (!userId || !planId) return;
+  if (!sub.id || !userId || !planId) return ignored("subscription without our metadata");
+  if (!(await memberExists(env, userId))) {
+    if (!deleted && isLiveAtStripe(sub)) {
+      await cancelStripeSubscriptionNow(env, sub.id, "unknown-member");
+    }
+    return ignored("unknown or deleted member");
+  }
   const before = await firstOf(
     env.DB,
     storedFields,
@@ -448,21 +502,32 @@ export async function applyStripeSubscription(
       ? (before?.cancelled_at ?? (sub.canceled_at ? fromUnix(sub.canceled_at) : nowIso()))
       : null;
   const at = nowIso();
+  const customer = refOf(sub.customer);
+  const pastDueSince = status === "past_due" ? fromUnix(eventCreated) : null;
   const written = await first(
     env.DB,
     sql`INSERT INTO subscriptions (user_id, plan_id, billing_cycle, status, provider, provider_ref,
        provider_event_at, current_period_start, current_period_end, cancelled_at, created_at,
-       updated_at)
-     VALUES (${userId}, ${planId}, ${cycle}, ${status}, 'stripe', ${sub.id}, ${eventCreated}, ${period.start}, ${period.end}, ${cancelledAt}, ${at}, ${at})
+       updated_at, customer_ref, past_due_since)
+     VALUES (${userId}, ${planId}, ${cycle}, ${status}, 'stripe', ${sub.id}, ${eventCreated}, ${period.start}, ${period.end}, ${cancelledAt}, ${at}, ${at}, ${customer}, ${pastDueSince})
      ON CONFLICT (user_id) DO UPDATE SET plan_id = ${planId}, billing_cycle = ${cycle}, status = ${status},
        provider = 'stripe', provider_ref = ${sub.id}, provider_event_at = ${eventCreated}, current_period_start = ${period.start},
-       current_period_end = ${period.end}, cancelled_at = ${cancelledAt}, updated_at = ${at}
+       current_period_end = ${period.end}, cancelled_at = ${cancelledAt}, updated_at = ${at},
+       customer_ref = coalesce(${customer}, subscriptions.customer_ref),
+       past_due_since = CASE WHEN ${status} = 'past_due'
+         THEN coalesce(CASE WHEN subscriptions.status = 'past_due' THEN subscriptions.past_due_since END, ${pastDueSince})
+         END
      WHERE subscriptions.provider_ref IS ${sub.id} AND coalesce(subscriptions.provider_event_at, 0) <= ${eventCreated}
         OR subscriptions.provider_ref IS NOT ${sub.id} AND (subscriptions.status IN ('expired', 'cancelled')
           OR subscriptions.current_period_end <= ${at} OR subscriptions.provider = 'test')
      RETURNING user_id`,
   );
-  if (!written) return;
+  if (!written) {
+    if (before && before.provider_ref !== sub.id && !deleted && isLiveAtStripe(sub)) {
+      return refuseSecondSubscription(env, userId, sub);
+    }
+    return ignored("older than the newest event applied");
+  }
   const plan = await firstOf(
     env.DB,
     planNameFields,
@@ -477,12 +542,68 @@ export async function applyStripeSubscription(
           ? "subscription_changed"
           : null;
   if (type) {
-    await recordActivity(env, {
-      userId,
-      type,
-      data: { plan: plan?.name ?? planId, billing_cycle: cycle, status },
+    // One activity per change, however many copies of the event arrive: its id is the change's.
+    await env.DB.batch([
+      activityStatement(
+        env,
+        { userId, type, data: { plan: plan?.name ?? planId, billing_cycle: cycle, status } },
+        Date.now(),
+        { id: `${sub.id}.${type}.${status}.${eventCreated}` },
+      ),
+    ]).catch((error: unknown) => {
+      if (!String(error).includes("UNIQUE")) throw error;
     });
   }
+  return APPLIED;
+}
+
+/**
+ * A second live subscription for a member who holds one: Stripe is told to end it now and to
+ * refund what its first invoice took; the member's activity says so. The payment row of its
+ * Checkout Session (if any) is marked refunded.
+ */
+async function refuseSecondSubscription(
+  env: Env,
+  userId: string,
+  sub: Stripe.Subscription,
+): Promise<EventResult> {
+  await cancelStripeSubscriptionNow(env, sub.id, "duplicate");
+  const invoice = refOf(sub.latest_invoice);
+  const intent = invoice ? await invoicePaymentIntent(env, invoice) : null;
+  if (intent) await refundPaymentIntent(env, intent, "duplicate");
+  const payment = await first<{ id: string }>(
+    env.DB,
+    sql`SELECT id FROM payments
+     WHERE user_id = ${userId} AND kind = 'subscription' AND provider = 'stripe'
+       AND subscription_ref = ${sub.id}`,
+  );
+  const at = nowIso();
+  await env.DB.batch([
+    ...(payment
+      ? [
+          statement(
+            env.DB,
+            sql`UPDATE payments SET refunded_cents = amount_cents, charge_ref = coalesce(charge_ref, ${intent})
+             WHERE id = ${payment.id} AND ${intent} IS NOT NULL`,
+          ),
+        ]
+      : []),
+    activityStatement(
+      env,
+      {
+        userId,
+        type: "subscription_changed",
+        data: { status: "duplicate_refunded", subscription: sub.id, refunded: !!intent },
+      },
+      Date.parse(at),
+      { id: `${sub.id}.duplicate` },
+    ),
+  ]).catch((error: unknown) => {
+    if (!String(error).includes("UNIQUE")) throw error;
+  });
+  return intent
+    ? ignored("second live subscription: cancelled and refunded")
+    : ignored("second live subscription: cancelled (no payment to refund yet)");
 }
 
 /**
@@ -494,9 +615,8 @@ export async function completeStripeSubscriptionCheckout(
   env: Env,
   session: Stripe.Checkout.Session,
   eventCreated: number,
-): Promise<void> {
-  const subscriptionId =
-    typeof session.subscription === "string" ? session.subscription : session.subscription?.id;
+): Promise<EventResult> {
+  const subscriptionId = refOf(session.subscription);
   const payment = await first<{
     id: string;
     user_id: string;
@@ -507,29 +627,35 @@ export async function completeStripeSubscriptionCheckout(
     sql`SELECT id, user_id, plan_id, billing_cycle FROM payments
      WHERE provider = 'stripe' AND provider_ref = ${session.id} AND kind = 'subscription'`,
   );
-  if (!payment || !subscriptionId) return;
+  if (!payment) return ignored("unknown checkout session");
+  if (!subscriptionId) return ignored("checkout session without a subscription");
   await run(
     env.DB,
-    sql`UPDATE payments SET status = 'completed', completed_at = ${nowIso()}
-     WHERE id = ${payment.id} AND status <> 'completed'`,
+    sql`UPDATE payments SET status = 'completed', completed_at = coalesce(completed_at, ${nowIso()}),
+       checkout_url = NULL, checkout_expires_at = NULL, subscription_ref = ${subscriptionId},
+       customer_ref = coalesce(${refOf(session.customer)}, customer_ref),
+       charge_ref = coalesce(charge_ref, ${refOf(session.payment_intent)})
+     WHERE id = ${payment.id}`,
   );
   // The subscription's own events carry its period; until one arrives, the cycle's.
   const known = await first(
     env.DB,
     sql`SELECT 1 AS x FROM subscriptions WHERE provider_ref = ${subscriptionId}`,
   );
-  if (known) return;
+  if (known) return APPLIED;
   const start = eventCreated;
-  await applyStripeSubscription(
+  return applyStripeSubscription(
     env,
     {
       id: subscriptionId,
       status: "active",
+      customer: refOf(session.customer),
       cancel_at_period_end: false,
       cancel_at: null,
       canceled_at: null,
       ended_at: null,
       start_date: start,
+      latest_invoice: refOf(session.invoice),
       metadata: {
         user_id: payment.user_id,
         plan_id: payment.plan_id,
@@ -549,24 +675,120 @@ export async function completeStripeSubscriptionCheckout(
   );
 }
 
-/** invoice.payment_failed: a renewal Stripe could not charge; the subscription is past due. */
+/**
+ * invoice.payment_failed: a renewal Stripe could not charge; the subscription is past due from
+ * now (the grace period runs from the first failure, not from each retry).
+ */
 export async function markStripeSubscriptionPastDue(
   env: Env,
   subscriptionId: string,
   eventCreated: number,
-): Promise<void> {
+): Promise<EventResult> {
   const row = await first<{ user_id: string; plan: string }>(
     env.DB,
-    sql`UPDATE subscriptions SET status = 'past_due', provider_event_at = ${eventCreated}, updated_at = ${nowIso()}
+    sql`UPDATE subscriptions SET status = 'past_due', provider_event_at = ${eventCreated}, updated_at = ${nowIso()},
+       past_due_since = coalesce(past_due_since, ${fromUnix(eventCreated)})
      WHERE provider_ref = ${subscriptionId} AND coalesce(provider_event_at, 0) <= ${eventCreated}
        AND status IN ('active', 'cancelled')
      RETURNING user_id, (SELECT name FROM plans WHERE id = plan_id) AS plan`,
   );
-  if (row) {
+  if (!row) return ignored("no live subscription to mark past due");
+  await recordActivity(env, {
+    userId: row.user_id,
+    type: "subscription_changed",
+    data: { plan: row.plan, status: "past_due" },
+  });
+  return APPLIED;
+}
+
+// Ending a subscription from outside: deletion, suspension, refunds and disputes
+
+/**
+ * The member's subscription ends now, at Stripe first (nothing more is billed), then here
+ * (status expired, no perks). Used when the account is deleted, and when its charge is fully
+ * refunded or disputed. Returns whether a live subscription was ended.
+ */
+export async function endSubscriptionNow(
+  env: Env,
+  where: { userId: string } | { providerRef: string },
+  why: "deleted" | "refunded" | "disputed",
+): Promise<boolean> {
+  const row = await first<{ user_id: string; provider: string; provider_ref: string | null }>(
+    env.DB,
+    "userId" in where
+      ? sql`SELECT user_id, provider, provider_ref FROM subscriptions WHERE user_id = ${where.userId} AND status <> 'expired'`
+      : sql`SELECT user_id, provider, provider_ref FROM subscriptions WHERE provider_ref = ${where.providerRef} AND status <> 'expired'`,
+  );
+  if (!row) return false;
+  if (row.provider === "stripe" && row.provider_ref) {
+    await cancelStripeSubscriptionNow(env, row.provider_ref, why);
+  }
+  const at = nowIso();
+  const ended = await first<{ plan: string }>(
+    env.DB,
+    sql`UPDATE subscriptions SET status = 'expired', current_period_end = min(current_period_end, ${at}),
+       cancelled_at = coalesce(cancelled_at, ${at}), cancel_reason = coalesce(cancel_reason, ${`account ${why}`}),
+       past_due_since = NULL, updated_at = ${at}
+     WHERE user_id = ${row.user_id} AND status <> 'expired'
+     RETURNING (SELECT name FROM plans WHERE id = plan_id) AS plan`,
+  );
+  if (ended && why !== "deleted") {
     await recordActivity(env, {
       userId: row.user_id,
       type: "subscription_changed",
-      data: { plan: row.plan, status: "past_due" },
+      data: { plan: ended.plan, status: "expired", reason: why },
     });
+  }
+  return !!ended;
+}
+
+/**
+ * A suspended account renews nothing: its subscription is set to end with its period (at Stripe
+ * first), and reads as cancelled. The member keeps what they paid for until the period end.
+ */
+export async function stopRenewal(env: Env, userId: string): Promise<boolean> {
+  const row = await first<{ provider: string; provider_ref: string | null }>(
+    env.DB,
+    sql`SELECT provider, provider_ref FROM subscriptions
+     WHERE user_id = ${userId} AND status IN ('active', 'past_due')`,
+  );
+  if (!row) return false;
+  if (row.provider === "stripe" && row.provider_ref) {
+    await cancelStripeSubscriptionAtPeriodEnd(
+      env,
+      row.provider_ref,
+      "account suspended",
+      "suspended",
+    );
+  }
+  const at = nowIso();
+  const stopped = await first(
+    env.DB,
+    sql`UPDATE subscriptions SET status = 'cancelled', cancelled_at = ${at}, cancel_reason = 'account suspended',
+       updated_at = ${at}
+     WHERE user_id = ${userId} AND status IN ('active', 'past_due')
+     RETURNING user_id`,
+  );
+  return !!stopped;
+}
+
+/**
+ * An account being deleted: its subscription ends now at Stripe and here, and its open Checkout
+ * Sessions expire so that nothing can be paid for an account that is gone.
+ */
+export async function endMoneyOf(env: Env, userId: string): Promise<void> {
+  await endSubscriptionNow(env, { userId }, "deleted");
+  const open = await all<{ id: string; provider_ref: string }>(
+    env.DB,
+    sql`SELECT id, provider_ref FROM payments
+     WHERE user_id = ${userId} AND provider = 'stripe' AND status = 'pending' AND provider_ref IS NOT NULL`,
+  );
+  for (const payment of open) {
+    await expireCheckoutSession(env, payment.provider_ref);
+    await run(
+      env.DB,
+      sql`UPDATE payments SET status = 'failed', checkout_url = NULL, checkout_expires_at = NULL
+       WHERE id = ${payment.id} AND status = 'pending'`,
+    );
   }
 }

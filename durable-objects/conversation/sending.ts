@@ -9,7 +9,7 @@ import {
   sendRefusal,
   type RoomRules,
 } from "~/server/chat-rules.server";
-import { INSUFFICIENT_CREDITS_MESSAGE } from "~/server/credits.server";
+import { CREDITS_OWED_MESSAGE, INSUFFICIENT_CREDITS_MESSAGE } from "~/server/credits.server";
 import { newId } from "~/server/crypto.server";
 import { nowIso } from "~/server/db.server";
 import { readConfig } from "~/server/env.server";
@@ -114,6 +114,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
       sentAt,
     });
     if (spent.outcome === "short") return refused(402, INSUFFICIENT_CREDITS_MESSAGE);
+    if (spent.outcome === "owed") return refused(402, CREDITS_OWED_MESSAGE);
     if (spent.outcome === "refunded") return refused(409, CLIENT_ID_REUSED);
     announceGift = spent.announce;
   }

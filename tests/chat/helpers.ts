@@ -92,7 +92,9 @@ export async function roomMessages(conversationId: string) {
 
 /** The credits ledger and totals of a member, straight from D1. */
 export async function ledgerOf(userId: string) {
-  const totals = await env.DB.prepare("SELECT * FROM user_credits WHERE user_id = ?1")
+  const totals = await env.DB.prepare(
+    "SELECT user_id, balance, lifetime_earned, lifetime_spent FROM user_credits WHERE user_id = ?1",
+  )
     .bind(userId)
     .first<{ balance: number; lifetime_earned: number; lifetime_spent: number }>();
   const { results } = await env.DB.prepare(

@@ -15,6 +15,7 @@ export interface StandInRequest {
   path: string;
   authorization: string | undefined;
   idempotency_key: string | undefined;
+  replayed: boolean;
   params: Record<string, string>;
 }
 

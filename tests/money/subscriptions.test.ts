@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { memberPerks } from "~/server/subscriptions.server";
+import { memberPerks, PAST_DUE_GRACE_DAYS } from "~/server/subscriptions.server";
 import {
   activitiesOf,
   postWebhook,
@@ -321,7 +321,7 @@ describe("subscriptions through Stripe", () => {
       current_period_end: new Date(periodEnd * 1000).toISOString(),
     });
 
-    // invoice.payment_failed: past due, no perks.
+    // invoice.payment_failed: past due; the perks last through the grace period (ADR 019), then end.
     await deliver({
       type: "invoice.payment_failed",
       created: t0 + 30,
@@ -334,7 +334,10 @@ describe("subscriptions through Stripe", () => {
       },
     });
     expect((await status(member)).body.currentSubscription?.status).toBe("past_due");
-    expect((await memberPerks(env, member.id)).subscribed).toBe(false);
+    expect((await memberPerks(env, member.id)).subscribed).toBe(true);
+    const graceOver = (t0 + 30) * 1000 + PAST_DUE_GRACE_DAYS * DAY + 1000;
+    expect((await memberPerks(env, member.id, graceOver - 2000)).subscribed).toBe(true);
+    expect((await memberPerks(env, member.id, graceOver)).subscribed).toBe(false);
 
     // customer.subscription.deleted: back to free.
     await deliver({

@@ -14,6 +14,8 @@ interface Recorded {
   path: string;
   authorization: string | undefined;
   idempotency_key: string | undefined;
+  /** A write whose idempotency key was seen before: answered as the first time, nothing done. */
+  replayed: boolean;
   /** The form-encoded body as key → value (`line_items[0][price_data][unit_amount]`). */
   params: Record<string, string>;
 }
@@ -47,22 +49,103 @@ let server: Server | undefined;
 
 export default async function setup(project: TestProject) {
   const recorded: Recorded[] = [];
+  /** Answers by idempotency key, as Stripe keeps them: a retry gets the first answer. */
+  const answered = new Map<string, { status: number; body: unknown }>();
   let sessions = 0;
+  let counter = 0;
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://stand-in");
+    const key = req.headers["idempotency-key"] as string | undefined;
+    const isWrite = req.method === "POST" || req.method === "DELETE";
     const send = (status: number, body: unknown) => {
+      if (isWrite && key) answered.set(key, { status, body });
       res.writeHead(status, { "Content-Type": "application/json", "Request-Id": "req_standin" });
       res.end(JSON.stringify(body));
     };
     if (req.method === "GET" && url.pathname === "/__requests") return send(200, recorded);
     const params = Object.fromEntries(new URLSearchParams(await readBody(req)));
+    const earlier = isWrite && key ? answered.get(key) : undefined;
     recorded.push({
       method: req.method ?? "",
       path: url.pathname,
       authorization: req.headers.authorization,
-      idempotency_key: req.headers["idempotency-key"] as string | undefined,
+      idempotency_key: key,
+      replayed: !!earlier,
       params,
     });
+    if (earlier) {
+      res.writeHead(earlier.status, {
+        "Content-Type": "application/json",
+        "Request-Id": "req_standin",
+        "Idempotent-Replayed": "true",
+      });
+      return res.end(JSON.stringify(earlier.body));
+    }
+    // Every write carries an idempotency key of the app's own (the SDK's generated retry keys
+    // do not count: they differ between two calls for the same change).
+    if (isWrite && (!key || key.startsWith("stripe-node-retry-"))) {
+      return send(400, {
+        error: {
+          type: "invalid_request_error",
+          message: "heartline stand-in: every write needs the app's own Idempotency-Key.",
+        },
+      });
+    }
+    const id = (prefix: string) => `${prefix}_standin_${++counter}_${Date.now()}`;
+    const sub = url.pathname.match(/^\/v1\/subscriptions\/([^/]+)$/);
+    if (req.method === "DELETE" && sub) {
+      return send(200, { id: sub[1], object: "subscription", status: "canceled", metadata: {} });
+    }
+    if (req.method === "GET" && sub) {
+      return send(200, {
+        id: sub[1],
+        object: "subscription",
+        status: "active",
+        metadata: {},
+        items: {
+          object: "list",
+          data: [{ id: `si_${sub[1]}`, price: { id: "price_standin", product: "prod_standin" } }],
+        },
+      });
+    }
+    const expire = url.pathname.match(/^\/v1\/checkout\/sessions\/([^/]+)\/expire$/);
+    if (req.method === "POST" && expire) {
+      return send(200, { id: expire[1], object: "checkout.session", status: "expired" });
+    }
+    const invoice = url.pathname.match(/^\/v1\/invoices\/([^/]+)$/);
+    if (req.method === "GET" && invoice) {
+      return send(200, {
+        id: invoice[1],
+        object: "invoice",
+        payments: {
+          object: "list",
+          data: [
+            {
+              status: "paid",
+              payment: { type: "payment_intent", payment_intent: `pi_of_${invoice[1]}` },
+            },
+          ],
+        },
+      });
+    }
+    if (req.method === "POST" && url.pathname === "/v1/refunds") {
+      return send(200, {
+        id: id("re"),
+        object: "refund",
+        payment_intent: params.payment_intent ?? null,
+        status: "succeeded",
+      });
+    }
+    if (req.method === "POST" && url.pathname === "/v1/billing_portal/sessions") {
+      const portal = id("bps");
+      return send(200, {
+        id: portal,
+        object: "billing_portal.session",
+        customer: params.customer,
+        return_url: params.return_url,
+        url: `https://billing.stripe.com/p/session/${portal}`,
+      });
+    }
     if (req.method === "POST" && url.pathname === "/v1/checkout/sessions") {
       sessions += 1;
       const id = `cs_test_standin_${sessions}_${Date.now()}`;
@@ -79,14 +162,17 @@ export default async function setup(project: TestProject) {
         url: `https://checkout.stripe.com/c/pay/${id}`,
       });
     }
-    const sub = url.pathname.match(/^\/v1\/subscriptions\/([^/]+)$/);
     if (req.method === "POST" && sub) {
       return send(200, {
         id: sub[1],
         object: "subscription",
         status: "active",
         cancel_at_period_end: params.cancel_at_period_end === "true",
-        metadata: {},
+        metadata: metadataOf(params),
+        items: {
+          object: "list",
+          data: [{ id: `si_${sub[1]}`, price: { id: "price_standin", product: "prod_standin" } }],
+        },
       });
     }
     return send(404, {

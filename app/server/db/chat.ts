@@ -82,9 +82,8 @@ export const creditTransactions = sqliteTable(
   "credit_transactions",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** The member's id; kept after the account is deleted (a tombstone id, no personal data). */
+    userId: text("user_id").notNull(),
     amount: integer("amount").notNull(),
     direction: text("direction", { enum: ["in", "out"] }).notNull(),
     reason: text("reason").notNull(),
@@ -102,14 +101,20 @@ export const creditTransactions = sqliteTable(
 export const userCredits = sqliteTable(
   "user_credits",
   {
-    userId: text("user_id")
-      .primaryKey()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: text("user_id").primaryKey(),
     balance: integer("balance").notNull().default(0),
     lifetimeEarned: integer("lifetime_earned").notNull().default(0),
     lifetimeSpent: integer("lifetime_spent").notNull().default(0),
+    /**
+     * Credits a refund or dispute took back that were already spent: taken from the next
+     * purchase; gifting pauses while it is above zero.
+     */
+    owed: integer("owed").notNull().default(0),
   },
-  (t) => [check("user_credits_balance_non_negative", sql`${t.balance} >= 0`)],
+  (t) => [
+    check("user_credits_balance_non_negative", sql`${t.balance} >= 0`),
+    check("user_credits_owed_non_negative", sql`${t.owed} >= 0`),
+  ],
 );
 
 /**
@@ -136,8 +141,8 @@ export const giftMessages = sqliteTable(
     sentAt: text("sent_at").notNull(),
   },
   (t) => [
-    index("gift_messages_sender").on(t.senderId, t.sentAt),
-    index("gift_messages_recipient").on(t.recipientId, t.sentAt),
+    index("gift_messages_sender").on(t.senderId, t.sentAt, t.messageId),
+    index("gift_messages_recipient").on(t.recipientId, t.sentAt, t.messageId),
   ],
 );
 

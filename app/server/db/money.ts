@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { users } from "./schema";
 
 const isoNow = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
@@ -56,9 +55,8 @@ export const plans = sqliteTable(
 export const subscriptions = sqliteTable(
   "subscriptions",
   {
-    userId: text("user_id")
-      .primaryKey()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** The member's id; kept after the account is deleted (a tombstone id, no personal data). */
+    userId: text("user_id").primaryKey(),
     planId: text("plan_id")
       .notNull()
       .references(() => plans.id),
@@ -73,8 +71,15 @@ export const subscriptions = sqliteTable(
     cancelReason: text("cancel_reason"),
     createdAt: text("created_at").notNull().default(isoNow),
     updatedAt: text("updated_at").notNull().default(isoNow),
+    /** Stripe's customer id (the billing portal, a charge's subscription). */
+    customerRef: text("customer_ref"),
+    /** When the subscription became past due (the grace period runs from it; ADR 019). */
+    pastDueSince: text("past_due_since"),
   },
-  (t) => [uniqueIndex("subscriptions_provider_ref").on(t.providerRef)],
+  (t) => [
+    uniqueIndex("subscriptions_provider_ref").on(t.providerRef),
+    index("subscriptions_customer_ref").on(t.customerRef),
+  ],
 );
 
 /**
@@ -86,9 +91,8 @@ export const payments = sqliteTable(
   "payments",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** The member's id; kept after the account is deleted (a tombstone id, no personal data). */
+    userId: text("user_id").notNull(),
     kind: text("kind", { enum: ["credits", "subscription"] }).notNull(),
     packId: text("pack_id").references(() => creditPacks.id),
     planId: text("plan_id").references(() => plans.id),
@@ -101,16 +105,76 @@ export const payments = sqliteTable(
     status: text("status", { enum: ["pending", "completed", "failed"] }).notNull(),
     createdAt: text("created_at").notNull().default(isoNow),
     completedAt: text("completed_at"),
+    /** A Stripe Checkout Session still open: its page, answered again to a second attempt. */
+    checkoutUrl: text("checkout_url"),
+    checkoutExpiresAt: text("checkout_expires_at"),
+    /** Stripe's customer id. */
+    customerRef: text("customer_ref"),
+    /** Stripe's subscription a subscription payment started. */
+    subscriptionRef: text("subscription_ref"),
+    /** Stripe's PaymentIntent of the charge (refunds and disputes name it). */
+    chargeRef: text("charge_ref"),
+    receiptUrl: text("receipt_url"),
+    /** What Stripe has refunded of it so far (cumulative, in minor units). */
+    refundedCents: integer("refunded_cents").notNull().default(0),
+    disputeStatus: text("dispute_status", { enum: ["open", "won", "lost"] }),
+    /** How many of the credits it bought were taken back (refunds and disputes together). */
+    creditsReversed: integer("credits_reversed").notNull().default(0),
   },
   (t) => [
     uniqueIndex("payments_provider_ref").on(t.provider, t.providerRef),
     index("payments_user").on(t.userId, t.createdAt),
+    index("payments_charge_ref").on(t.chargeRef),
+    index("payments_subscription_ref").on(t.subscriptionRef),
+    check("payments_refunded_in_range", sql`${t.refundedCents} >= 0`),
+    check(
+      "payments_dispute_status",
+      sql`${t.disputeStatus} IS NULL OR ${t.disputeStatus} IN ('open', 'won', 'lost')`,
+    ),
   ],
 );
 
-/** Stripe events already handled, by Stripe's event id: a replay changes nothing. */
+/**
+ * Credits a refund or a dispute took back from one payment: `taken` from the balance (a ledger
+ * entry out, reason refund or dispute, referenced by this row's id) and `owed` (already spent:
+ * taken from the member's next purchase). `taken + owed = credits`.
+ */
+export const creditReversals = sqliteTable(
+  "credit_reversals",
+  {
+    id: text("id").primaryKey(),
+    paymentId: text("payment_id").notNull(),
+    userId: text("user_id").notNull(),
+    reason: text("reason", { enum: ["refund", "dispute"] }).notNull(),
+    credits: integer("credits").notNull(),
+    taken: integer("taken").notNull(),
+    owed: integer("owed").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("credit_reversals_payment").on(t.paymentId),
+    check("credit_reversals_reason", sql`${t.reason} IN ('refund', 'dispute')`),
+    check(
+      "credit_reversals_sum",
+      sql`${t.credits} > 0 AND ${t.taken} >= 0 AND ${t.owed} >= 0 AND ${t.taken} + ${t.owed} = ${t.credits}`,
+    ),
+  ],
+);
+
+/**
+ * Every signed Stripe event received, by Stripe's event id: claimed by its insert (the primary key
+ * refuses a second copy, however many arrive at once), then its outcome: `applied`, `ignored`
+ * (with why in `note`: an empty or unknown object, an unknown or deleted member), or `failed`
+ * (Stripe retries it, and the retry may claim it again). `processing` is a claim in flight.
+ */
 export const stripeEvents = sqliteTable("stripe_events", {
   id: text("id").primaryKey(),
   type: text("type").notNull(),
   receivedAt: text("received_at").notNull(),
+  outcome: text("outcome", { enum: ["processing", "applied", "ignored", "failed"] })
+    .notNull()
+    .default("applied"),
+  note: text("note"),
+  objectId: text("object_id"),
+  claimedAt: text("claimed_at"),
 });

@@ -1,0 +1,535 @@
+import { env } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { creditsOwed, spendStatements } from "~/server/credits.server";
+import { memberPerks } from "~/server/subscriptions.server";
+import {
+  activitiesOf,
+  balanceOf,
+  buyPack,
+  ledgerOf,
+  postWebhook,
+  signedEvent,
+  standInRequests,
+  subscribeTo,
+  verifiedMember,
+  withStripe,
+  type Member,
+} from "./helpers";
+
+/**
+ * Money at the edges (issue #26, API.md "Money at the edges"): webhooks applied once however many
+ * copies arrive, events the app cannot use, refunds and disputes with credits partly spent,
+ * deletion and suspension with a live subscription, a second subscription.
+ */
+
+let counter = 0;
+const eventId = () => `evt_edge_${Date.now()}_${++counter}`;
+const unix = (ms: number) => Math.floor(ms / 1000);
+const DAY = 86_400_000;
+
+const touched = new Set<string>();
+
+/**
+ * The ledger invariant, for every member a test touched: balance = lifetime_earned −
+ * lifetime_spent = the ledger's sum; what is owed = what refunds and disputes could not take from
+ * the balance − what later purchases paid back.
+ */
+afterEach(async () => {
+  for (const userId of touched) {
+    const totals = await env.DB.prepare(
+      "SELECT balance, lifetime_earned, lifetime_spent, owed FROM user_credits WHERE user_id = ?1",
+    )
+      .bind(userId)
+      .first<{ balance: number; lifetime_earned: number; lifetime_spent: number; owed: number }>();
+    const sums = await env.DB.prepare(
+      `SELECT coalesce(sum(CASE WHEN direction = 'in' THEN amount END), 0) AS earned,
+         coalesce(sum(CASE WHEN direction = 'out' THEN amount END), 0) AS spent,
+         coalesce(sum(CASE WHEN reason = 'owed' THEN amount END), 0) AS repaid
+       FROM credit_transactions WHERE user_id = ?1`,
+    )
+      .bind(userId)
+      .first<{ earned: number; spent: number; repaid: number }>();
+    const owed = await env.DB.prepare(
+      `SELECT coalesce(sum(r.owed), 0) AS owed FROM credit_reversals r
+       JOIN payments p ON p.id = r.payment_id
+       WHERE r.user_id = ?1 AND NOT (r.reason = 'dispute' AND p.dispute_status = 'won')`,
+    )
+      .bind(userId)
+      .first<{ owed: number }>();
+    const t = totals ?? { balance: 0, lifetime_earned: 0, lifetime_spent: 0, owed: 0 };
+    expect(t.balance).toBeGreaterThanOrEqual(0);
+    expect(t.balance).toBe(t.lifetime_earned - t.lifetime_spent);
+    expect(t.lifetime_earned).toBe(sums!.earned);
+    expect(t.lifetime_spent).toBe(sums!.spent);
+    expect(t.owed).toBe(owed!.owed - sums!.repaid);
+  }
+  touched.clear();
+});
+
+async function member() {
+  const m = await verifiedMember();
+  touched.add(m.id);
+  return m;
+}
+
+async function deliver(event: { id?: string; type: string; created?: number; data: unknown }) {
+  const { payload, signature } = await signedEvent({
+    id: event.id ?? eventId(),
+    ...event,
+  } as Parameters<typeof signedEvent>[0]);
+  const res = await postWebhook(payload, signature);
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    payload,
+    signature,
+  };
+}
+
+async function eventRow(id: string) {
+  return env.DB.prepare("SELECT outcome, note FROM stripe_events WHERE id = ?1")
+    .bind(id)
+    .first<{ outcome: string; note: string | null }>();
+}
+
+/** A paid Stripe credit purchase: Checkout opened, then its completed event with a PaymentIntent. */
+async function paidPack(m: Member, packId = "popular") {
+  const res = await withStripe(m.client, "POST", "/my/credits/purchase", { pack_id: packId });
+  expect(res.status).toBe(200);
+  const payment = await env.DB.prepare(
+    "SELECT id, provider_ref, amount_cents FROM payments WHERE user_id = ?1 ORDER BY created_at DESC LIMIT 1",
+  )
+    .bind(m.id)
+    .first<{ id: string; provider_ref: string; amount_cents: number }>();
+  const paymentIntent = `pi_${payment!.id}`;
+  const done = await deliver({
+    type: "checkout.session.completed",
+    data: {
+      object: {
+        id: payment!.provider_ref,
+        object: "checkout.session",
+        mode: "payment",
+        payment_status: "paid",
+        status: "complete",
+        payment_intent: paymentIntent,
+        customer: `cus_${m.id}`,
+        metadata: { kind: "credits", payment_id: payment!.id, user_id: m.id },
+      },
+    },
+  });
+  expect(done.status).toBe(200);
+  return { paymentId: payment!.id, paymentIntent, amount: payment!.amount_cents };
+}
+
+/** Spends credits on something (a gift's ledger row, without the message). */
+async function spend(userId: string, amount: number) {
+  await env.DB.batch(
+    spendStatements(env, {
+      userId,
+      amount,
+      reason: "gift",
+      reference: `spent-${userId}-${++counter}`,
+    }),
+  );
+}
+
+const refunded = (paymentIntent: string, amount: number, amountRefunded: number) => ({
+  type: "charge.refunded",
+  data: {
+    object: {
+      id: `ch_${paymentIntent}`,
+      object: "charge",
+      payment_intent: paymentIntent,
+      amount,
+      amount_refunded: amountRefunded,
+      refunded: amountRefunded >= amount,
+      metadata: {},
+      receipt_url: `https://pay.stripe.com/receipts/${paymentIntent}`,
+    },
+  },
+});
+
+const dispute = (
+  type: string,
+  paymentIntent: string,
+  amount: number,
+  status = "needs_response",
+) => ({
+  type,
+  data: {
+    object: {
+      id: `dp_${paymentIntent}`,
+      object: "dispute",
+      charge: `ch_${paymentIntent}`,
+      payment_intent: paymentIntent,
+      amount,
+      status,
+      metadata: {},
+    },
+  },
+});
+
+function stripeSubscription(m: { id: string }, id: string, extra: Record<string, unknown> = {}) {
+  const start = unix(Date.now());
+  return {
+    id,
+    object: "subscription",
+    status: "active",
+    customer: `cus_${m.id}`,
+    cancel_at_period_end: false,
+    cancel_at: null,
+    canceled_at: null,
+    ended_at: null,
+    start_date: start,
+    latest_invoice: `in_${id}`,
+    metadata: { user_id: m.id, plan_id: "plus", billing_cycle: "monthly" },
+    items: {
+      object: "list",
+      data: [{ current_period_start: start, current_period_end: start + 30 * 86_400 }],
+    },
+    ...extra,
+  };
+}
+
+async function liveStripeSubscription(m: Member, id = `sub_${m.id}`) {
+  const res = await deliver({
+    type: "customer.subscription.created",
+    data: { object: stripeSubscription(m, id) },
+  });
+  expect(res.status).toBe(200);
+  expect((await memberPerks(env, m.id)).subscribed).toBe(true);
+  return id;
+}
+
+describe("webhooks: applied once, never a 5xx for an event the app cannot use", () => {
+  it("20 copies of one event at once: all 200, applied once (one activity)", async () => {
+    const m = await member();
+    const id = eventId();
+    const { payload, signature } = await signedEvent({
+      id,
+      type: "customer.subscription.created",
+      data: { object: stripeSubscription(m, `sub_many_${m.id}`) },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => postWebhook(payload, signature)),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const bodies = await Promise.all(
+      answers.map((r) => r.json() as Promise<{ duplicate: boolean }>),
+    );
+    expect(bodies.filter((b) => !b.duplicate)).toHaveLength(1);
+    expect((await activitiesOf(m.id)).map((a) => a.type)).toEqual(["subscription_started"]);
+    expect(await eventRow(id)).toEqual({ outcome: "applied", note: null });
+  });
+
+  it("an empty object, an unknown object, an unknown member or event type: 200 and recorded", async () => {
+    const cases = [
+      { type: "customer.subscription.updated", data: { object: {} } },
+      { type: "charge.refunded", data: {} },
+      { type: "checkout.session.completed", data: { object: { id: "x_1", object: "coupon" } } },
+      {
+        type: "customer.subscription.created",
+        data: { object: stripeSubscription({ id: "nobody-here" }, "sub_nobody") },
+      },
+      {
+        type: "charge.dispute.created",
+        data: {
+          object: {
+            id: "dp_x",
+            object: "dispute",
+            payment_intent: "pi_unknown",
+            amount: 10,
+            status: "needs_response",
+          },
+        },
+      },
+      { type: "customer.tax_id.created", data: { object: { id: "txi_1", object: "tax_id" } } },
+    ];
+    for (const event of cases) {
+      const id = eventId();
+      const res = await deliver({ id, ...event });
+      expect(res.status, event.type).toBe(200);
+      expect((await eventRow(id))?.outcome, event.type).toBe("ignored");
+    }
+    // The unknown member's live subscription is cancelled at Stripe: nobody is billed for it.
+    const cancels = (await standInRequests()).filter(
+      (r) => r.method === "DELETE" && r.path === "/v1/subscriptions/sub_nobody",
+    );
+    expect(cancels.length).toBeGreaterThanOrEqual(1);
+    expect(cancels[0]!.idempotency_key).toBe("cancel-now-unknown-member-sub_nobody");
+  });
+
+  it("8 concurrent cancels apply once: one activity", async () => {
+    const m = await member();
+    await subscribeTo(m.client, "plus");
+    await m.client.loadCsrfFromPage("/my/subscription");
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        m.client.json("DELETE", "/my/subscription", { reason: "too expensive" }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    expect(
+      (await activitiesOf(m.id)).filter((a) => a.type === "subscription_cancelled"),
+    ).toHaveLength(1);
+  });
+});
+
+describe("refunds and disputes take back what the payment bought", () => {
+  it("a full refund with credits partly spent: balance 0, the rest owed, gifts paused, the next purchase pays it", async () => {
+    const m = await member();
+    const { paymentId, paymentIntent, amount } = await paidPack(m, "popular"); // 120 credits
+    await spend(m.id, 90);
+    const event = refunded(paymentIntent, amount, amount);
+    const id = eventId();
+    const { payload, signature } = await signedEvent({ id, ...event });
+    // The same refund many times at once, and again under another id.
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => postWebhook(payload, signature)),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(6).fill(200));
+    expect((await deliver(event)).status).toBe(200);
+
+    expect(await balanceOf(m.id)).toEqual({
+      balance: 0,
+      lifetime_earned: 120,
+      lifetime_spent: 120,
+    });
+    expect(await creditsOwed(env, m.id)).toBe(90);
+    expect((await ledgerOf(m.id)).filter((l) => l.reason === "refund")).toEqual([
+      { amount: 30, direction: "out", reason: "refund", reference: `${paymentId}:refund:120` },
+    ]);
+
+    // Gifting is paused while something is owed.
+    await expect(spend(m.id, 1)).rejects.toThrow();
+    expect(await balanceOf(m.id)).toMatchObject({ balance: 0 });
+
+    // The next purchase (300 credits) pays what is owed first.
+    const bought = await buyPack(m.client, "value");
+    expect(await balanceOf(m.id)).toEqual({
+      balance: 210,
+      lifetime_earned: 420,
+      lifetime_spent: 210,
+    });
+    expect(bought.new_balance).toBe(210);
+    expect(await creditsOwed(env, m.id)).toBe(0);
+    expect((await ledgerOf(m.id)).filter((l) => l.reason === "owed")).toHaveLength(1);
+    await spend(m.id, 10);
+
+    const status = await env.DB.prepare("SELECT refunded_cents FROM payments WHERE id = ?1")
+      .bind(paymentId)
+      .first<{ refunded_cents: number }>();
+    expect(status?.refunded_cents).toBe(amount);
+  });
+
+  it("partial refunds take back their share, cumulatively, in any order", async () => {
+    const m = await member();
+    const { paymentIntent, amount } = await paidPack(m, "popular"); // 120 credits for 999
+    const half = refunded(paymentIntent, amount, 500); // ceil(120 × 500 / 999) = 61
+    const all = refunded(paymentIntent, amount, amount);
+    // The full refund arrives before the partial one: the partial one then changes nothing.
+    expect((await deliver(all)).status).toBe(200);
+    expect((await deliver(half)).status).toBe(200);
+    expect(await balanceOf(m.id)).toMatchObject({ balance: 0 });
+
+    const n = await member();
+    const second = await paidPack(n, "popular");
+    expect((await deliver(refunded(second.paymentIntent, second.amount, 500))).status).toBe(200);
+    expect((await balanceOf(n.id)).balance).toBe(120 - 61);
+    expect((await deliver(refunded(second.paymentIntent, second.amount, 500))).status).toBe(200);
+    expect((await balanceOf(n.id)).balance).toBe(120 - 61);
+    expect(
+      (await deliver(refunded(second.paymentIntent, second.amount, second.amount))).status,
+    ).toBe(200);
+    expect((await balanceOf(n.id)).balance).toBe(0);
+    expect(await creditsOwed(env, n.id)).toBe(0);
+  });
+
+  it("a dispute takes the credits back; won, they come back; lost before opened, taken once", async () => {
+    const m = await member();
+    const { paymentIntent, amount } = await paidPack(m, "popular");
+    await spend(m.id, 20);
+    const opened = dispute("charge.dispute.created", paymentIntent, amount);
+    expect((await deliver(opened)).status).toBe(200);
+    expect((await deliver(opened)).status).toBe(200);
+    expect(await balanceOf(m.id)).toMatchObject({ balance: 0 });
+    expect(await creditsOwed(env, m.id)).toBe(20);
+    const won = dispute("charge.dispute.closed", paymentIntent, amount, "won");
+    expect((await deliver(won)).status).toBe(200);
+    expect((await deliver(won)).status).toBe(200);
+    expect(await balanceOf(m.id)).toMatchObject({ balance: 100 });
+    expect(await creditsOwed(env, m.id)).toBe(0);
+
+    // Closed (lost) before the opening event arrives: taken back once; the late open changes nothing.
+    const n = await member();
+    const second = await paidPack(n, "starter"); // 50 credits
+    expect(
+      (await deliver(dispute("charge.dispute.closed", second.paymentIntent, second.amount, "lost")))
+        .status,
+    ).toBe(200);
+    expect(
+      (await deliver(dispute("charge.dispute.created", second.paymentIntent, second.amount)))
+        .status,
+    ).toBe(200);
+    expect(await balanceOf(n.id)).toEqual({ balance: 0, lifetime_earned: 50, lifetime_spent: 50 });
+    expect((await ledgerOf(n.id)).filter((l) => l.reason === "dispute")).toHaveLength(1);
+
+    // Won before opened: the late open takes nothing.
+    const o = await member();
+    const third = await paidPack(o, "starter");
+    expect(
+      (await deliver(dispute("charge.dispute.closed", third.paymentIntent, third.amount, "won")))
+        .status,
+    ).toBe(200);
+    expect(
+      (await deliver(dispute("charge.dispute.created", third.paymentIntent, third.amount))).status,
+    ).toBe(200);
+    expect((await balanceOf(o.id)).balance).toBe(50);
+  });
+
+  it("a refunded subscription's perks end and Stripe bills it no more", async () => {
+    const m = await member();
+    const subId = await liveStripeSubscription(m);
+    expect((await deliver(refunded(`pi_renewal_${m.id}`, 999, 999))).status).toBe(200);
+    // A renewal charge has no payment row: the customer's subscription is the one it paid.
+    const chargeOf = refunded(`pi_renewal_${m.id}`, 999, 999);
+    (chargeOf.data.object as Record<string, unknown>).customer = `cus_${m.id}`;
+    expect((await deliver(chargeOf)).status).toBe(200);
+    expect((await memberPerks(env, m.id)).subscribed).toBe(false);
+    expect(
+      (await standInRequests()).some(
+        (r) => r.method === "DELETE" && r.path === `/v1/subscriptions/${subId}`,
+      ),
+    ).toBe(true);
+  });
+});
+
+describe("deletion and suspension with a live subscription", () => {
+  it("deleting the account cancels at Stripe before it answers; money records stay; a later webhook is 200", async () => {
+    const m = await member();
+    const subId = await liveStripeSubscription(m);
+    await paidPack(m, "starter");
+    const res = await m.client.json("DELETE", "/my/account");
+    expect(res.status).toBe(200);
+    const cancel = (await standInRequests()).filter(
+      (r) => r.method === "DELETE" && r.path === `/v1/subscriptions/${subId}`,
+    );
+    expect(cancel).toHaveLength(1);
+    expect(cancel[0]!.idempotency_key).toBe(`cancel-now-deleted-${subId}`);
+
+    const count = async (table: string) =>
+      (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE user_id = ?1`)
+        .bind(m.id)
+        .first<{ n: number }>())!.n;
+    expect(await count("users".replace("users", "payments"))).toBe(1);
+    expect(await count("subscriptions")).toBe(1);
+    expect(await count("credit_transactions")).toBe(1);
+    const user = await env.DB.prepare("SELECT 1 FROM users WHERE id = ?1").bind(m.id).first();
+    expect(user).toBeNull();
+    const sub = await env.DB.prepare("SELECT status FROM subscriptions WHERE user_id = ?1")
+      .bind(m.id)
+      .first<{ status: string }>();
+    expect(sub?.status).toBe("expired");
+
+    // Stripe's next event about the deleted member: 200 and recorded, nothing written for them.
+    const id = eventId();
+    const late = await deliver({
+      id,
+      type: "customer.subscription.updated",
+      data: { object: stripeSubscription(m, subId, { status: "active" }) },
+    });
+    expect(late.status).toBe(200);
+    expect(await eventRow(id)).toEqual({ outcome: "ignored", note: "unknown or deleted member" });
+  });
+
+  it("suspending the member stops renewal at Stripe; the perks last to the period end", async () => {
+    const m = await member();
+    const subId = await liveStripeSubscription(m);
+    const mod = await verifiedMember();
+    await env.DB.prepare("UPDATE users SET role = 'moderator' WHERE id = ?1").bind(mod.id).run();
+    const res = await mod.client.json("POST", `/moderation/members/${m.id}/suspend`);
+    expect(res.status).toBe(200);
+    const stop = (await standInRequests()).filter(
+      (r) => r.method === "POST" && r.path === `/v1/subscriptions/${subId}`,
+    );
+    expect(stop).toHaveLength(1);
+    expect(stop[0]!.params.cancel_at_period_end).toBe("true");
+    const sub = await env.DB.prepare("SELECT status FROM subscriptions WHERE user_id = ?1")
+      .bind(m.id)
+      .first<{ status: string }>();
+    expect(sub?.status).toBe("cancelled");
+    expect((await memberPerks(env, m.id)).subscribed).toBe(true);
+    expect((await memberPerks(env, m.id, Date.now() + 31 * DAY)).subscribed).toBe(false);
+  });
+});
+
+describe("one live subscription per member", () => {
+  it("a second subscription Stripe reports is cancelled and refunded at once, and recorded", async () => {
+    const m = await member();
+    const first = await liveStripeSubscription(m, `sub_first_${m.id}`);
+    const secondId = `sub_second_${m.id}`;
+    const id = eventId();
+    const res = await deliver({
+      id,
+      type: "customer.subscription.created",
+      data: {
+        object: stripeSubscription(m, secondId, {
+          metadata: { user_id: m.id, plan_id: "premium", billing_cycle: "monthly" },
+        }),
+      },
+    });
+    expect(res.status).toBe(200);
+    const requests = await standInRequests();
+    expect(
+      requests.some((r) => r.method === "DELETE" && r.path === `/v1/subscriptions/${secondId}`),
+    ).toBe(true);
+    const refund = requests.filter(
+      (r) => r.path === "/v1/refunds" && r.params.payment_intent === `pi_of_in_${secondId}`,
+    );
+    expect(refund).toHaveLength(1);
+    expect(refund[0]!.idempotency_key).toBe(`refund-duplicate-pi_of_in_${secondId}`);
+    expect(await eventRow(id)).toEqual({
+      outcome: "ignored",
+      note: "second live subscription: cancelled and refunded",
+    });
+    const sub = await env.DB.prepare(
+      "SELECT provider_ref, plan_id FROM subscriptions WHERE user_id = ?1",
+    )
+      .bind(m.id)
+      .first<{ provider_ref: string; plan_id: string }>();
+    expect(sub).toEqual({ provider_ref: first, plan_id: "plus" });
+    expect((await activitiesOf(m.id)).some((a) => a.data.status === "duplicate_refunded")).toBe(
+      true,
+    );
+  });
+
+  it("every write the app sends to Stripe carries its own idempotency key", async () => {
+    const requests = await standInRequests();
+    const writes = requests.filter((r) => r.method === "POST" || r.method === "DELETE");
+    expect(writes.length).toBeGreaterThan(0);
+    for (const w of writes) {
+      expect(w.idempotency_key, `${w.method} ${w.path}`).toBeTruthy();
+      expect(w.idempotency_key!.startsWith("stripe-node-retry-"), w.path).toBe(false);
+    }
+  });
+});
+
+describe("the gifts page's index", () => {
+  it("reads a page of gifts in the index's order, sorting nothing", async () => {
+    for (const mine of ["sender_id", "recipient_id"]) {
+      const { results } = await env.DB.prepare(
+        `EXPLAIN QUERY PLAN SELECT gift_messages.message_id FROM gift_messages
+         JOIN gifts ON gifts.id = gift_messages.gift_id WHERE ${mine} = ?1
+         ORDER BY gift_messages.sent_at DESC, gift_messages.message_id DESC LIMIT 21`,
+      )
+        .bind("someone")
+        .all<{ detail: string }>();
+      const plan = results.map((r) => r.detail).join("\n");
+      expect(plan).toContain(
+        `USING INDEX gift_messages_${mine === "sender_id" ? "sender" : "recipient"}`,
+      );
+      expect(plan).not.toContain("TEMP B-TREE");
+    }
+  });
+});
