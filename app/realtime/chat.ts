@@ -1,3 +1,4 @@
+import { isSafetyKind, safetyNote } from "~/schemas/message-safety";
 import { z } from "~/schemas/zod";
 import {
   guardFrame,
@@ -36,6 +37,8 @@ export const chatMessage = z.object({
   sent_at: z.string(),
   read_at: z.string().nullable(),
   gift: giftView.nullable(),
+  /** For the recipient only: what the room's safety rules saw in it (API.md). */
+  safety: safetyNote.optional(),
 });
 export type ChatMessageView = z.infer<typeof chatMessage>;
 
@@ -58,6 +61,8 @@ export const chatServerFrame = z.discriminatedUnion("type", [
     status: z.number().int(),
     message: z.string(),
     retry_after: z.number().int().nullable().optional(),
+    /** A 409 "Are you sure?": send again with `confirm: true` to store it. */
+    safety: safetyNote.optional(),
   }),
   z.object({ type: z.literal("pong") }),
 ]);
@@ -79,6 +84,7 @@ export const chatClientFrame = z.discriminatedUnion("type", [
     client_id: z.string(),
     message: z.string().optional(),
     gift_id: z.string().optional(),
+    confirm: z.boolean().optional(),
   }),
 ]);
 export type ChatClientFrame = z.infer<typeof chatClientFrame>;
@@ -101,6 +107,8 @@ const isGift = (gift: unknown) =>
   isString(gift.icon) &&
   isInt(gift.price_credits);
 
+const isSafety = (s: unknown) => isObject(s) && isSafetyKind(s.kind) && isString(s.note);
+
 const isChatMessage = (m: unknown) =>
   isObject(m) &&
   isString(m.id) &&
@@ -111,7 +119,8 @@ const isChatMessage = (m: unknown) =>
   isString(m.message) &&
   isString(m.sent_at) &&
   isStringOrNull(m.read_at) &&
-  (m.gift === null || isGift(m.gift));
+  (m.gift === null || isGift(m.gift)) &&
+  (m.safety === undefined || isSafety(m.safety));
 
 /** `chatServerFrame`, checked without zod (the pages' side: app/realtime/frames.ts). */
 const chatServerChecks: FrameChecks<ChatServerFrame> = {
@@ -124,7 +133,8 @@ const chatServerChecks: FrameChecks<ChatServerFrame> = {
     isString(f.client_id) &&
     isInt(f.status) &&
     isString(f.message) &&
-    (f.retry_after === undefined || f.retry_after === null || isInt(f.retry_after)),
+    (f.retry_after === undefined || f.retry_after === null || isInt(f.retry_after)) &&
+    (f.safety === undefined || isSafety(f.safety)),
   pong: () => true,
 };
 

@@ -37,7 +37,13 @@ const text = safeText(
 
 /** POST /chat/conversations/{id}/messages. A gift may come without text. */
 export const sendMessageSchema = z
-  .object({ message: text.optional(), client_id: clientId, gift_id: giftId })
+  .object({
+    message: text.optional(),
+    client_id: clientId,
+    gift_id: giftId,
+    /** Sends text the safety rules asked about ("Are you sure?", a 409) anyway. */
+    confirm: z.boolean().optional(),
+  })
   .superRefine((v, ctx) => {
     if (!v.message && !v.gift_id) {
       ctx.addIssue({ code: "custom", path: ["message"], message: MESSAGE_REQUIRED });

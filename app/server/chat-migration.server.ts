@@ -25,6 +25,8 @@ export type MessageRow = {
   sent_at: string;
   read_at: string | null;
   deleted_at: string | null;
+  /** The safety kind the room's rules gave the message, for its recipient (rooms only). */
+  safety?: string | null;
 };
 
 /** A member's own state of the conversation as D1 held it. */

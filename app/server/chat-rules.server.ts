@@ -31,6 +31,10 @@ export interface RoomRules {
   high: string;
   createdAt: string;
   blocked: boolean;
+  /** A member unmatched the other: the conversation is closed to both for good. */
+  ended: boolean;
+  /** When each member's account was created (links wait for an account's first day). */
+  joinedAt: Record<string, string>;
   /** Members whose account is not active (suspended). */
   inactive: string[];
 }
@@ -44,7 +48,7 @@ export const otherMember = (rules: Pick<RoomRules, "low" | "high">, me: string) 
 /** Whether `me` may read or write the conversation at all (403s of API.md). */
 export function accessRefusal(rules: RoomRules, me: string): Refusal | null {
   if (rules.low !== me && rules.high !== me) return { status: 403, message: NOT_YOUR_CONVERSATION };
-  if (rules.blocked) return { status: 403, message: CANNOT_MESSAGE };
+  if (rules.blocked || rules.ended) return { status: 403, message: CANNOT_MESSAGE };
   return null;
 }
 

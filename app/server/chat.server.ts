@@ -22,9 +22,11 @@ import { readConfig, type Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
 import { activeGift, giftCatalogue, GIFT_REQUIRED } from "./gifts.server";
 import { memberHub } from "./member-hub.server";
+import { SafetyCheck } from "./message-safety.server";
 import { cardQuery, toMemberCard, type MemberCard } from "./members.server";
 import { hit } from "./rate-limit.server";
 import type { ListRow, RoomResult } from "./room-api.server";
+import { unmatched } from "./likes.server";
 import { canSee, isBlockedEitherWay, visibleTo } from "./visibility.server";
 import { firstOf, run, selection, statement } from "./sql.server";
 
@@ -44,11 +46,12 @@ export type Conversation = ConversationView;
 /** A room's refusal as the HTTP error the API answers. */
 function unwrap<T>(result: RoomResult<T>): T {
   if (result.ok) return result.value;
-  const { status, message, retryAfter } = result.refusal;
+  const { status, message, retryAfter, errors, safety } = result.refusal;
+  if (safety) throw new SafetyCheck(safety);
   throw new HttpError(
     status,
     message,
-    undefined,
+    errors,
     retryAfter === undefined ? undefined : { "Retry-After": String(retryAfter) },
   );
 }
@@ -70,9 +73,13 @@ const conversationFields = selection({
   user_low: conversations.userLow,
   user_high: conversations.userHigh,
   created_at: conversations.createdAt,
+  ended_at: conversations.endedAt,
 });
 
-/** The conversation, when `me` is one of its two members: 404 when unknown, 403 when not theirs. */
+/**
+ * The conversation, when `me` is one of its two members: 404 when unknown, 403 when not theirs or
+ * when it ended (an unmatch).
+ */
 async function loadConversation(env: Env, me: string, id: string): Promise<ConversationRef> {
   const row = await firstOf(
     env.DB,
@@ -81,6 +88,7 @@ async function loadConversation(env: Env, me: string, id: string): Promise<Conve
   );
   if (!row) throw notFound(CONVERSATION_NOT_FOUND);
   if (row.user_low !== me && row.user_high !== me) throw forbidden(NOT_YOUR_CONVERSATION);
+  if (row.ended_at !== null) throw forbidden(CANNOT_MESSAGE);
   return {
     id: row.id,
     otherId: row.user_low === me ? row.user_high : row.user_low,
@@ -239,6 +247,7 @@ export async function sendMessage(
       clientId: input.client_id ?? null,
       gift,
       limit: readConfig(env).rateLimits.chat_send_account,
+      confirm: input.confirm,
     }),
   );
 }
@@ -277,7 +286,8 @@ async function conversationOfPair(env: Env, a: string, b: string) {
   return firstOf(
     env.DB,
     conversationFields,
-    sql`SELECT ${conversationFields.sql} FROM conversations WHERE user_low = ${low} AND user_high = ${high}`,
+    sql`SELECT ${conversationFields.sql} FROM conversations
+     WHERE user_low = ${low} AND user_high = ${high} AND ended_at IS NULL`,
   );
 }
 
@@ -292,6 +302,8 @@ export async function startConversation(env: Env, me: string, input: StartConver
   // API.md: messaging across a block is 403 (before visibility, which also hides blocked members).
   if (await isBlockedEitherWay(env, me, other)) throw forbidden(CANNOT_MESSAGE);
   if (!(await canSee(env, me, other))) throw notFound("Member not found.");
+  // After an unmatch neither may write to the other until both like each other again.
+  if (await unmatched(env, me, other)) throw forbidden(CANNOT_MESSAGE);
 
   let existing = await conversationOfPair(env, me, other);
   let created = false;
@@ -315,7 +327,8 @@ export async function startConversation(env: Env, me: string, input: StartConver
       statement(
         env.DB,
         sql`INSERT INTO conversations (id, user_low, user_high, created_by, created_at)
-         VALUES (${id}, ${low}, ${high}, ${me}, ${now}) ON CONFLICT(user_low, user_high) DO NOTHING`,
+         VALUES (${id}, ${low}, ${high}, ${me}, ${now})
+         ON CONFLICT(user_low, user_high) WHERE ended_at IS NULL DO NOTHING`,
       ),
       member(me),
       member(other),

@@ -1,5 +1,7 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { recordActivity } from "./activities.server";
+import { conversationRoom } from "./chat-rooms.server";
+import { memberHub } from "./member-hub.server";
 import { likes } from "./db/likes";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
@@ -8,7 +10,7 @@ import { memberCards, type MemberCard } from "./members.server";
 import { notify } from "./notifications.server";
 import { memberPerks } from "./subscriptions.server";
 import { canSee, visibleTo } from "./visibility.server";
-import { first, statement } from "./sql.server";
+import { all, first, statement } from "./sql.server";
 
 /** Likes a free member may give per UTC day. */
 export const FREE_DAILY_LIKES = 50;
@@ -84,6 +86,11 @@ export async function likeMember(
       sql`SELECT 1 AS x FROM likes WHERE liker_id = ${targetId} AND liked_id = ${me}`,
     ),
     statement(env.DB, sql`DELETE FROM like_quota WHERE user_id = ${me} AND day < ${day}`),
+    // A new match lifts an unmatch: the two may write to each other again (a new conversation).
+    statement(
+      env.DB,
+      sql`DELETE FROM unmatches WHERE ${pairIs(me, targetId)} AND ${matchedSql(me, targetId)}`,
+    ),
   ]);
   const isMatch = (reverse?.results.length ?? 0) > 0;
   if ((inserted?.results.length ?? 0) > 0) {
@@ -123,6 +130,88 @@ async function announceLike(env: Env, me: string, other: string, isMatch: boolea
       }),
     );
   }
+}
+
+const ordered = (a: string, b: string): [string, string] => (a < b ? [a, b] : [b, a]);
+
+/** The `unmatches` row of the pair of `a` and `b`. */
+function pairIs(a: string, b: string) {
+  const [low, high] = ordered(a, b);
+  return sql`user_low = ${low} AND user_high = ${high}`;
+}
+
+/** Both members like each other. */
+const matchedSql = (a: string, b: string) =>
+  sql`EXISTS (SELECT 1 FROM likes WHERE liker_id = ${a} AND liked_id = ${b})
+   AND EXISTS (SELECT 1 FROM likes WHERE liker_id = ${b} AND liked_id = ${a})`;
+
+/** Whether one of the two unmatched the other and they have not matched again since. */
+export async function unmatched(env: Env, a: string, b: string): Promise<boolean> {
+  return (await first(env.DB, sql`SELECT 1 AS x FROM unmatches WHERE ${pairIs(a, b)}`)) !== null;
+}
+
+export const MATCH_NOT_FOUND = "Match not found.";
+
+/**
+ * DELETE /my/matches/{userId}: `me` unmatches another member. Both likes go (the match ends for
+ * both), their conversation ends (it leaves both lists, its sockets close, and every later call
+ * on it is 403; its room keeps what was written for the moderators), and neither may start a new
+ * one until both like each other again. A member `me` has neither a match nor a conversation with,
+ * or cannot see, is 404; unmatching again is harmless.
+ */
+export async function unmatchMember(
+  env: Env,
+  me: string,
+  otherId: string,
+  now = Date.now(),
+): Promise<void> {
+  if (otherId === me || !(await canSee(env, me, otherId))) throw notFound(MATCH_NOT_FOUND);
+  const [low, high] = ordered(me, otherId);
+  const live = await first<{ matched: number; talking: number; unmatched: number }>(
+    env.DB,
+    sql`SELECT ${matchedSql(me, otherId)} AS matched,
+       EXISTS (SELECT 1 FROM conversations WHERE user_low = ${low} AND user_high = ${high}
+         AND ended_at IS NULL) AS talking,
+       EXISTS (SELECT 1 FROM unmatches WHERE ${pairIs(me, otherId)}) AS unmatched`,
+  );
+  if (!live || (!live.matched && !live.talking && !live.unmatched)) {
+    throw notFound(MATCH_NOT_FOUND);
+  }
+  const at = nowIso(now);
+  await env.DB.batch([
+    statement(
+      env.DB,
+      sql`DELETE FROM likes WHERE (liker_id = ${me} AND liked_id = ${otherId})
+       OR (liker_id = ${otherId} AND liked_id = ${me})`,
+    ),
+    statement(
+      env.DB,
+      sql`INSERT INTO unmatches (user_low, user_high, unmatched_by, unmatched_at)
+       VALUES (${low}, ${high}, ${me}, ${at}) ON CONFLICT DO NOTHING`,
+    ),
+    statement(
+      env.DB,
+      sql`UPDATE conversations SET ended_at = ${at}
+       WHERE user_low = ${low} AND user_high = ${high} AND ended_at IS NULL`,
+    ),
+  ]);
+  // Every ended conversation of the pair hears it (again: telling a room twice changes nothing,
+  // and a push that failed the first time is made by the next call).
+  const ended = await all<{ id: string }>(
+    env.DB,
+    sql`SELECT id FROM conversations WHERE user_low = ${low} AND user_high = ${high}
+     AND ended_at IS NOT NULL`,
+  );
+  await Promise.all(
+    ended.map(async ({ id }) => {
+      await conversationRoom(env, id).end(id);
+      // Out of both lists (an entry the room's outbox writes later is hidden and not listed).
+      await Promise.all([
+        memberHub(env, me).dropConversation(id),
+        memberHub(env, otherId).dropConversation(id),
+      ]);
+    }),
+  );
 }
 
 /** DELETE /my/likes/{userId}: takes my like back (and so the match). Harmless when there is none. */

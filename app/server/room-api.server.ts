@@ -1,6 +1,7 @@
 import type { ChatMessageView, ChatServerFrame } from "~/realtime/chat";
 import type { MemberServerFrame } from "~/realtime/member";
 import type { Gift, PageMeta } from "~/schemas/chat";
+import type { SafetyNote } from "~/schemas/message-safety";
 
 /**
  * What the Durable Objects answer over RPC, and the values they exchange: the Worker's `Env`
@@ -19,6 +20,10 @@ export interface Refusal {
   status: number;
   message: string;
   retryAfter?: number;
+  /** A 422's field errors. */
+  errors?: Record<string, string[]>;
+  /** A 409 "Are you sure?" of the message-safety rules. */
+  safety?: SafetyNote;
 }
 
 /** What a room answers: the value, or the refusal the API turns into a 4xx. */
@@ -31,6 +36,8 @@ export interface SendRequest {
   clientId: string | null;
   gift: Gift | null;
   limit: RateLimitSpec;
+  /** The sender confirmed text the safety rules asked about ("Are you sure?"). */
+  confirm?: boolean;
   /**
    * Whether the answer waits until both members' hubs have the new list entries (default: yes,
    * as POST …/messages answers); the room's socket does not wait, and its sends' list updates
@@ -91,6 +98,7 @@ export interface ConversationRoomApi {
   connectionCount(): Promise<number>;
   setBlocked(conversationId: string, blocked: boolean): Promise<void>;
   setMemberActive(conversationId: string, userId: string, active: boolean): Promise<void>;
+  end(conversationId: string): Promise<void>;
   send(req: SendRequest): Promise<RoomResult<{ message: ChatMessageView; created: boolean }>>;
   page(
     conversationId: string,

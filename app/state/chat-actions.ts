@@ -138,7 +138,7 @@ export const markReadAtom = atom(null, async (get, _set, id: string) => {
  */
 export const sendMessageAtom = atom(
   null,
-  async (get, set, input: { text: string; gift?: Gift; clientId?: string }) => {
+  async (get, set, input: { text: string; gift?: Gift; clientId?: string; confirm?: boolean }) => {
     const s = get(chatStateAtom);
     const id = s.activeConversationId;
     const me = get(chatMeAtom);
@@ -168,6 +168,7 @@ export const sendMessageAtom = atom(
       message: input.text.trim(),
       client_id: clientId,
       ...(input.gift ? { gift_id: input.gift.id } : {}),
+      ...(input.confirm ? { confirm: true } : {}),
     };
     try {
       let stored: ChatMessageView | null = null;
@@ -186,8 +187,14 @@ export const sendMessageAtom = atom(
         set(chatStateAtom, creditsSpent(get(chatStateAtom), stored.gift.price_credits));
       }
     } catch (error) {
-      set(chatStateAtom, sendFailed(get(chatStateAtom), clientId, failureReason(error)));
-      set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.send));
+      // "Are you sure?" (message safety): the message waits for the member to confirm or discard.
+      const askedToConfirm = error instanceof ApiError && error.status === 409 && !input.confirm;
+      set(
+        chatStateAtom,
+        sendFailed(get(chatStateAtom), clientId, failureReason(error), askedToConfirm),
+      );
+      if (!askedToConfirm)
+        set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.send));
     }
   },
 );

@@ -24,6 +24,8 @@ export interface OutgoingMessage {
   client_id: string;
   message: string;
   gift_id?: string;
+  /** Sends text the safety rules asked "Are you sure?" about. */
+  confirm?: boolean;
 }
 
 /** A message sent by HTTP is given up on (and may be retried with its client id) after this. */

@@ -21,6 +21,8 @@ export interface ChatMessage extends ChatMessageView {
   status?: MessageStatus;
   /** Why a failed message failed (the server's message when it gave one). */
   failureReason?: string | null;
+  /** The server asked "Are you sure?" (409, message safety): it may be sent again confirmed. */
+  needsConfirm?: boolean;
 }
 
 export interface ChatState {
@@ -328,12 +330,17 @@ export function sendSucceeded(s: ChatState, message: ChatMessageView, me: string
   return messageReceived(s, message, me);
 }
 
-export function sendFailed(s: ChatState, clientId: string, reason: string): ChatState {
+export function sendFailed(
+  s: ChatState,
+  clientId: string,
+  reason: string,
+  needsConfirm = false,
+): ChatState {
   return {
     ...s,
     messages: s.messages.map((m) =>
       isLocal(m) && m.client_id === clientId
-        ? { ...m, status: "failed", failureReason: reason }
+        ? { ...m, status: "failed", failureReason: reason, needsConfirm }
         : m,
     ),
   };

@@ -239,7 +239,7 @@ export class Outbox {
       last_message_time: last?.sent_at ?? null,
       activity_at: last?.sent_at ?? facts.createdAt,
       unread_count: this.storage.unreadFor(userId, other),
-      hidden: !rules || rules.blocked || rules.inactive.includes(other),
+      hidden: !rules || rules.blocked || rules.ended || rules.inactive.includes(other),
       message:
         message && !message.deleted_at
           ? {

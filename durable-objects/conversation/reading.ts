@@ -11,7 +11,7 @@ import {
 import type { RoomResult } from "~/server/room-api.server";
 import { nowIso } from "~/server/db.server";
 import { refused, type RoomParts } from "./parts";
-import { messageView } from "./storage";
+import { viewFor } from "./storage";
 
 /**
  * A page of messages, oldest first (API.md): without `cursor` or `after` the newest page, which
@@ -36,7 +36,7 @@ export async function page(
     return {
       ok: true,
       value: {
-        messages: page.map((r) => messageView(conversationId, r)),
+        messages: page.map((r) => viewFor(conversationId, r, me)),
         meta: { has_more: hasMore, next_cursor: hasMore ? String(page.at(-1)!.seq) : null },
       },
     };
@@ -50,7 +50,7 @@ export async function page(
   return {
     ok: true,
     value: {
-      messages: page.map((r) => messageView(conversationId, r)),
+      messages: page.map((r) => viewFor(conversationId, r, me)),
       meta: { has_more: hasMore, next_cursor: hasMore ? String(page[0]!.seq) : null },
     },
   };

@@ -138,6 +138,17 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     await this.changedRules(conversationId);
   }
 
+  /**
+   * A member unmatched the other: the conversation ends for both (pushed by likes.server.ts).
+   * Its sockets close, every later call is refused, and it leaves both lists; what was written
+   * stays here for the moderators.
+   */
+  async end(conversationId: string): Promise<void> {
+    this.room.rules.setEnded();
+    this.room.sockets.closeAll();
+    await this.changedRules(conversationId);
+  }
+
   /** A member was suspended (or is active again): pushed by moderation. */
   async setMemberActive(conversationId: string, userId: string, active: boolean): Promise<void> {
     this.room.rules.setMemberActive(userId, active);

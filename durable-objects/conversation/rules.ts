@@ -7,7 +7,7 @@ import type { ConversationStorage } from "./storage";
 
 /**
  * The conversation's rules as the room knows them: its members (fixed when it is created), and
- * blocks and suspensions, read from D1 once when the room starts and pushed here when they change.
+ * blocks, suspensions and an unmatch, read from D1 once when the room starts and pushed here when they change.
  */
 export class RoomRulesCache {
   private rules: RoomRules | null = null;
@@ -52,6 +52,12 @@ export class RoomRulesCache {
     if (this.rules) this.rules = { ...this.rules, blocked };
   }
 
+  /** A member unmatched the other: the conversation ended for both. */
+  setEnded() {
+    this.generation += 1;
+    if (this.rules) this.rules = { ...this.rules, ended: true };
+  }
+
   /** A member was suspended (or is active again). */
   setMemberActive(userId: string, active: boolean) {
     this.generation += 1;
@@ -74,15 +80,20 @@ export async function readRules(env: Env, conversationId: string): Promise<RoomR
     user_low: string;
     user_high: string;
     created_at: string;
+    ended_at: string | null;
     blocked: number;
     low_status: string | null;
     high_status: string | null;
+    low_joined: string | null;
+    high_joined: string | null;
   }>(
     env.DB,
-    sql`SELECT c.user_low, c.user_high, c.created_at,
+    sql`SELECT c.user_low, c.user_high, c.created_at, c.ended_at,
          ${blockedEitherWay(sql`c.user_low`, sql`c.user_high`)} AS blocked,
          (SELECT status FROM users WHERE id = c.user_low) AS low_status,
-         (SELECT status FROM users WHERE id = c.user_high) AS high_status
+         (SELECT status FROM users WHERE id = c.user_high) AS high_status,
+         (SELECT created_at FROM users WHERE id = c.user_low) AS low_joined,
+         (SELECT created_at FROM users WHERE id = c.user_high) AS high_joined
        FROM conversations c WHERE c.id = ${conversationId}`,
   );
   if (!row) return null;
@@ -91,6 +102,12 @@ export async function readRules(env: Env, conversationId: string): Promise<RoomR
     high: row.user_high,
     createdAt: row.created_at,
     blocked: row.blocked === 1,
+    ended: row.ended_at !== null,
+    // A member whose row is gone is long past their first day.
+    joinedAt: {
+      [row.user_low]: row.low_joined ?? row.created_at,
+      [row.user_high]: row.high_joined ?? row.created_at,
+    },
     inactive: [
       ...(row.low_status === "active" ? [] : [row.user_low]),
       ...(row.high_status === "active" ? [] : [row.user_high]),

@@ -22,6 +22,13 @@ import {
   refundGift,
   spendForGift,
 } from "~/server/gifts.server";
+import {
+  hasLink,
+  LINK_MIN_ACCOUNT_AGE_MS,
+  LINKS_NOT_YET,
+  recipientSafety,
+  senderSafety,
+} from "~/server/message-safety.server";
 import { notify } from "~/server/notifications.server";
 import type { Refusal, RoomResult, SendRequest } from "~/server/room-api.server";
 import { parseInput } from "~/server/validation.server";
@@ -63,7 +70,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
   // A send is looked up as the retry of a stored one only when the rules or the client id's
   // claim would refuse it (a retry is answered, whatever the rules say now), and when storing
   // finds its client id taken: a new message costs no lookup.
-  const first = refusalNow();
+  const first = refusalNow() ?? contentRefusal(rules, req);
   if (first) {
     const stored = replay();
     return stored ? again(stored) : { ok: false, refusal: first };
@@ -140,6 +147,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     if (answer) return refundFor(answer);
   }
   const seq = storage.lastSeq() + 1;
+  const safety = req.gift ? null : recipientSafety(req.text);
   const stored = storage.insert({
     seq,
     id,
@@ -148,6 +156,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     text: req.text,
     gift: req.gift,
     sentAt,
+    safety: safety?.kind ?? null,
   });
   if (!stored) {
     // The same client id was stored while this send awaited its claim or its spend.
@@ -159,7 +168,11 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
   room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
   room.outbox.queueBoth(seq);
   const message = messageView(req.conversationId, stored);
-  const watching = room.sockets.publish({ type: "message", message });
+  // The recipient's sockets get the safety note; the sender's own get the message without it.
+  const watching = room.sockets.publish({
+    type: "message",
+    message: safety ? { ...message, safety } : message,
+  });
   // A text is notified when it is the first the recipient has not read (and they are not here).
   if (announceGift || storage.unreadFor(otherMember(rules, me), me) === 1) {
     room.ctx.waitUntil(afterSend(room, rules, message, watching, announceGift));
@@ -175,6 +188,26 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
   return { ok: true, value: { message, created: true } };
 }
 
+/**
+ * What the message-safety rules say before a text is stored (no I/O: precompiled patterns and
+ * what the room holds): a link from an account in its first day is refused (422), and text that
+ * reads as harassment asks its sender "Are you sure?" (409) unless they confirmed it.
+ */
+function contentRefusal(rules: RoomRules, req: SendRequest): Refusal | null {
+  if (req.gift || !req.text) return null;
+  const joinedAt = rules.joinedAt[req.senderId];
+  if (
+    joinedAt !== undefined &&
+    Date.now() - Date.parse(joinedAt) < LINK_MIN_ACCOUNT_AGE_MS &&
+    hasLink(req.text)
+  ) {
+    return { status: 422, message: LINKS_NOT_YET, errors: { message: [LINKS_NOT_YET] } };
+  }
+  if (req.confirm) return null;
+  const safety = senderSafety(req.text);
+  return safety ? { status: 409, message: safety.note, safety } : null;
+}
+
 /** A message sent over the socket: the same send as POST …/messages. */
 export async function sendFromSocket(
   room: RoomParts,
@@ -188,6 +221,7 @@ export async function sendFromSocket(
       message: frame.message,
       client_id: frame.client_id,
       gift_id: frame.gift_id,
+      confirm: frame.confirm,
     });
     const gift = input.gift_id ? await activeGift(room.env, input.gift_id) : null;
     if (input.gift_id && !gift) {
@@ -200,6 +234,7 @@ export async function sendFromSocket(
         clientId: input.client_id ?? null,
         gift,
         limit: a.limit ?? readConfig(room.env).rateLimits.chat_send_account,
+        confirm: input.confirm,
         listsBeforeAnswer: false,
       });
       if (result.ok) {
@@ -225,6 +260,7 @@ export async function sendFromSocket(
     status: refusal.status,
     message: refusal.message,
     retry_after: refusal.retryAfter ?? null,
+    ...(refusal.safety ? { safety: refusal.safety } : {}),
   });
 }
 

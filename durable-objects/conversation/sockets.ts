@@ -111,12 +111,20 @@ export class RoomSockets {
   /** Sends a frame to every socket (but those of `exceptUserId`); returns who received it. */
   fanOut(frame: ChatServerFrame, exceptUserId?: string): string[] {
     const text = JSON.stringify(frame);
+    // A message's safety note is for its recipient: its sender's sockets get it without the note.
+    let sender: string | null = null;
+    let senderText = text;
+    if (frame.type === "message" && frame.message.safety) {
+      sender = frame.message.sender_id;
+      const { safety: _note, ...plain } = frame.message;
+      senderText = JSON.stringify({ ...frame, message: plain });
+    }
     const members = new Set<string>();
     for (const socket of this.ctx.getWebSockets()) {
       const a = this.attachment(socket);
       if (a?.ended || (exceptUserId && a?.userId === exceptUserId)) continue;
       try {
-        socket.send(text);
+        socket.send(a?.userId === sender ? senderText : text);
         if (a) members.add(a.userId);
       } catch {
         // A socket closing while we send: its close handler tidies up.

@@ -3,6 +3,8 @@ import { UNANSWERED_MESSAGE_LIMIT, type Gift } from "~/schemas/chat";
 import type { MessageRow } from "~/server/chat-migration.server";
 import type { RoomRules } from "~/server/chat-rules.server";
 import type { StoredMessage } from "~/server/room-api.server";
+import { isSafetyKind } from "~/schemas/message-safety";
+import { SAFETY_NOTES } from "~/server/message-safety.server";
 
 /**
  * The conversation room's own SQLite storage: its tables and every statement on them. Statements
@@ -67,6 +69,18 @@ export function messageView(conversationId: string, row: MessageRow): ChatMessag
   };
 }
 
+/**
+ * A message as its recipient sees it: with the safety note the rules gave it (never shown to its
+ * sender, whose views are `messageView`).
+ */
+export function viewFor(conversationId: string, row: MessageRow, viewer: string): ChatMessageView {
+  const view = messageView(conversationId, row);
+  if (row.safety && row.sender_id !== viewer && isSafetyKind(row.safety)) {
+    view.safety = { kind: row.safety, note: SAFETY_NOTES[row.safety] };
+  }
+  return view;
+}
+
 /** A stored message, deleted ones included. */
 export const storedMessage = (conversationId: string, row: MessageRow): StoredMessage => ({
   ...messageView(conversationId, row),
@@ -101,6 +115,13 @@ export class ConversationStorage {
   /** Creates the tables (again, after `deleteAll`). */
   create() {
     for (const statement of SCHEMA) this.sql.exec(statement);
+    // The safety kind of a message (message-safety.server.ts), added to rooms made before it.
+    const columns = this.sql.exec<{ name: string }>(
+      "SELECT name FROM pragma_table_info('messages')",
+    );
+    if (!columns.toArray().some((c) => c.name === "safety")) {
+      this.sql.exec("ALTER TABLE messages ADD COLUMN safety TEXT");
+    }
     this.cached = { unread: new Map(), wrote: new Set() };
   }
 
@@ -118,10 +139,11 @@ export class ConversationStorage {
     text: string;
     gift: Gift | null;
     sentAt: string;
+    safety?: string | null;
   }): MessageRow | null {
     const { rowsWritten } = this.sql.exec(
       `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name, gift_icon,
-         gift_price, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+         gift_price, sent_at, safety) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       m.seq,
       m.id,
       m.senderId,
@@ -132,6 +154,7 @@ export class ConversationStorage {
       m.gift?.icon ?? null,
       m.gift?.price_credits ?? null,
       m.sentAt,
+      m.safety ?? null,
     );
     if (rowsWritten === 0) return null;
     this.cached.lastSeq = Math.max(this.cached.lastSeq ?? 0, m.seq);
@@ -153,6 +176,7 @@ export class ConversationStorage {
       sent_at: m.sentAt,
       read_at: null,
       deleted_at: null,
+      safety: m.safety ?? null,
     };
   }
 

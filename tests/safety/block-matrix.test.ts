@@ -491,6 +491,21 @@ const ROWS: Record<string, Row> = {
       await expectNoLikes(w);
     },
   },
+  "DELETE /my/matches/:userId": {
+    outcome:
+      "404 like a stranger: the unmatch neither reveals the other member nor changes a thing",
+    async check(w) {
+      const res = await w.me.client.json("DELETE", `/my/matches/${w.other.id}`);
+      expect(res.status).toBe(404);
+      const pair = "(user_low = ?1 AND user_high = ?2) OR (user_low = ?2 AND user_high = ?1)";
+      expect(await countRows("unmatches", pair, w.me.id, w.other.id)).toBe(0);
+      expect(
+        await countRows("conversations", "id = ?1 AND ended_at IS NOT NULL", w.conversationId),
+      ).toBe(0);
+      // Their conversation is not ended by it (the block already closed it to both).
+      await expectChatRefused(w, `/chat/conversations/${w.conversationId}/messages`);
+    },
+  },
   "GET /dashboard": {
     outcome: "new likes, matches and unread conversations never show the other member",
     async check(w) {

@@ -19,6 +19,7 @@ import {
   LIKES_PER_PAGE,
   listLikes,
   unlikeMember,
+  unmatchMember,
 } from "~/server/likes.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { wantsJson } from "../http";
@@ -108,6 +109,13 @@ discoveryApi.post("/my/likes", requireVerified, async (c) => {
 discoveryApi.delete("/my/likes/:userId", requireVerified, async (c) => {
   const { user } = currentUser(c);
   await unlikeMember(c.env, user.id, c.req.param("userId"));
+  return c.body(null, 204);
+});
+
+/** API.md "Unmatch, …": the match and the conversation end for both. */
+discoveryApi.delete("/my/matches/:userId", requireVerified, async (c) => {
+  const { user } = currentUser(c);
+  await unmatchMember(c.env, user.id, c.req.param("userId"));
   return c.body(null, 204);
 });
 

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import { ReportMessageButton } from "~/components/safety/menus";
+import { ReportMessageButton, SafetyWarning } from "~/components/safety/menus";
 import {
   chatMeAtom,
   chatStateAtom,
@@ -54,7 +54,7 @@ function MessageBubble({
   mine: boolean;
   groupStart: boolean;
   groupEnd: boolean;
-  onRetry: (m: ChatMessage) => void;
+  onRetry: (m: ChatMessage, confirm?: boolean) => void;
   onDiscard: (m: ChatMessage) => void;
   onDelete: (m: ChatMessage) => void;
 }) {
@@ -151,6 +151,13 @@ function MessageBubble({
           </div>
         ) : null}
       </div>
+      {!mine && stored && message.safety ? (
+        <SafetyWarning
+          senderId={message.sender_id}
+          messageId={message.id}
+          safety={message.safety}
+        />
+      ) : null}
       {confirming ? (
         <div className="bubble-confirm" role="group" aria-label="Delete this message?">
           <button
@@ -174,7 +181,17 @@ function MessageBubble({
         </div>
       ) : null}
       {message.deleting ? <span className="bubble-note small">Deleting…</span> : null}
-      {message.status === "failed" ? (
+      {message.status === "failed" && message.needsConfirm ? (
+        <div className="bubble-failed bubble-confirm-send" role="alert">
+          <span>{message.failureReason}</span>
+          <button type="button" className="link-btn" onClick={() => onRetry(message, true)}>
+            Send anyway
+          </button>
+          <button type="button" className="link-btn" onClick={() => onDiscard(message)}>
+            Don't send
+          </button>
+        </div>
+      ) : message.status === "failed" ? (
         <div className="bubble-failed" role="alert">
           <span>Not sent{message.failureReason ? `: ${message.failureReason}` : ""}.</span>
           <button type="button" className="link-btn" onClick={() => onRetry(message)}>
@@ -295,8 +312,9 @@ export function MessageList({
               mine={item.message.sender_id === me}
               groupStart={item.groupStart}
               groupEnd={item.groupEnd}
-              onRetry={(msg) =>
+              onRetry={(msg, confirm) =>
                 void send({
+                  confirm,
                   text:
                     msg.gift && msg.message === `${msg.gift.icon} ${msg.gift.name}`
                       ? ""

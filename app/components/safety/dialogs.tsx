@@ -304,3 +304,61 @@ export function ReportDialog({
     </Modal>
   );
 }
+
+/**
+ * Unmatching a member (DELETE /my/matches/{id}): asked once, then the match and the conversation
+ * end for both; neither can write until both like each other again.
+ */
+export function UnmatchDialog({
+  member,
+  open,
+  onClose,
+  onUnmatched,
+}: {
+  member: Target;
+  open: boolean;
+  onClose: () => void;
+  onUnmatched: () => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (open) setError(null);
+  }, [open]);
+  const confirm = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api(`/my/matches/${encodeURIComponent(member.id)}`, { method: "DELETE" });
+      onUnmatched();
+    } catch (e) {
+      setError(blockingErrorMessage(e, "Failed to unmatch"));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal open={open} onClose={onClose} title={`Unmatch ${member.name}?`}>
+      <div className="form">
+        <p className="muted">
+          Your match and this conversation end for both of you, and neither of you can write to the
+          other unless you both like each other again. {member.name} is not told why.
+        </p>
+        <FormAlert message={error} />
+        <div className="modal-actions">
+          <button type="button" className="btn btn-ghost" onClick={onClose} disabled={busy}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-danger"
+            onClick={() => void confirm()}
+            disabled={busy}
+          >
+            {busy ? "Unmatching…" : "Unmatch"}
+          </button>
+        </div>
+      </div>
+    </Modal>
+  );
+}

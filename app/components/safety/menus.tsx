@@ -1,12 +1,14 @@
 import { useNavigate } from "@remix-run/react";
 import { useState, type ReactNode } from "react";
+import { api } from "~/lib/http";
+import type { SafetyNote } from "~/schemas/message-safety";
 import { loadArchivedAtom, loadConversationsAtom } from "~/state/chat-actions";
 import { useSetAtom } from "~/state/jotai";
 import { Icon } from "../icons";
 import { AppLink } from "../link";
 import { Menu, type MenuItem } from "../menu";
 
-import { BlockDialog, ReportDialog, type Target } from "./dialogs";
+import { BlockDialog, ReportDialog, UnmatchDialog, type Target } from "./dialogs";
 
 /**
  * A ⋯ menu with `items` first, then Report and Block of `member`. `after` is what the block dialog
@@ -81,9 +83,9 @@ export function MemberSafetyActions({ member }: { member: Target }) {
 }
 
 /**
- * The ⋯ menu of an open conversation: `items` (archiving) first, then Report and Block. The block
- * closes the conversation's sockets at once (the composer stops); leaving the dialog goes back to
- * the lists, refreshed without it.
+ * The ⋯ menu of an open conversation: `items` (archiving) first, then Unmatch, Report and Block.
+ * An unmatch or a block closes the conversation's sockets at once (the composer stops); leaving
+ * goes back to the lists, refreshed without it.
  */
 export function ConversationMenu({
   member,
@@ -97,24 +99,41 @@ export function ConversationMenu({
 }) {
   const loadConversations = useSetAtom(loadConversationsAtom);
   const loadArchived = useSetAtom(loadArchivedAtom);
+  const [unmatching, setUnmatching] = useState(false);
+  const leave = () => {
+    onLeave();
+    void loadConversations();
+    void loadArchived();
+  };
   return (
-    <SafetyMenu
-      member={member}
-      items={items}
-      onClose={(blocked) => {
-        if (!blocked) return;
-        onLeave();
-        void loadConversations();
-        void loadArchived();
-      }}
-      after={(close) => (
-        <div className="modal-actions">
-          <button type="button" className="btn btn-primary" onClick={close}>
-            Back to conversations
-          </button>
-        </div>
-      )}
-    />
+    <>
+      <SafetyMenu
+        member={member}
+        items={[
+          ...items,
+          { label: `Unmatch ${member.name}`, onSelect: () => setUnmatching(true), tone: "danger" },
+        ]}
+        onClose={(blocked) => {
+          if (blocked) leave();
+        }}
+        after={(close) => (
+          <div className="modal-actions">
+            <button type="button" className="btn btn-primary" onClick={close}>
+              Back to conversations
+            </button>
+          </div>
+        )}
+      />
+      <UnmatchDialog
+        member={member}
+        open={unmatching}
+        onClose={() => setUnmatching(false)}
+        onUnmatched={() => {
+          setUnmatching(false);
+          leave();
+        }}
+      />
+    </>
   );
 }
 
@@ -145,5 +164,64 @@ export function ReportMessageButton({
         onClose={() => setOpen(false)}
       />
     </>
+  );
+}
+
+/** The report reason a safety note stands for (the moderators' queue sorts by it). */
+const REASON_OF_KIND = {
+  money: "scam",
+  off_platform: "scam",
+  link: "spam",
+  harassment: "harassment",
+} as const;
+
+/**
+ * The warning under a message the safety rules noted (API.md: for its recipient only), with a
+ * one-tap report that carries the message id.
+ */
+export function SafetyWarning({
+  senderId,
+  messageId,
+  safety,
+}: {
+  senderId: string;
+  messageId: string;
+  safety: SafetyNote;
+}) {
+  const [state, setState] = useState<"idle" | "busy" | "done" | "failed">("idle");
+  const report = async () => {
+    setState("busy");
+    try {
+      await api("/reports", {
+        method: "POST",
+        body: {
+          user_id: senderId,
+          reason_type: REASON_OF_KIND[safety.kind],
+          message_id: messageId,
+        },
+      });
+      setState("done");
+    } catch {
+      setState("failed");
+    }
+  };
+  return (
+    <div className="alert alert-warning safety-warning" role="note" data-safety={safety.kind}>
+      <p>{safety.note}</p>
+      {state === "done" ? (
+        <p className="safety-warning-done" role="status">
+          Reported. Thank you: our moderators will look at it.
+        </p>
+      ) : (
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost"
+          disabled={state === "busy"}
+          onClick={() => void report()}
+        >
+          {state === "failed" ? "Could not report. Try again" : "Report this message"}
+        </button>
+      )}
+    </div>
   );
 }

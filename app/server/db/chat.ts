@@ -13,8 +13,10 @@ import { users } from "./schema";
 const isoNow = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
 /**
- * A conversation between exactly two members: one row per pair (`user_low` < `user_high`), so
- * starting a conversation that exists finds it.
+ * A conversation between exactly two members: one live row per pair (`user_low` < `user_high`), so
+ * starting a conversation that exists finds it. An unmatch ends it (`ended_at`): neither member
+ * can use it again, its room keeps what was written for the moderators, and a new match between
+ * the two starts a new conversation.
  */
 export const conversations = sqliteTable(
   "conversations",
@@ -28,9 +30,12 @@ export const conversations = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     createdBy: text("created_by").notNull(),
     createdAt: text("created_at").notNull().default(isoNow),
+    endedAt: text("ended_at"),
   },
   (t) => [
-    uniqueIndex("conversations_pair").on(t.userLow, t.userHigh),
+    uniqueIndex("conversations_pair")
+      .on(t.userLow, t.userHigh)
+      .where(sql`ended_at IS NULL`),
     index("conversations_user_high").on(t.userHigh),
     check("conversations_ordered_pair", sql`${t.userLow} < ${t.userHigh}`),
   ],

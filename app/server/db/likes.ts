@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./schema";
 
 /**
@@ -37,4 +38,27 @@ export const likeQuota = sqliteTable(
     count: integer("count").notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.day] })],
+);
+
+/**
+ * A pair of members who unmatched (`user_low` < `user_high`): neither may message the other until
+ * both like each other again; the like that makes the new match deletes the row.
+ */
+export const unmatches = sqliteTable(
+  "unmatches",
+  {
+    userLow: text("user_low")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    userHigh: text("user_high")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    unmatchedBy: text("unmatched_by").notNull(),
+    unmatchedAt: text("unmatched_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userLow, t.userHigh] }),
+    index("unmatches_user_high").on(t.userHigh),
+    check("unmatches_ordered_pair", sql`${t.userLow} < ${t.userHigh}`),
+  ],
 );
