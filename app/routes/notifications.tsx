@@ -236,8 +236,11 @@ function NotificationItem({
           <CsrfInput />
           <input type="hidden" name="intent" value="read" />
           <input type="hidden" name="id" value={n.id} />
-          <button type="submit" className="btn btn-ghost btn-sm">
-            Mark read
+          <button type="submit" className="btn btn-ghost btn-sm mark-read">
+            <span className="mark-read-icon" aria-hidden="true">
+              ✓
+            </span>
+            <span className="mark-read-text">Mark read</span>
             <span className="sr-only">: {notificationText(n)}</span>
           </button>
         </fetcher.Form>

@@ -301,17 +301,17 @@ function ConversationLink({ conversation }: { conversation: ConversationView }) 
         <OnlineDot memberId={conversation.user_id} online={conversation.user.online} />
       </span>
       <span className="member-row-body">
-        <strong>{name}</strong>
-        <span className="muted small">{conversation.last_message ?? "New conversation"}</span>
-      </span>
-      <span className="member-row-meta">
-        <span className="pill">{conversation.unread_count}</span>
-        {conversation.last_message_time ? (
-          <span className="muted small">
-            {" "}
-            <TimeAgo iso={conversation.last_message_time} />
+        <span className="waiting-line">
+          <strong>{name}</strong>
+          <span className="pill">
+            {conversation.unread_count}
+            <span className="sr-only"> unread</span>
           </span>
-        ) : null}
+        </span>
+        <span className="waiting-line muted small">
+          <span>{conversation.last_message ?? "New conversation"}</span>
+          {conversation.last_message_time ? <TimeAgo iso={conversation.last_message_time} /> : null}
+        </span>
       </span>
     </Link>
   );
