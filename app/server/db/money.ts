@@ -74,7 +74,10 @@ export const subscriptions = sqliteTable(
     createdAt: text("created_at").notNull().default(isoNow),
     updatedAt: text("updated_at").notNull().default(isoNow),
   },
-  (t) => [uniqueIndex("subscriptions_provider_ref").on(t.providerRef)],
+  (t) => [
+    uniqueIndex("subscriptions_provider_ref").on(t.providerRef),
+    index("subscriptions_period_end").on(t.currentPeriodEnd),
+  ],
 );
 
 /**
@@ -109,8 +112,12 @@ export const payments = sqliteTable(
 );
 
 /** Stripe events already handled, by Stripe's event id: a replay changes nothing. */
-export const stripeEvents = sqliteTable("stripe_events", {
-  id: text("id").primaryKey(),
-  type: text("type").notNull(),
-  receivedAt: text("received_at").notNull(),
-});
+export const stripeEvents = sqliteTable(
+  "stripe_events",
+  {
+    id: text("id").primaryKey(),
+    type: text("type").notNull(),
+    receivedAt: text("received_at").notNull(),
+  },
+  (t) => [index("stripe_events_received_at").on(t.receivedAt)],
+);
