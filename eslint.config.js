@@ -20,6 +20,7 @@ const layers = [
       "errors",
       "crypto",
       "log",
+      "metrics",
       "cookies",
       "csrf",
       "validation",

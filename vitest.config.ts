@@ -22,6 +22,9 @@ export default defineConfig({
           // this secret, and Stripe calls (tests that set a key) reach the local stand-in.
           STRIPE_WEBHOOK_SECRET: "whsec_test_heartline_webhook_secret",
           STRIPE_API_BASE: `http://127.0.0.1:${inject("stripeStandInPort")}`,
+          // The error tracker's local stand-in (tests/setup/error-tracker-stand-in.ts): tests that
+          // turn the tracker on pass this as SENTRY_DSN.
+          SENTRY_TEST_DSN: `http://public@127.0.0.1:${inject("errorTrackerStandInPort")}/1`,
         },
       },
     })),
@@ -33,7 +36,7 @@ export default defineConfig({
     include: ["tests/**/*.test.ts"],
     exclude: ["tests/e2e/**"],
     setupFiles: ["./tests/setup/apply-migrations.ts"],
-    globalSetup: ["./tests/setup/stripe-stand-in.ts"],
+    globalSetup: ["./tests/setup/stripe-stand-in.ts", "./tests/setup/error-tracker-stand-in.ts"],
     deps: {
       optimizer: {
         ssr: { enabled: true, include: ["@remix-run/cloudflare", "stripe"] },

@@ -7,6 +7,7 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       FUZZ_SEED: string;
       FUZZ_RUNS: string;
+      SENTRY_TEST_DSN: string;
     }
   }
 }

@@ -1,8 +1,12 @@
 import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/cloudflare";
+import * as Sentry from "@sentry/cloudflare";
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
 import { HttpError } from "~/server/errors.server";
-import { devMailboxOpen } from "~/server/env.server";
+import { devMailboxOpen, isProduction, productionProblems } from "~/server/env.server";
+import { log, loggedError } from "~/server/log.server";
+import { count } from "~/server/metrics.server";
 import { authApi } from "./api/auth";
 import { blocksApi } from "./api/blocks";
 import { chatApi } from "./api/chat";
@@ -10,6 +14,7 @@ import { devApi } from "./api/dev";
 import { discoveryApi } from "./api/discovery";
 import { moneyApi } from "./api/money";
 import { notificationsApi } from "./api/notifications";
+import { opsApi } from "./api/ops";
 import { profileApi } from "./api/profile";
 import { realtimeApi } from "./api/realtime";
 import { safetyApi } from "./api/safety";
@@ -38,6 +43,8 @@ export function createApp(build: ServerBuild) {
     addResponseHeaders(c, (headers) => headers.set("X-Request-Id", c.get("requestId")));
   });
   app.use(securityHeaders);
+  app.use(productionGuard);
+  app.route("/", opsApi);
   app.use(versionCheck(buildVersion));
   app.use(requestContext(buildVersion));
   app.use(bodyLimit);
@@ -78,22 +85,49 @@ export function createApp(build: ServerBuild) {
       }
       return c.html(errorPage(error.status, error.message), error.status as 400);
     }
-    console.error(
-      JSON.stringify({
-        level: "error",
-        request_id: c.get("requestId"),
-        method: c.req.method,
-        path: c.req.path,
-        error:
-          error instanceof Error
-            ? { name: error.name, message: error.message, stack: error.stack }
-            : String(error),
-      }),
-    );
+    count(c.env, "http_5xx");
+    if (isD1Error(error)) count(c.env, "d1_error");
+    // To the error tracker when it is on (worker/index.ts).
+    if (c.env.SENTRY_DSN) {
+      Sentry.captureException(error, { tags: { request_id: c.get("requestId") } });
+    }
+    log({
+      event: "request_failed",
+      level: "error",
+      request_id: c.get("requestId"),
+      user_id: c.get("rc")?.user?.id,
+      method: c.req.method,
+      path: c.req.path,
+      error: loggedError(error),
+    });
     return wantsJson(c)
       ? c.json({ message: "Server Error", request_id: c.get("requestId") }, 500)
       : c.html(errorPage(500, undefined, c.get("requestId")), 500);
   });
 
   return app;
+}
+
+/**
+ * A production Worker whose configuration is a development one (the mailbox, test payments, a
+ * missing secret) serves nothing: every request gets 503 and the log names each problem
+ * (productionProblems). Checked per request: cheap, and nothing is cached at module level.
+ */
+const productionGuard = createMiddleware<AppBindings>(async (c, next) => {
+  if (!isProduction(c.env)) return next();
+  const problems = productionProblems(c.env);
+  if (problems.length === 0) return next();
+  count(c.env, "http_5xx");
+  log({ event: "config_refused", level: "error", request_id: c.get("requestId"), problems });
+  return wantsJson(c)
+    ? c.json({ message: "Service Unavailable", request_id: c.get("requestId") }, 503)
+    : c.html(errorPage(503, undefined, c.get("requestId")), 503);
+});
+
+/** A failure of D1 itself (drizzle wraps it: the cause chain says). */
+function isD1Error(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (/\bD1_|SQLITE_/.test(e.message)) return true;
+  }
+  return false;
 }

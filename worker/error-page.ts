@@ -6,6 +6,7 @@ const TITLES: Record<number, string> = {
   423: "Password confirmation required",
   429: "Too many requests",
   500: "Something went wrong",
+  503: "Unavailable",
 };
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -33,6 +33,14 @@ export interface Env {
   PRESENCE_GRACE_MS?: string;
   /** "1": send the database time of a search back as a Server-Timing header (benchmarks). */
   SERVER_TIMING?: string;
+  /** Workers Analytics Engine: the counters of app/server/metrics.server.ts. */
+  METRICS?: AnalyticsEngineDataset;
+  /** The error tracker (Sentry): on when set (worker/index.ts). */
+  SENTRY_DSN?: string;
+  /** The release the error tracker files errors under (the deploy sets it). */
+  SENTRY_RELEASE?: string;
+  /** Housekeeping's bounds, "rows per statement/statements per job" (worker/scheduled.ts). */
+  HOUSEKEEPING_BATCH?: string;
 }
 
 const limitSpec = z
@@ -105,3 +113,40 @@ export const isProduction = (env: Env) => env.APP_ENV === "production";
  */
 export const devMailboxOpen = (env: Env) =>
   env.DEV_MAILBOX === "on" && (env.APP_ENV === "development" || env.APP_ENV === "test");
+
+/**
+ * The secrets a production Worker cannot serve without (`wrangler secret put --env production`).
+ * `npm run deploy` checks they exist before it migrates (scripts/predeploy.ts).
+ */
+export const REQUIRED_PRODUCTION_SECRETS = [
+  "APP_KEY",
+  "RESEND_API_KEY",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+] as const;
+
+/**
+ * What makes a production Worker unsafe to serve: development settings, test payments, missing
+ * secrets. Each problem is named; an empty list means the configuration may serve members. The
+ * Worker refuses every request (503) while this is not empty in production (worker/app.ts), and
+ * says which in its log (docs/runbook.md "config_refused").
+ */
+export function productionProblems(env: Env): string[] {
+  const problems: string[] = [];
+  if (env.DEV_MAILBOX !== undefined) problems.push("DEV_MAILBOX is set (the development mailbox)");
+  if (env.MAIL_TRANSPORT !== "resend") {
+    problems.push(`MAIL_TRANSPORT is "${env.MAIL_TRANSPORT}", not "resend"`);
+  }
+  if (!env.RESEND_API_KEY) problems.push("RESEND_API_KEY is not set");
+  if (!env.APP_KEY || env.APP_KEY.length < 32) {
+    problems.push("APP_KEY is not set or shorter than 32 characters");
+  }
+  if (!env.STRIPE_SECRET_KEY) {
+    problems.push("STRIPE_SECRET_KEY is not set (payments would be test payments)");
+  } else if (/^(sk|rk)_test_/.test(env.STRIPE_SECRET_KEY)) {
+    problems.push("STRIPE_SECRET_KEY is a Stripe test-mode key");
+  }
+  if (!env.STRIPE_WEBHOOK_SECRET) problems.push("STRIPE_WEBHOOK_SECRET is not set");
+  if (env.STRIPE_API_BASE) problems.push("STRIPE_API_BASE is set (a local Stripe stand-in)");
+  return problems;
+}

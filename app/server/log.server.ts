@@ -1,7 +1,73 @@
 /**
- * A failure that is logged rather than answered (best-effort deliveries, background work): one
- * JSON line, `event` naming what failed, `detail` what it concerned.
+ * Every log line of the Worker and its rooms: one JSON object with `event`, `level` and, when a
+ * request caused it, `request_id` (docs/decisions/025). Workers Logs indexes the fields, so an
+ * operator filters by `event`, follows one `request_id` from the Worker into a room, or finds
+ * every line about one conversation or member. The union names each event and the ids it
+ * carries; an error becomes `{name, message, stack}`, never `String(error)`.
  */
-export function logFailure(event: string, error: unknown, detail: Record<string, unknown> = {}) {
-  console.error(JSON.stringify({ level: "error", event, ...detail, error: String(error) }));
+
+/** An error as a log line carries it: its stack says where it was thrown. */
+export interface LoggedError {
+  name: string;
+  message: string;
+  stack?: string;
+}
+
+interface Ids {
+  request_id?: string;
+  user_id?: string;
+  conversation_id?: string;
+}
+
+export type LogEvent = Ids &
+  (
+    | {
+        event: "request_failed";
+        level: "error";
+        method: string;
+        path: string;
+        error: LoggedError;
+      }
+    | { event: "config_refused"; level: "error"; problems: string[] }
+    | { event: "health_check_failed"; level: "error"; check: string; error: LoggedError }
+    | {
+        event: "housekeeping";
+        level: "info";
+        job: string;
+        deleted: number;
+        batches: number;
+        done: boolean;
+      }
+    | { event: "housekeeping_failed"; level: "error"; job: string; error: LoggedError }
+    | { event: "room_call"; level: "info"; room: string; call: string }
+    | {
+        /** A best-effort step that failed without failing the request (logFailure). */
+        event: "failure";
+        level: "error";
+        what: string;
+        error: LoggedError;
+        [id: string]: unknown;
+      }
+  );
+
+export function loggedError(error: unknown): LoggedError {
+  if (error instanceof Error) {
+    return { name: error.name, message: error.message, stack: error.stack };
+  }
+  return { name: "NonError", message: String(error) };
+}
+
+/** Writes one event as one JSON line (errors to the error stream, the rest to the log stream). */
+export function log(entry: LogEvent): void {
+  const line = JSON.stringify(entry);
+  if (entry.level === "error") console.error(line);
+  else console.info(line);
+}
+
+/**
+ * A failure that is logged rather than answered (best-effort deliveries, background work): `what`
+ * names what failed, `detail` the ids it concerned, and the error keeps its stack.
+ */
+export function logFailure(what: string, error: unknown, detail: Record<string, unknown> = {}) {
+  log({ event: "failure", level: "error", what, ...detail, error: loggedError(error) });
 }

@@ -1,6 +1,7 @@
 import { desc } from "drizzle-orm";
 import { getDb, nowIso, schema } from "./db.server";
 import { readConfig, type Env } from "./env.server";
+import { count } from "./metrics.server";
 
 export interface Email {
   to: string;
@@ -22,10 +23,20 @@ export async function sendMail(env: Env, email: Email): Promise<void> {
     return;
   }
   if (!config.resendApiKey) throw new Error("RESEND_API_KEY is not set");
+  try {
+    await sendThroughResend(config, email);
+  } catch (error) {
+    count(env, "email_failed");
+    throw error;
+  }
+  count(env, "email_sent");
+}
+
+async function sendThroughResend(config: ReturnType<typeof readConfig>, email: Email) {
   const response = await fetch("https://api.resend.com/emails", {
     method: "POST",
     headers: {
-      Authorization: `Bearer ${config.resendApiKey}`,
+      Authorization: `Bearer ${config.resendApiKey ?? ""}`,
       "Content-Type": "application/json",
     },
     body: JSON.stringify({

@@ -15,6 +15,7 @@ import { nowIso } from "~/server/db.server";
 import { readConfig } from "~/server/env.server";
 import { HttpError } from "~/server/errors.server";
 import { logFailure } from "~/server/log.server";
+import { count } from "~/server/metrics.server";
 import {
   activeGift,
   GIFT_REQUIRED,
@@ -164,6 +165,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     if (!message) throw new Error(`Message ${id} is stored already under another client id`);
     return again(message);
   }
+  count(room.env, "message_sent");
   const now = Date.now();
   room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
   room.outbox.queueBoth(seq);

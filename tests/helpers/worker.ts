@@ -24,11 +24,18 @@ export async function fetchWith(
   return response;
 }
 
-/** The environment of a production deploy (mail goes out through Resend there). */
+/**
+ * The environment of a production deploy: mail goes out through Resend, payments through Stripe's
+ * live mode, and nothing of development is set (the Worker refuses to serve otherwise; see
+ * productionProblems). No test sends mail or calls Stripe with it.
+ */
 export const PRODUCTION: Partial<Cloudflare.Env> = {
   APP_ENV: "production",
   MAIL_TRANSPORT: "resend",
   RESEND_API_KEY: "re_test_not_used",
+  DEV_MAILBOX: undefined,
+  STRIPE_SECRET_KEY: "sk_live_not_used",
+  STRIPE_API_BASE: undefined,
 };
 
 /** A D1 binding whose every query fails, as when the database is unreachable. */

@@ -1,8 +1,12 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { requestMeta } from "~/server/context.server";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { fetchWith, PRODUCTION } from "../helpers/worker";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 /** Issue 12, findings 9 and 10: body sizes, client addresses, the dev mailbox, unverified settings. */
 
@@ -82,12 +86,16 @@ describe("/dev/mailbox", () => {
       { DEV_MAILBOX: "off" },
       { APP_ENV: "staging" },
       { APP_ENV: "Development" },
-      { ...PRODUCTION, DEV_MAILBOX: "on" },
     ]) {
       const res = await fetchWith(overrides, "/dev/mailbox", json);
       expect(res.status, JSON.stringify(overrides)).toBe(404);
       await res.body?.cancel();
     }
+    // Production with the mailbox switched on serves nothing at all (productionProblems).
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const refused = await fetchWith({ ...PRODUCTION, DEV_MAILBOX: "on" }, "/dev/mailbox", json);
+    expect(refused.status).toBe(503);
+    expect(await refused.text()).not.toContain("emails");
   });
 });
 

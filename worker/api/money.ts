@@ -5,6 +5,7 @@ import { creditStatus, listPacks, purchaseCredits } from "~/server/credits.serve
 import { safeRedirect } from "~/server/guards.server";
 import { siteUrl } from "~/server/payments.server";
 import { handleStripeWebhook } from "~/server/stripe-webhooks.server";
+import { count } from "~/server/metrics.server";
 import { cancelSubscription, subscribe, subscriptionStatus } from "~/server/subscriptions.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { currentUser, requireVerified } from "../middleware/auth";
@@ -61,5 +62,11 @@ moneyApi.delete("/my/subscription", requireVerified, async (c) => {
 
 moneyApi.post("/webhooks/stripe", async (c) => {
   const raw = await c.req.text();
-  return c.json(await handleStripeWebhook(c.env, raw, c.req.header("Stripe-Signature")));
+  try {
+    return c.json(await handleStripeWebhook(c.env, raw, c.req.header("Stripe-Signature")));
+  } catch (error) {
+    // Stripe retries what failed; a run of these is an alert (docs/runbook.md).
+    count(c.env, "webhook_failed");
+    throw error;
+  }
 });

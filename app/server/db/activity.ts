@@ -24,5 +24,8 @@ export const activities = sqliteTable(
     /** Monotonic order within a member's history (ties in created_at). */
     seq: integer("seq").notNull(),
   },
-  (t) => [index("activities_user_seq").on(t.userId, t.seq)],
+  (t) => [
+    index("activities_user_seq").on(t.userId, t.seq),
+    index("activities_created_at").on(t.createdAt),
+  ],
 );

@@ -79,6 +79,7 @@ export const subscriptions = sqliteTable(
   (t) => [
     uniqueIndex("subscriptions_provider_ref").on(t.providerRef),
     index("subscriptions_customer_ref").on(t.customerRef),
+    index("subscriptions_period_end").on(t.currentPeriodEnd),
   ],
 );
 
@@ -167,14 +168,18 @@ export const creditReversals = sqliteTable(
  * (with why in `note`: an empty or unknown object, an unknown or deleted member), or `failed`
  * (Stripe retries it, and the retry may claim it again). `processing` is a claim in flight.
  */
-export const stripeEvents = sqliteTable("stripe_events", {
-  id: text("id").primaryKey(),
-  type: text("type").notNull(),
-  receivedAt: text("received_at").notNull(),
-  outcome: text("outcome", { enum: ["processing", "applied", "ignored", "failed"] })
-    .notNull()
-    .default("applied"),
-  note: text("note"),
-  objectId: text("object_id"),
-  claimedAt: text("claimed_at"),
-});
+export const stripeEvents = sqliteTable(
+  "stripe_events",
+  {
+    id: text("id").primaryKey(),
+    type: text("type").notNull(),
+    receivedAt: text("received_at").notNull(),
+    outcome: text("outcome", { enum: ["processing", "applied", "ignored", "failed"] })
+      .notNull()
+      .default("applied"),
+    note: text("note"),
+    objectId: text("object_id"),
+    claimedAt: text("claimed_at"),
+  },
+  (t) => [index("stripe_events_received_at").on(t.receivedAt)],
+);

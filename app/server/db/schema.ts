@@ -128,6 +128,7 @@ export const profileViews = sqliteTable(
     primaryKey({ columns: [t.viewedId, t.viewerId, t.day] }),
     index("profile_views_viewed_at").on(t.viewedId, t.viewedAt),
     index("profile_views_viewer").on(t.viewerId),
+    index("profile_views_day").on(t.day),
   ],
 );
 
@@ -147,7 +148,11 @@ export const sessions = sqliteTable(
     ip: text("ip"),
     userAgent: text("user_agent"),
   },
-  (t) => [index("sessions_user").on(t.userId)],
+  (t) => [
+    index("sessions_user").on(t.userId),
+    index("sessions_expires_at").on(t.expiresAt),
+    index("sessions_idle").on(t.remember, t.lastActiveAt),
+  ],
 );
 
 export const passwordResetTokens = sqliteTable(
@@ -161,16 +166,23 @@ export const passwordResetTokens = sqliteTable(
     expiresAt: text("expires_at").notNull(),
     usedAt: text("used_at"),
   },
-  (t) => [index("password_reset_tokens_user").on(t.userId)],
+  (t) => [
+    index("password_reset_tokens_user").on(t.userId),
+    index("password_reset_tokens_expires_at").on(t.expiresAt),
+  ],
 );
 
-export const rateLimits = sqliteTable("rate_limits", {
-  key: text("key").primaryKey(),
-  windowStart: integer("window_start").notNull(),
-  count: integer("count").notNull(),
-  /** The previous window's count, for the sliding-window estimate (docs/decisions/009). */
-  prevCount: integer("prev_count").notNull().default(0),
-});
+export const rateLimits = sqliteTable(
+  "rate_limits",
+  {
+    key: text("key").primaryKey(),
+    windowStart: integer("window_start").notNull(),
+    count: integer("count").notNull(),
+    /** The previous window's count, for the sliding-window estimate (docs/decisions/009). */
+    prevCount: integer("prev_count").notNull().default(0),
+  },
+  (t) => [index("rate_limits_window_start").on(t.windowStart)],
+);
 
 /** Local-development mailbox: where the mail module puts emails when MAIL_TRANSPORT is "mailbox". */
 export const devMailbox = sqliteTable(

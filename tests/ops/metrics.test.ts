@@ -1,0 +1,87 @@
+import { env } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { sendMail } from "~/server/mail.server";
+import { failingDatabase, fetchWith, PRODUCTION } from "../helpers/worker";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** An Analytics Engine dataset that keeps what was written (the real one cannot be read back here). */
+function recordingDataset() {
+  const points: AnalyticsEngineDataPoint[] = [];
+  const dataset = { writeDataPoint: (p: AnalyticsEngineDataPoint) => void points.push(p) };
+  const counted = (name: string) =>
+    points.filter((p) => p.blobs?.[0] === name).reduce((n, p) => n + (p.doubles?.[0] ?? 0), 0);
+  return { dataset: dataset as AnalyticsEngineDataset, counted };
+}
+
+describe("counters", () => {
+  it("count a 5xx, and a D1 failure as a D1 error", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { dataset, counted } = recordingDataset();
+    const cookie = { Cookie: `heartline_session=${"a".repeat(43)}`, Accept: "application/json" };
+    const d1 = await fetchWith(
+      { DB: failingDatabase("D1_ERROR: no such table"), METRICS: dataset },
+      "/csrf-token",
+      { headers: cookie },
+    );
+    expect(d1.status).toBe(500);
+    expect(counted("http_5xx")).toBe(1);
+    expect(counted("d1_error")).toBe(1);
+
+    const other = await fetchWith(
+      { DB: failingDatabase("something else"), METRICS: dataset },
+      "/csrf-token",
+      { headers: cookie },
+    );
+    expect(other.status).toBe(500);
+    expect(counted("http_5xx")).toBe(2);
+    expect(counted("d1_error")).toBe(1);
+  });
+
+  it("count nothing for a request that succeeds or a 4xx", async () => {
+    const { dataset, counted } = recordingDataset();
+    expect((await fetchWith({ METRICS: dataset }, "/healthz")).status).toBe(200);
+    const missing = await fetchWith({ METRICS: dataset }, "/no-such-thing", {
+      headers: { Accept: "application/json" },
+    });
+    expect(missing.status).toBe(404);
+    expect(counted("http_5xx")).toBe(0);
+    expect(counted("health_failed")).toBe(0);
+  });
+
+  it("are written by the real binding without failing a request", async () => {
+    const res = await fetchWith({}, "/healthz");
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+  });
+
+  it("count emails sent and emails that failed", async () => {
+    const { dataset, counted } = recordingDataset();
+    const production = { ...env, ...PRODUCTION, METRICS: dataset } as Cloudflare.Env;
+    const email = { to: "a@example.com", subject: "s", text: "t", html: "<p>t</p>" };
+    // Resend's API is a service that cannot run here: the network edge answers for it.
+    const resend = vi
+      .spyOn(globalThis, "fetch")
+      .mockResolvedValueOnce(new Response("{}", { status: 200 }))
+      .mockResolvedValueOnce(new Response("{}", { status: 503 }));
+    await sendMail(production, email);
+    await expect(sendMail(production, email)).rejects.toThrow(/status 503/);
+    expect(resend).toHaveBeenCalledTimes(2);
+    expect(counted("email_sent")).toBe(1);
+    expect(counted("email_failed")).toBe(1);
+  });
+
+  it("count a Stripe webhook that failed", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { dataset, counted } = recordingDataset();
+    const res = await fetchWith({ METRICS: dataset }, "/webhooks/stripe", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Stripe-Signature": "t=1,v1=bad" },
+      body: JSON.stringify({ id: "evt_1", type: "checkout.session.completed" }),
+    });
+    expect(res.status).toBe(400);
+    expect(counted("webhook_failed")).toBe(1);
+  });
+});

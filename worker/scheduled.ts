@@ -1,0 +1,52 @@
+import * as Sentry from "@sentry/cloudflare";
+import { count } from "~/server/metrics.server";
+import { isProduction, productionProblems, type Env } from "~/server/env.server";
+import {
+  DEFAULT_LIMITS,
+  HOUSEKEEPING_JOBS,
+  type Job,
+  type Limits,
+} from "~/server/housekeeping.server";
+import { log, loggedError } from "~/server/log.server";
+
+/**
+ * Background work's one entry (wrangler.toml [triggers] crons): a small dispatcher. Each job is
+ * run in turn with the trigger's time as "now" (a test controls the clock through
+ * `scheduledTime`); one that fails is logged and counted, and the others still run. A job of
+ * another concern joins by being added to `JOBS`.
+ */
+const JOBS: Job[] = [...HOUSEKEEPING_JOBS];
+
+export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
+  if (isProduction(env)) {
+    const problems = productionProblems(env);
+    if (problems.length > 0) {
+      log({ event: "config_refused", level: "error", problems });
+      return;
+    }
+  }
+  const now = controller.scheduledTime;
+  const limits = limitsOf(env);
+  for (const job of JOBS) {
+    try {
+      const result = await job.run(env, now, limits);
+      log({ event: "housekeeping", level: "info", job: job.name, ...result });
+    } catch (error) {
+      count(env, "housekeeping_failed");
+      if (env.SENTRY_DSN) Sentry.captureException(error, { tags: { job: job.name } });
+      log({
+        event: "housekeeping_failed",
+        level: "error",
+        job: job.name,
+        error: loggedError(error),
+      });
+    }
+  }
+}
+
+/** HOUSEKEEPING_BATCH is "rows per statement/statements per job" (wrangler.toml [vars]). */
+function limitsOf(env: Env): Limits {
+  const match = /^(\d+)\/(\d+)$/.exec(env.HOUSEKEEPING_BATCH ?? "");
+  if (!match) return DEFAULT_LIMITS;
+  return { batchSize: Number(match[1]), maxBatches: Number(match[2]) };
+}
