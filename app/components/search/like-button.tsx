@@ -4,6 +4,13 @@ import { Avatar } from "~/components/profile/member";
 import { Modal } from "~/components/modal";
 import { useRootData } from "~/lib/root-data";
 import { api, ApiError } from "~/lib/http";
+import {
+  likeConfirmed,
+  likeFailed,
+  likePressed,
+  likeSynced,
+  likeToggleInitial,
+} from "~/state/like-toggle";
 
 export const LIKE_ERRORS = {
   like: "Failed to like this member",
@@ -22,58 +29,71 @@ interface LikeButtonProps {
 }
 
 /**
- * Like / unlike another member (POST /my/likes, DELETE /my/likes/{id}). A like that makes a match
- * says so; the daily limit's message is shown as the server gives it.
+ * Like / unlike another member (POST /my/likes, DELETE /my/likes/{id}), optimistically: the button
+ * turns at once (app/state/like-toggle.ts), the page hears of it once the server agreed, and a
+ * refusal turns it back with the server's message (the daily limit's, say). A like that makes a
+ * match says so.
  */
 export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: LikeButtonProps) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [state, setState] = useState(() => likeToggleInitial(liked));
+  const [popped, setPopped] = useState(false);
   const describedBy = useId();
 
+  useEffect(() => {
+    setState((s) => likeSynced(s, liked));
+  }, [liked]);
+
   const toggle = async () => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
+    if (state.before !== null) return;
+    const wasLiked = state.liked;
+    setState(likePressed);
+    setPopped(!wasLiked);
     try {
-      if (liked) {
+      if (wasLiked) {
         await api(`/my/likes/${encodeURIComponent(memberId)}`, { method: "DELETE" });
+        setState(likeConfirmed);
         onChange(false, false);
       } else {
         const res = await api<{ liked: boolean; is_match: boolean }>("/my/likes", {
           method: "POST",
           body: { user_id: memberId },
         });
+        setState(likeConfirmed);
         onChange(true, res.is_match);
       }
     } catch (e) {
-      const fallback = liked ? LIKE_ERRORS.unlike : LIKE_ERRORS.like;
-      setError(e instanceof ApiError && e.message ? e.message : fallback);
-    } finally {
-      setBusy(false);
+      const fallback = wasLiked ? LIKE_ERRORS.unlike : LIKE_ERRORS.like;
+      setState((s) => likeFailed(s, e instanceof ApiError && e.message ? e.message : fallback));
+      setPopped(false);
     }
   };
 
-  const label = liked ? "Liked" : likesMe ? "Like back" : "Like";
+  const shown = state.liked;
+  const label = shown ? "Liked" : likesMe ? "Like back" : "Like";
   // The name is the visible label, nothing more (WCAG 2.5.3); whom it likes is its description.
   return (
     <div className="like-control">
       <button
         type="button"
-        className={`btn ${liked ? "btn-secondary" : "btn-primary"}${size === "sm" ? " btn-sm" : ""}`}
-        aria-pressed={liked}
+        className={`btn ${shown ? "btn-secondary" : "btn-primary"}${size === "sm" ? " btn-sm" : ""}`}
+        aria-pressed={shown}
         aria-describedby={describedBy}
-        title={liked ? `You like ${name}. Press to take it back.` : undefined}
-        aria-disabled={busy || undefined}
+        title={shown ? `You like ${name}. Press to take it back.` : undefined}
+        aria-busy={state.before !== null || undefined}
+        data-popped={popped && shown ? true : undefined}
         onClick={toggle}
       >
-        <span aria-hidden="true">{liked ? "♥" : "♡"}</span> {label}
+        <span aria-hidden="true" className="like-heart">
+          {shown ? "♥" : "♡"}
+        </span>{" "}
+        {label}
       </button>
       <span id={describedBy} hidden>
-        {liked ? `You like ${name}. Press to take it back.` : `${label} ${name}`}
+        {shown ? `You like ${name}. Press to take it back.` : `${label} ${name}`}
       </span>
-      {error ? (
+      {state.error ? (
         <p className="field-error" role="alert">
-          {error}
+          {state.error}
         </p>
       ) : null}
     </div>
