@@ -50,6 +50,8 @@ CREATE UNIQUE INDEX `payments_provider_ref` ON `payments` (`provider`,`provider_
 CREATE INDEX `payments_user` ON `payments` (`user_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `payments_charge_ref` ON `payments` (`charge_ref`);--> statement-breakpoint
 CREATE INDEX `payments_subscription_ref` ON `payments` (`subscription_ref`);--> statement-breakpoint
+-- At most one open subscription checkout per member: a second attempt answers the first's page.
+CREATE UNIQUE INDEX `payments_open_subscription_checkout` ON `payments` (`user_id`) WHERE `kind` = 'subscription' AND `status` = 'pending' AND `provider` = 'stripe';--> statement-breakpoint
 CREATE TABLE `__new_subscriptions` (
 	`user_id` text PRIMARY KEY NOT NULL,
 	`plan_id` text NOT NULL,

@@ -4,6 +4,7 @@ import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect } from "react";
 import { FormAlert } from "~/components/form";
+import { AppLink } from "~/components/link";
 import { moneyLinks, TestPaymentsNote } from "~/components/money";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
@@ -74,6 +75,9 @@ export default function CreditsPage() {
           <div>
             <h1>Credits</h1>
             <p className="muted">Credits pay for gifts in chat. Prices include everything.</p>
+            <p className="small">
+              <AppLink to="/my/payments">Payments and receipts</AppLink>
+            </p>
           </div>
         </div>
         <TestPaymentsNote test={loaded.testPayments} />

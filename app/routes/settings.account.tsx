@@ -12,11 +12,21 @@ import { AppLink } from "~/components/link";
 import { titleMeta } from "~/lib/title";
 import { formAction, type ActionErrors } from "~/server/actions.server";
 import { deleteAccount } from "~/server/account.server";
+import { creditBalance } from "~/server/credits.server";
+import { currentSubscription } from "~/server/subscriptions.server";
 import { requirePasswordConfirmed, requireUser } from "~/server/guards.server";
 import { isPasswordRecentlyConfirmed } from "~/server/session.server";
 import { readBody } from "~/server/validation.server";
 import { ValidationError } from "~/server/errors.server";
 import { signOut } from "~/server/web-auth.server";
+
+const formatDate = (iso: string) =>
+  new Date(iso).toLocaleDateString("en-US", {
+    year: "numeric",
+    month: "long",
+    day: "numeric",
+    timeZone: "UTC",
+  });
 
 export const meta: MetaFunction = () => titleMeta("Account Settings");
 
@@ -24,11 +34,24 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 
 const CONFIRM_DELETE_MESSAGE = "Please confirm that you want to delete your account.";
 
-export function loader({ context, request }: LoaderFunctionArgs) {
+export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user, session } = requireUser(context, request);
+  const [subscription, credits] = await Promise.all([
+    currentSubscription(context.env, user.id),
+    creditBalance(context.env, user.id),
+  ]);
   return json({
     username: user.username,
     confirmed: isPasswordRecentlyConfirmed(session),
+    // What deleting does to what the member pays for, said before they confirm.
+    subscription: subscription
+      ? {
+          plan: subscription.plan.name,
+          status: subscription.status,
+          current_period_end: subscription.current_period_end,
+        }
+      : null,
+    balance: credits.balance,
   });
 }
 
@@ -45,7 +68,7 @@ export function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AccountSettingsPage() {
-  const { username, confirmed } = useLoaderData<typeof loader>();
+  const { username, confirmed, subscription, balance } = useLoaderData<typeof loader>();
   const data = useActionData<ActionErrors>();
   const navigation = useNavigation();
   const [sure, setSure] = useState(false);
@@ -67,6 +90,23 @@ export default function AccountSettingsPage() {
           This deletes @{username} for good: your profile and photos, likes, matches, your
           conversations and their messages, notifications, blocks and credits. It cannot be undone.
           Download your data first if you want to keep a copy.
+        </p>
+        {subscription ? (
+          <p className="alert alert-warning" data-testid="subscription-warning">
+            Your {subscription.plan} subscription{" "}
+            {subscription.status === "cancelled"
+              ? `is already cancelled and would end on ${formatDate(subscription.current_period_end)}`
+              : `would renew on ${formatDate(subscription.current_period_end)}`}
+            . Deleting your account cancels it at once: you will not be charged again, and the rest
+            of the current period is not refunded.
+          </p>
+        ) : null}
+        {balance > 0 ? (
+          <p className="muted">Your {balance} credits are deleted with the account.</p>
+        ) : null}
+        <p className="muted">
+          Records of your payments (amounts and dates, without your name or email) are kept for
+          accounting, as the law requires.
         </p>
         {confirmed ? (
           <Form method="post" className="form">

@@ -260,6 +260,10 @@ export async function subscribe(
   };
 
   if (provider === "stripe") {
+    // One open checkout per member: a second attempt (another tab, a double click) answers the
+    // first's page while it can still be paid; one past its expiry no longer counts.
+    const open = await openCheckout(env, user.id, now);
+    if (open) return { checkout_url: open };
     const session = await createCheckoutSession(env, {
       mode: "subscription",
       paymentId,
@@ -275,12 +279,22 @@ export async function subscribe(
       successUrl: urls.success,
       cancelUrl: urls.cancel,
     });
-    await insertPayment(env, {
-      ...payment,
-      ref: session.id,
-      status: "pending",
-      at: nowIso(now),
-    }).run();
+    try {
+      await insertPayment(env, {
+        ...payment,
+        ref: session.id,
+        status: "pending",
+        at: nowIso(now),
+        checkout: { url: session.url, expiresAt: nowIso(now + CHECKOUT_OPEN_MS) },
+      }).run();
+    } catch (error) {
+      // A concurrent attempt stored its checkout first: that one is the member's; ours closes.
+      if (!String(error).includes("UNIQUE")) throw error;
+      const first_ = await openCheckout(env, user.id, now);
+      if (!first_) throw error;
+      await expireCheckoutSession(env, session.id);
+      return { checkout_url: first_ };
+    }
     return { checkout_url: session.url };
   }
 
@@ -316,6 +330,29 @@ export async function subscribe(
   return { subscription: toCurrent(row!) };
 }
 
+/**
+ * How long a Checkout Session is answered again: Stripe's sessions expire after 24 hours; a little
+ * less, so that a page answered again can still be paid.
+ */
+const CHECKOUT_OPEN_MS = 23 * 3_600_000;
+
+/** The page of the member's open subscription checkout, after closing any that expired. */
+async function openCheckout(env: Env, userId: string, now: number): Promise<string | null> {
+  await run(
+    env.DB,
+    sql`UPDATE payments SET status = 'failed', checkout_url = NULL
+     WHERE user_id = ${userId} AND kind = 'subscription' AND provider = 'stripe' AND status = 'pending'
+       AND (checkout_expires_at IS NULL OR checkout_expires_at <= ${nowIso(now)})`,
+  );
+  const row = await first<{ checkout_url: string }>(
+    env.DB,
+    sql`SELECT checkout_url FROM payments
+     WHERE user_id = ${userId} AND kind = 'subscription' AND provider = 'stripe' AND status = 'pending'
+       AND checkout_url IS NOT NULL`,
+  );
+  return row?.checkout_url ?? null;
+}
+
 function insertPayment(
   env: Env,
   p: {
@@ -329,14 +366,15 @@ function insertPayment(
     ref: string | null;
     status: "pending" | "completed";
     at: string;
+    checkout?: { url: string; expiresAt: string };
   },
 ) {
   return statement(
     env.DB,
     sql`INSERT INTO payments (id, user_id, kind, plan_id, billing_cycle, amount_cents, currency,
-       provider, provider_ref, status, created_at, completed_at)
+       provider, provider_ref, status, created_at, completed_at, checkout_url, checkout_expires_at)
      VALUES (${p.id}, ${p.userId}, 'subscription', ${p.planId}, ${p.cycle}, ${p.amount}, ${p.currency}, ${p.provider}, ${p.ref}, ${p.status}, ${p.at},
-       CASE WHEN ${p.status} = 'completed' THEN ${p.at} END)`,
+       CASE WHEN ${p.status} = 'completed' THEN ${p.at} END, ${p.checkout?.url ?? null}, ${p.checkout?.expiresAt ?? null})`,
   );
 }
 

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { creditsOwed, spendStatements } from "~/server/credits.server";
 import { memberPerks } from "~/server/subscriptions.server";
+import { NO_BILLING_ACCOUNT } from "~/schemas/payments";
 import {
   activitiesOf,
   balanceOf,
@@ -512,6 +513,117 @@ describe("one live subscription per member", () => {
       expect(w.idempotency_key, `${w.method} ${w.path}`).toBeTruthy();
       expect(w.idempotency_key!.startsWith("stripe-node-retry-"), w.path).toBe(false);
     }
+  });
+});
+
+const html = async (m: Member, path: string) => {
+  const res = await m.client.fetch(path, { headers: { Accept: "text/html" } });
+  return { status: res.status, text: (await res.text()).replaceAll("<!-- -->", "") };
+};
+
+describe("one open checkout, receipts and the customer portal", () => {
+  it("a second subscribe while a checkout is open answers the same checkout_url", async () => {
+    const m = await member();
+    const first = await withStripe<{ checkout_url: string }>(m.client, "POST", "/my/subscription", {
+      plan_id: "plus",
+      billing_cycle: "monthly",
+    });
+    expect(first.status).toBe(200);
+    const again = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        withStripe<{ checkout_url: string }>(m.client, "POST", "/my/subscription", {
+          plan_id: "premium",
+          billing_cycle: "yearly",
+        }),
+      ),
+    );
+    for (const res of again) expect(res.body.checkout_url).toBe(first.body.checkout_url);
+    const pending = await env.DB.prepare(
+      "SELECT count(*) AS n FROM payments WHERE user_id = ?1 AND status = 'pending'",
+    )
+      .bind(m.id)
+      .first<{ n: number }>();
+    expect(pending?.n).toBe(1);
+    // Past its expiry the checkout no longer counts: a new one opens.
+    await env.DB.prepare(
+      "UPDATE payments SET checkout_expires_at = '2000-01-01T00:00:00.000Z' WHERE user_id = ?1",
+    )
+      .bind(m.id)
+      .run();
+    const fresh = await withStripe<{ checkout_url: string }>(m.client, "POST", "/my/subscription", {
+      plan_id: "plus",
+      billing_cycle: "monthly",
+    });
+    expect(fresh.body.checkout_url).not.toBe(first.body.checkout_url);
+  });
+
+  it("GET /my/payments: newest first, paginated, a status per payment; the receipts page shows them", async () => {
+    const m = await member();
+    const a = await paidPack(m, "starter");
+    const b = await paidPack(m, "popular");
+    const c = await paidPack(m, "value");
+    await buyPack(m.client, "big");
+    expect((await deliver(refunded(a.paymentIntent, a.amount, a.amount))).status).toBe(200);
+    expect((await deliver(refunded(b.paymentIntent, b.amount, 100))).status).toBe(200);
+    expect(
+      (await deliver(dispute("charge.dispute.created", c.paymentIntent, c.amount))).status,
+    ).toBe(200);
+    const res = await m.client.json<{
+      payments: {
+        description: string;
+        status: string;
+        amount_cents: number;
+        receipt_url: string | null;
+      }[];
+      meta: { has_more: boolean };
+    }>("GET", "/my/payments");
+    expect(res.status).toBe(200);
+    expect(res.body.payments.map((p) => [p.description, p.status])).toEqual([
+      ["Big: 800 credits", "paid"],
+      ["Value: 300 credits", "disputed"],
+      ["Popular: 120 credits", "partially_refunded"],
+      ["Starter: 50 credits", "refunded"],
+    ]);
+    expect(res.body.payments[3]!.receipt_url).toBe(
+      `https://pay.stripe.com/receipts/${a.paymentIntent}`,
+    );
+    expect(res.body.meta.has_more).toBe(false);
+
+    const page = await html(m, "/my/payments");
+    expect(page.status).toBe(200);
+    for (const word of ["Big: 800 credits", "Disputed", "Partly refunded", "Refunded", "$4.99"]) {
+      expect(page.text).toContain(word);
+    }
+    const other = await member();
+    expect(
+      (await other.client.json<{ payments: unknown[] }>("GET", "/my/payments")).body.payments,
+    ).toEqual([]);
+  });
+
+  it("POST /my/billing/portal: the portal's url for a Stripe customer, 409 without one", async () => {
+    const none = await member();
+    const refused = await none.client.json("POST", "/my/billing/portal");
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ message: NO_BILLING_ACCOUNT });
+
+    const m = await member();
+    await liveStripeSubscription(m);
+    const res = await m.client.json<{ url: string }>("POST", "/my/billing/portal");
+    expect(res.status).toBe(200);
+    expect(res.body.url).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\//);
+    const sent = (await standInRequests()).filter((r) => r.path === "/v1/billing_portal/sessions");
+    expect(sent.at(-1)!.params.customer).toBe(`cus_${m.id}`);
+    expect(sent.at(-1)!.params.return_url).toBe("http://localhost/my/payments");
+  });
+
+  it("the account page says what deleting does to the subscription before the member confirms", async () => {
+    const m = await member();
+    await subscribeTo(m.client, "plus");
+    const page = await html(m, "/settings/account");
+    expect(page.text).toContain("Your Plus subscription would renew on");
+    expect(page.text).toContain("Deleting your account cancels it at once");
+    const free = await member();
+    expect((await html(free, "/settings/account")).text).not.toContain("subscription-warning");
   });
 });
 

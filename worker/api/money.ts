@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { purchaseCreditsSchema } from "~/schemas/credits";
 import { cancelSubscriptionSchema, subscribeSchema } from "~/schemas/subscription";
+import { billingPortal, listPayments } from "~/server/billing.server";
 import { creditStatus, listPacks, purchaseCredits } from "~/server/credits.server";
 import { safeRedirect } from "~/server/guards.server";
 import { siteUrl } from "~/server/payments.server";
@@ -8,7 +9,8 @@ import { handleStripeWebhook } from "~/server/stripe-webhooks.server";
 import { count } from "~/server/metrics.server";
 import { cancelSubscription, subscribe, subscriptionStatus } from "~/server/subscriptions.server";
 import { parseInput, readBody } from "~/server/validation.server";
-import { currentUser, requireVerified } from "../middleware/auth";
+import { wantsJson } from "../http";
+import { currentUser, requireVerified, verifiedUser } from "../middleware/auth";
 import type { AppBindings } from "../types";
 
 /**
@@ -58,6 +60,19 @@ moneyApi.delete("/my/subscription", requireVerified, async (c) => {
   const { user } = currentUser(c);
   const { reason } = parseInput(cancelSubscriptionSchema, await readBody(c.req.raw));
   return c.json({ subscription: await cancelSubscription(c.env, user.id, reason) });
+});
+
+// The receipts page lives at the same path: JSON only when asked for (worker/http.ts).
+moneyApi.get("/my/payments", async (c, next) => {
+  if (!wantsJson(c)) return next();
+  const user = verifiedUser(c);
+  const page = Math.max(1, Math.min(1000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+  return c.json(await listPayments(c.env, user.id, { page }));
+});
+
+moneyApi.post("/my/billing/portal", requireVerified, async (c) => {
+  const { user } = currentUser(c);
+  return c.json(await billingPortal(c.env, user.id, siteUrl(c.req.raw, "/my/payments")));
 });
 
 moneyApi.post("/webhooks/stripe", async (c) => {

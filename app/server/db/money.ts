@@ -127,6 +127,11 @@ export const payments = sqliteTable(
     index("payments_user").on(t.userId, t.createdAt),
     index("payments_charge_ref").on(t.chargeRef),
     index("payments_subscription_ref").on(t.subscriptionRef),
+    uniqueIndex("payments_open_subscription_checkout")
+      .on(t.userId)
+      .where(
+        sql`${t.kind} = 'subscription' AND ${t.status} = 'pending' AND ${t.provider} = 'stripe'`,
+      ),
     check("payments_refunded_in_range", sql`${t.refundedCents} >= 0`),
     check(
       "payments_dispute_status",
