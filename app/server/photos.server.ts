@@ -15,6 +15,7 @@ import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
 import { logFailure } from "./log.server";
+import { cleanableType, stripImageMetadata } from "./photo-metadata.server";
 import { photoUrl } from "./members.server";
 import { requireVerifiedEmail, type SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
@@ -112,7 +113,13 @@ export async function uploadPhotos(
     if (dimensions && isTooLarge(dimensions)) {
       throw new ValidationError({ photos: [IMAGE_TOO_LARGE_MESSAGE] });
     }
-    return { bytes, type: dimensions ? type : ("not-image" as const), size: bytes.byteLength };
+    // Stored without metadata (GPS, camera, time), whatever the client sent: photo-metadata.server.ts.
+    const clean = dimensions ? stripImageMetadata(bytes, type) : null;
+    return {
+      bytes: clean ?? bytes,
+      type: clean ? type : ("not-image" as const),
+      size: bytes.byteLength,
+    };
   });
   const check = checkPhotos(sniffed, await existingPhotos(env, userId));
   if (check.messages.length) throw photoRuleError(check.messages, check.wrongType);
@@ -121,7 +128,13 @@ export async function uploadPhotos(
   const pending = sniffed.map((file) => {
     const id = newId();
     const contentType = CONTENT_TYPES[file.type as keyof typeof CONTENT_TYPES];
-    return { id, key: photoKey(userId, id), contentType, size: file.size, bytes: file.bytes };
+    return {
+      id,
+      key: photoKey(userId, id),
+      contentType,
+      size: file.bytes.byteLength,
+      bytes: file.bytes,
+    };
   });
   const puts = await Promise.allSettled(
     pending.map((p) =>
@@ -303,10 +316,74 @@ export async function photoVariant(
   const result = await env.IMAGES.input(original.body)
     .transform({ width, fit: "scale-down" })
     .output({ format: "image/webp", quality: 80 });
-  const bytes = new Uint8Array(await result.response().arrayBuffer());
+  const made = new Uint8Array(await result.response().arrayBuffer());
   // An image the binding could not decode can come back empty: never keep that as the photo.
-  if (bytes.byteLength === 0) throw new Error(`no image at width ${width}`);
+  if (made.byteLength === 0) throw new Error(`no image at width ${width}`);
+  // Whatever the binding copies over from the original (it may keep EXIF), no width carries it.
+  const madeType = cleanableType(made);
+  const bytes = (madeType && stripImageMetadata(made, madeType)) || made;
   const contentType = result.contentType();
   await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType } });
   return { bytes, contentType };
+}
+
+/** One R2 object without metadata; rewritten in place when it had some. */
+async function cleanObject(env: Env, key: string): Promise<Uint8Array<ArrayBuffer> | null> {
+  const object = await env.PHOTOS.get(key);
+  if (!object) return null;
+  const bytes = new Uint8Array(await object.arrayBuffer());
+  const type = cleanableType(bytes);
+  const clean = type ? stripImageMetadata(bytes, type) : null;
+  // Cleaning only ever takes bytes out: the same length is the same file.
+  if (!clean || clean.byteLength === bytes.byteLength) return bytes;
+  await env.PHOTOS.put(key, clean, { httpMetadata: object.httpMetadata });
+  return clean;
+}
+
+/**
+ * A photo's original as served (GET /photos/{id} without `w`): without metadata. A photo stored
+ * before uploads were cleaned is cleaned in R2 the first time it is served.
+ */
+export async function photoOriginal(
+  env: Env,
+  photo: { id: string; r2Key: string; size: number },
+): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = await cleanObject(env, photo.r2Key);
+  if (!bytes) throw notFound("Photo not found.");
+  if (bytes.byteLength !== photo.size) {
+    await run(env.DB, sql`UPDATE photos SET size = ${bytes.byteLength} WHERE id = ${photo.id}`);
+  }
+  return bytes;
+}
+
+/**
+ * The resumable step that cleans the photos stored before uploads were cleaned: the photos after
+ * `afterId` (in id order), `limit` at a time, originals and every width kept beside them. Answers
+ * how many objects it rewrote and the id to go on after (null once every photo is done); running
+ * it again from any id is harmless.
+ */
+export async function cleanStoredPhotos(
+  env: Env,
+  afterId: string | null,
+  limit = 50,
+): Promise<{ rewritten: number; next: string | null }> {
+  const rows = await all<{ id: string; r2_key: string; size: number }>(
+    env.DB,
+    sql`SELECT id, r2_key, size FROM photos WHERE id > ${afterId ?? ""} ORDER BY id LIMIT ${limit}`,
+  );
+  let rewritten = 0;
+  for (const row of rows) {
+    for (const key of [row.r2_key, ...PHOTO_WIDTHS.map((w) => variantKey(row.r2_key, w))]) {
+      const before = await env.PHOTOS.head(key);
+      if (!before) continue;
+      const clean = await cleanObject(env, key);
+      if (clean && clean.byteLength !== before.size) {
+        rewritten += 1;
+        if (key === row.r2_key) {
+          await run(env.DB, sql`UPDATE photos SET size = ${clean.byteLength} WHERE id = ${row.id}`);
+        }
+      }
+    }
+  }
+  return { rewritten, next: rows.length === limit ? (rows.at(-1)?.id ?? null) : null };
 }

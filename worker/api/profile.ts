@@ -5,7 +5,7 @@ import {
   deletePhoto,
   PHOTO_CACHE_CONTROL,
   PHOTO_ORDER_MESSAGE,
-  photoObject,
+  photoOriginal,
   photoVariant,
   preparePhotoWidths,
   readPhoto,
@@ -124,12 +124,13 @@ profileApi.get("/photos/:id", requireUser, async (c) => {
       "Content-Length": String(variant.bytes.byteLength),
     });
   }
-  const object = await photoObject(c.env, photo.r2Key);
-  return c.body(object.body, 200, {
+  // The original, without metadata (a photo stored before uploads were cleaned is cleaned now).
+  const original = await photoOriginal(c.env, photo);
+  return c.body(original, 200, {
     ...headers,
     ...served,
     "Content-Type": photo.contentType,
-    "Content-Length": String(photo.size),
+    "Content-Length": String(original.byteLength),
   });
 });
 
