@@ -12,7 +12,7 @@ import { CsrfInput, FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
-import { REPORT_HIDE_THRESHOLD, REPORT_REASON_LABELS } from "~/schemas/report";
+import { REPORT_HIDE_WEIGHT, REPORT_REASON_LABELS, REPORT_WEIGHT } from "~/schemas/report";
 import { formAction, type ActionErrors } from "~/server/actions.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import {
@@ -66,8 +66,10 @@ export default function ModerationPage() {
         <div className="page-head">
           <h1>Moderation</h1>
           <p className="muted">
-            Open reports, longest waiting first. A member reported by {REPORT_HIDE_THRESHOLD} or
-            more members is hidden from search until their reports are reviewed.
+            Open reports, longest waiting first. Each report weighs what its reporter&apos;s
+            standing is worth (accounts verified less than {REPORT_WEIGHT.NEW_DAYS} days ago weigh
+            nothing); a member whose open reports weigh {REPORT_HIDE_WEIGHT} or more is hidden from
+            search until their reports are reviewed.
           </p>
         </div>
         <FormAlert message={result?.message} tone={failed ? "error" : "success"} />
@@ -86,6 +88,7 @@ export default function ModerationPage() {
                       <span className="pill">
                         {report.reported.open_reports} open{" "}
                         {report.reported.open_reports === 1 ? "report" : "reports"}
+                        {`, weight ${report.reported.open_weight}`}
                       </span>
                       {report.reported.hidden_from_search ? (
                         <span className="pill pill-warning">Hidden from search</span>
@@ -96,7 +99,8 @@ export default function ModerationPage() {
                     </div>
                   </div>
                   <span className="muted small">
-                    by @{report.reporter.username}, <TimeAgo iso={report.created_at} />
+                    {`by @${report.reporter.username} (weight ${report.weight}: verified ${report.reporter.verified_days} days, ${report.reporter.reports_upheld} upheld, ${report.reporter.reports_dismissed} dismissed), `}
+                    <TimeAgo iso={report.created_at} />
                   </span>
                 </div>
                 {report.details ? <p className="bio">{report.details}</p> : null}

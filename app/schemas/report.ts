@@ -10,11 +10,29 @@ import { safeText } from "./text";
 export { REPORT_DETAILS_MAX, REPORT_REASON_LABELS, REPORT_REASON_TYPES, type ReportReasonType };
 
 /**
- * Open reports from this many distinct members hide a member from search until reviewed. The
- * triggers of migrations/0010_reports_hide.sql apply it: a change here needs a migration there
- * (tests/safety/reports.test.ts fails until both agree).
+ * What a report weighs, by its reporter's standing (docs/decisions/021): an account whose email
+ * was verified less than NEW_DAYS ago weighs nothing (a mob of fresh accounts hides nobody);
+ * then ESTABLISHED, or SEASONED after SEASONED_DAYS; plus one per report of theirs a moderator
+ * upheld (at most UPHELD_BONUS_MAX), minus one per report dismissed; never below 0 nor above MAX.
  */
-export const REPORT_HIDE_THRESHOLD = 3;
+export const REPORT_WEIGHT = {
+  NEW_DAYS: 7,
+  ESTABLISHED: 1,
+  SEASONED_DAYS: 90,
+  SEASONED: 2,
+  UPHELD_BONUS_MAX: 2,
+  MAX: 4,
+} as const;
+
+/**
+ * Open reports weighing this much together hide a member from search until a moderator reviews
+ * them. The triggers of migrations/0023_report_weights.sql apply it: a change here needs a
+ * migration there (tests/safety/reports.test.ts fails until both agree).
+ */
+export const REPORT_HIDE_WEIGHT = 6;
+
+/** How many seasoned members (with no record either way) it takes to hide a member. */
+export const REPORT_HIDE_THRESHOLD = REPORT_HIDE_WEIGHT / REPORT_WEIGHT.SEASONED;
 
 /** POST /reports. */
 export const reportSchema = z.object({

@@ -64,6 +64,7 @@ export const rateLimitNames = [
   "confirm_password_account",
   "chat_send_account",
   "chat_start_account",
+  "report_account",
 ] as const;
 export type RateLimitName = (typeof rateLimitNames)[number];
 

@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import {
   REPORT_HIDE_THRESHOLD,
+  REPORT_HIDE_WEIGHT,
+  REPORT_WEIGHT,
   REPORTED_MESSAGE,
   type ReportInput,
   type ReportReasonType,
@@ -11,6 +13,7 @@ import { newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
+import { hit } from "./rate-limit.server";
 import { destroyAllSessions, type SessionUser } from "./session.server";
 import { stopRenewal } from "./subscriptions.server";
 import { users } from "./db/schema";
@@ -25,13 +28,64 @@ import { all, first, firstOf, run, selection, statement } from "./sql.server";
  * member (who then cannot sign in, and whose sessions end).
  */
 
-export { REPORT_HIDE_THRESHOLD };
+export { REPORT_HIDE_THRESHOLD, REPORT_HIDE_WEIGHT };
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What a reporter's reports weigh now, with what it is made of (moderators see both). */
+export interface ReporterStanding {
+  weight: number;
+  verified_days: number;
+  upheld: number;
+  dismissed: number;
+}
+
+/**
+ * A reporter's standing (docs/decisions/021): days since their email was verified, and how many
+ * of their reports moderators upheld or dismissed; the weight their report carries follows
+ * REPORT_WEIGHT.
+ */
+export async function reporterStanding(
+  env: Env,
+  reporterId: string,
+  now = Date.now(),
+): Promise<ReporterStanding> {
+  const row = await first<{ verified_at: string | null; upheld: number; dismissed: number }>(
+    env.DB,
+    sql`SELECT u.email_verified_at AS verified_at,
+          (SELECT count(*) FROM reports r WHERE r.reporter_id = u.id AND r.status = 'actioned') AS upheld,
+          (SELECT count(*) FROM reports r WHERE r.reporter_id = u.id AND r.status = 'dismissed') AS dismissed
+        FROM users u WHERE u.id = ${reporterId}`,
+  );
+  const verifiedAt = row?.verified_at ? Date.parse(row.verified_at) : NaN;
+  const days = Number.isNaN(verifiedAt) ? 0 : Math.max(0, Math.floor((now - verifiedAt) / DAY_MS));
+  const upheld = row?.upheld ?? 0;
+  const dismissed = row?.dismissed ?? 0;
+  return { weight: reportWeight(days, upheld, dismissed), verified_days: days, upheld, dismissed };
+}
+
+/** REPORT_WEIGHT's rule: nothing from an account verified less than NEW_DAYS ago. */
+export function reportWeight(verifiedDays: number, upheld: number, dismissed: number): number {
+  if (verifiedDays < REPORT_WEIGHT.NEW_DAYS) return 0;
+  const base =
+    verifiedDays >= REPORT_WEIGHT.SEASONED_DAYS
+      ? REPORT_WEIGHT.SEASONED
+      : REPORT_WEIGHT.ESTABLISHED;
+  const weight = base + Math.min(upheld, REPORT_WEIGHT.UPHELD_BONUS_MAX) - dismissed;
+  return Math.max(0, Math.min(REPORT_WEIGHT.MAX, weight));
+}
 
 export const MODERATION_PAGE_SIZE = 50;
 
 export const SUSPENDED_DONE = "The member has been suspended.";
 export const REPORT_DISMISSED = "The report has been dismissed.";
 export const MESSAGE_NOT_FOUND = "The reported message could not be found.";
+export const TOO_MANY_REPORTS = "You have sent too many reports. Please try again later.";
+
+const tooManyReports = (retryAfter: number) =>
+  new HttpError(429, TOO_MANY_REPORTS, undefined, {
+    "Retry-After": String(Math.max(1, retryAfter)),
+  });
 
 export interface ReportView {
   id: string;
@@ -84,7 +138,9 @@ const storedReport = selection({
 
 /**
  * POST /reports. Reporting stays possible across a block either way (a member often blocks and
- * reports together). Reporting the same member again updates the report and opens it again.
+ * reports together). Reporting the same member again updates the report and opens it again. A
+ * reporter may file report_account reports in its window (429 past it, with Retry-After); each
+ * report weighs what its reporter's standing is worth (docs/decisions/021).
  */
 export async function reportMember(
   env: Env,
@@ -101,6 +157,8 @@ export async function reportMember(
     sql`SELECT ${memberFields.sql} FROM users WHERE id = ${input.user_id}`,
   );
   if (!target) throw notFound("Member not found.");
+  const limit = await hit(env, "report_account", reporterId, now);
+  if (!limit.allowed) throw tooManyReports(limit.retryAfter);
 
   let messageText: string | null = null;
   if (input.message_id) {
@@ -109,13 +167,14 @@ export async function reportMember(
   }
 
   const createdAt = nowIso(now);
+  const { weight } = await reporterStanding(env, reporterId, now);
   const row = await firstOf(
     env.DB,
     storedReport,
     sql`INSERT INTO reports (id, reporter_id, reported_id, reason_type, details, message_id,
-                          message_text, status, created_at)
-     VALUES (${newId()}, ${reporterId}, ${input.user_id}, ${input.reason_type}, ${input.details ?? null}, ${input.message_id ?? null}, ${messageText}, 'open', ${createdAt})
-     ON CONFLICT (reporter_id, reported_id) DO UPDATE SET
+                          message_text, status, created_at, weight)
+     VALUES (${newId()}, ${reporterId}, ${input.user_id}, ${input.reason_type}, ${input.details ?? null}, ${input.message_id ?? null}, ${messageText}, 'open', ${createdAt}, ${weight})
+     ON CONFLICT (reporter_id, reported_id) DO UPDATE SET weight = excluded.weight,
        reason_type = excluded.reason_type, details = excluded.details,
        message_id = excluded.message_id, message_text = excluded.message_text,
        status = 'open', created_at = excluded.created_at, reviewed_at = NULL, reviewed_by = NULL
@@ -155,19 +214,30 @@ export interface ModerationReport {
   message_id: string | null;
   message_text: string | null;
   created_at: string;
-  reporter: { id: string; username: string };
+  /** What the report weighs (its reporter's standing when they made it; docs/decisions/021). */
+  weight: number;
+  /** The reporter's record: days since verifying their email, reports upheld and dismissed. */
+  reporter: {
+    id: string;
+    username: string;
+    verified_days: number;
+    reports_upheld: number;
+    reports_dismissed: number;
+  };
   reported: {
     id: string;
     username: string;
     email: string;
     status: "active" | "suspended";
     open_reports: number;
+    /** The open reports' weight together (hidden from search from REPORT_HIDE_WEIGHT). */
+    open_weight: number;
     hidden_from_search: boolean;
   };
 }
 
 /** Open reports, oldest first (the longest waiting at the top), a page at a time. */
-export async function listOpenReports(env: Env, page = 1) {
+export async function listOpenReports(env: Env, page = 1, now = Date.now()) {
   const current = Number.isInteger(page) && page > 0 ? page : 1;
   const results = await all<{
     id: string;
@@ -176,22 +246,34 @@ export async function listOpenReports(env: Env, page = 1) {
     message_id: string | null;
     message_text: string | null;
     created_at: string;
+    weight: number;
     reporter_id: string;
     reporter_username: string;
+    reporter_verified_at: string | null;
+    reporter_upheld: number;
+    reporter_dismissed: number;
     reported_id: string;
     reported_username: string;
     reported_email: string;
     reported_status: "active" | "suspended";
     reported_hidden: number;
     open_reports: number;
+    open_weight: number;
   }>(
     env.DB,
-    sql`SELECT r.id, r.reason_type, r.details, r.message_id, r.message_text, r.created_at,
+    sql`SELECT r.id, r.reason_type, r.details, r.message_id, r.message_text, r.created_at, r.weight,
             rep.id AS reporter_id, rep.username AS reporter_username,
+            rep.email_verified_at AS reporter_verified_at,
+            (SELECT count(*) FROM reports a WHERE a.reporter_id = rep.id AND a.status = 'actioned')
+              AS reporter_upheld,
+            (SELECT count(*) FROM reports d WHERE d.reporter_id = rep.id AND d.status = 'dismissed')
+              AS reporter_dismissed,
             u.id AS reported_id, u.username AS reported_username, u.email AS reported_email,
             u.status AS reported_status, u.hidden_by_reports AS reported_hidden,
             (SELECT count(*) FROM reports o WHERE o.reported_id = u.id AND o.status = 'open')
-              AS open_reports
+              AS open_reports,
+            (SELECT coalesce(sum(o.weight), 0) FROM reports o
+              WHERE o.reported_id = u.id AND o.status = 'open') AS open_weight
      FROM reports r
      JOIN users rep ON rep.id = r.reporter_id
      JOIN users u ON u.id = r.reported_id
@@ -206,13 +288,23 @@ export async function listOpenReports(env: Env, page = 1) {
     message_id: r.message_id,
     message_text: r.message_text,
     created_at: r.created_at,
-    reporter: { id: r.reporter_id, username: r.reporter_username },
+    weight: r.weight,
+    reporter: {
+      id: r.reporter_id,
+      username: r.reporter_username,
+      verified_days: r.reporter_verified_at
+        ? Math.max(0, Math.floor((now - Date.parse(r.reporter_verified_at)) / DAY_MS))
+        : 0,
+      reports_upheld: r.reporter_upheld,
+      reports_dismissed: r.reporter_dismissed,
+    },
     reported: {
       id: r.reported_id,
       username: r.reported_username,
       email: r.reported_email,
       status: r.reported_status,
       open_reports: r.open_reports,
+      open_weight: r.open_weight,
       hidden_from_search: r.reported_hidden === 1,
     },
   }));

@@ -13,6 +13,18 @@ export async function memberWithPhoto(): Promise<Member & { photoId: string }> {
   return { ...member, photoId: res.body.photos![0]!.id };
 }
 
+/**
+ * A verified member whose email was verified `days` ago (120: a seasoned member, whose reports
+ * weigh the most before any record; docs/decisions/021).
+ */
+export async function seasonedMember(days = 120): Promise<Member> {
+  const member = await verifiedMember();
+  await env.DB.prepare("UPDATE users SET email_verified_at = ?2 WHERE id = ?1")
+    .bind(member.id, new Date(Date.now() - days * 24 * 3600 * 1000).toISOString())
+    .run();
+  return member;
+}
+
 /** Makes a member a moderator (there is no sign-up for that role). */
 export async function makeModerator(id: string) {
   await env.DB.prepare("UPDATE users SET role = 'moderator' WHERE id = ?1").bind(id).run();

@@ -8,7 +8,15 @@ import { REPORTED_MESSAGE } from "~/schemas/report";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { signInAs } from "../helpers/auth";
-import { block, converse, countRows, makeModerator, page, type Member } from "./helpers";
+import {
+  block,
+  converse,
+  countRows,
+  makeModerator,
+  page,
+  seasonedMember,
+  type Member,
+} from "./helpers";
 
 /**
  * Whether `member` shows in search: through a real search by their username from another member,
@@ -124,10 +132,10 @@ describe("reports", () => {
     expect((await report(bob, alice)).status).toBe(201);
   });
 
-  it(`hides a member from search once ${REPORT_HIDE_THRESHOLD} distinct members report them`, async () => {
+  it(`hides a member from search once ${REPORT_HIDE_THRESHOLD} distinct seasoned members report them`, async () => {
     const target = await verifiedMember();
     const reporters = await Promise.all(
-      Array.from({ length: REPORT_HIDE_THRESHOLD }, () => verifiedMember()),
+      Array.from({ length: REPORT_HIDE_THRESHOLD }, () => seasonedMember()),
     );
     const searcher = await verifiedMember();
     for (const [i, reporter] of reporters.entries()) {
@@ -142,7 +150,7 @@ describe("reports", () => {
   it("shows the member again once a reporter's account is deleted and too few reports remain", async () => {
     const target = await verifiedMember();
     const reporters = await Promise.all(
-      Array.from({ length: REPORT_HIDE_THRESHOLD }, () => verifiedMember()),
+      Array.from({ length: REPORT_HIDE_THRESHOLD }, () => seasonedMember()),
     );
     const searcher = await verifiedMember();
     for (const reporter of reporters) await report(reporter, target);
@@ -155,11 +163,97 @@ describe("reports", () => {
   });
 });
 
+describe("reports a mob cannot weaponise (docs/decisions/021)", () => {
+  it("three new accounts cannot hide a member, however many reports they file", async () => {
+    const target = await verifiedMember();
+    const searcher = await verifiedMember();
+    const mob = await Promise.all([verifiedMember(), verifiedMember(), verifiedMember()]);
+    for (const member of mob) {
+      expect((await report(member, target)).status).toBe(201);
+      expect((await report(member, target, { reason_type: "spam" })).status).toBe(201);
+    }
+    expect(await countRows("reports", "reported_id = ?1 AND status = 'open'", target.id)).toBe(3);
+    expect(await visibleInSearch(target, searcher)).toBe(true);
+    // Nor do new accounts tip the balance alongside one seasoned reporter.
+    await report(await seasonedMember(), target);
+    expect(await visibleInSearch(target, searcher)).toBe(true);
+  }, 30_000);
+
+  it("weighs each report by its reporter's standing: age, upheld and dismissed reports", async () => {
+    const mod = await verifiedMember();
+    await makeModerator(mod.id);
+    const weights = async (reporter: Member) => {
+      const target = await verifiedMember();
+      const filed = await report(reporter, target);
+      expect(filed.status).toBe(201);
+      const row = await env.DB.prepare("SELECT weight FROM reports WHERE id = ?1")
+        .bind(filed.body.report.id)
+        .first<{ weight: number }>();
+      return row!.weight;
+    };
+    expect(await weights(await verifiedMember())).toBe(0);
+    expect(await weights(await seasonedMember(6))).toBe(0);
+    expect(await weights(await seasonedMember(30))).toBe(1);
+    const seasoned = await seasonedMember(120);
+    expect(await weights(seasoned)).toBe(2);
+    // A report a moderator dismissed costs one; an upheld one (a suspension) adds one.
+    const list = await mod.client.json<{ reports: { id: string; reporter: { id: string } }[] }>(
+      "GET",
+      "/moderation/reports",
+    );
+    const theirs = list.body.reports.find((r) => r.reporter.id === seasoned.id)!;
+    await mod.client.json("POST", `/moderation/reports/${theirs.id}/dismiss`);
+    expect(await weights(seasoned)).toBe(1);
+    const troll = await verifiedMember();
+    await report(seasoned, troll);
+    await mod.client.json("POST", `/moderation/members/${troll.id}/suspend`);
+    expect(await weights(seasoned)).toBe(2);
+  }, 30_000);
+
+  it("moderators see each report's weight, the reporter's record and the weight against a member", async () => {
+    const mod = await verifiedMember();
+    await makeModerator(mod.id);
+    const target = await verifiedMember();
+    const fresh = await verifiedMember();
+    const seasoned = await seasonedMember();
+    await report(fresh, target);
+    await report(seasoned, target);
+    const list = await mod.client.json<{ reports: Record<string, unknown>[] }>(
+      "GET",
+      "/moderation/reports",
+    );
+    const mine = list.body.reports.filter((r) => (r.reported as { id: string }).id === target.id);
+    expect(mine).toHaveLength(2);
+    const byReporter = (m: Member) => mine.find((r) => (r.reporter as { id: string }).id === m.id);
+    expect(byReporter(fresh)).toMatchObject({
+      weight: 0,
+      reporter: { verified_days: 0, reports_upheld: 0, reports_dismissed: 0 },
+      reported: { open_reports: 2, open_weight: 2, hidden_from_search: false },
+    });
+    expect(byReporter(seasoned)).toMatchObject({ weight: 2, reporter: { verified_days: 120 } });
+    const html = await (await page(mod.client, "/moderation")).text();
+    expect(html).toContain("weight 2");
+  }, 30_000);
+
+  it("limits how many reports a member may file (429 with Retry-After), and stores none past it", async () => {
+    const reporter = await verifiedMember();
+    const targets = await Promise.all(Array.from({ length: 12 }, () => verifiedMember()));
+    const answers = await Promise.all(targets.map((t) => report(reporter, t)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(2);
+    const limited = answers.find((a) => a.status === 429)!;
+    expect(limited.body.message).toBe("You have sent too many reports. Please try again later.");
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(await countRows("reports", "reporter_id = ?1", reporter.id)).toBe(10);
+  }, 30_000);
+});
+
 describe("moderation", () => {
   async function reportedMember() {
     const target = await verifiedMember();
     const reporters = await Promise.all(
-      Array.from({ length: REPORT_HIDE_THRESHOLD }, () => verifiedMember()),
+      Array.from({ length: REPORT_HIDE_THRESHOLD }, () => seasonedMember()),
     );
     const ids: string[] = [];
     for (const r of reporters) ids.push(String((await report(r, target)).body.report.id));

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { REPORT_REASON_TYPES } from "../../schemas/report";
 import { users } from "./schema";
 
@@ -32,6 +32,12 @@ export const reports = sqliteTable(
       .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`),
     reviewedAt: text("reviewed_at"),
     reviewedBy: text("reviewed_by").references(() => users.id, { onDelete: "set null" }),
+    /**
+     * What the report weighs, from its reporter's standing when they made it (docs/decisions/021):
+     * open reports weighing REPORT_HIDE_WEIGHT together hide the member from search
+     * (migrations/0023_report_weights.sql).
+     */
+    weight: integer("weight").notNull().default(2),
   },
   (t) => [
     uniqueIndex("reports_reporter_reported").on(t.reporterId, t.reportedId),

@@ -27,8 +27,8 @@ export const users = sqliteTable(
       .default("active"),
     hideOnline: integer("hide_online", { mode: "boolean" }).notNull().default(false),
     /**
-     * Open reports from REPORT_HIDE_THRESHOLD distinct members hide the member from search until a
-     * moderator reviews them. Kept by triggers on `reports` (migrations/0010_reports_hide.sql).
+     * Open reports weighing REPORT_HIDE_WEIGHT together hide the member from search until a
+     * moderator reviews them. Kept by triggers on `reports` (migrations/0023_report_weights.sql).
      */
     hiddenByReports: integer("hidden_by_reports", { mode: "boolean" }).notNull().default(false),
     lastSeenAt: text("last_seen_at"),
