@@ -3,6 +3,7 @@ import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToReadableStream } from "react-dom/server";
 import { NonceProvider } from "~/lib/nonce";
+import { log, loggedError } from "~/server/log.server";
 
 export default async function handleRequest(
   request: Request,
@@ -41,25 +42,17 @@ function logError(error: unknown, request: Request, requestId: string) {
     method: request.method,
     path: new URL(request.url).pathname,
   };
-  if (isRouteErrorResponse(error) && error.status < 500) {
-    console.warn(
-      JSON.stringify({ level: "warn", ...where, status: error.status, message: error.statusText }),
-    );
+  if (isRouteErrorResponse(error)) {
+    log({
+      event: "route_error",
+      level: error.status < 500 ? "warn" : "error",
+      ...where,
+      status: error.status,
+      error: { name: "ErrorResponse", message: error.statusText },
+    });
     return;
   }
-  console.error(
-    JSON.stringify({
-      level: "error",
-      ...where,
-      ...(isRouteErrorResponse(error) ? { status: error.status } : {}),
-      error:
-        error instanceof Error
-          ? { name: error.name, message: error.message, stack: error.stack }
-          : isRouteErrorResponse(error)
-            ? { message: error.statusText }
-            : String(error),
-    }),
-  );
+  log({ event: "route_error", level: "error", ...where, error: loggedError(error) });
 }
 
 export const handleError: HandleErrorFunction = (error, { request, context }) => {

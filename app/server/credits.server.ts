@@ -12,6 +12,7 @@ import { newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, ValidationError } from "./errors.server";
+import { log } from "./log.server";
 import { createCheckoutSession, paymentProvider } from "./payments.server";
 import { creditTransactions, userCredits } from "./db/chat";
 import { creditPacks, payments } from "./db/money";
@@ -490,9 +491,7 @@ export async function completeStripeCreditPayment(
        AND payments.kind = 'credits'`,
   );
   if (!payment || (paymentId && payment.id !== paymentId)) {
-    console.error(
-      JSON.stringify({ level: "error", message: "unknown checkout session", session: sessionId }),
-    );
+    log({ event: "unknown_checkout_session", level: "error", session_id: sessionId });
     return "unknown";
   }
   const { pack_name, credits, ...rest } = payment;

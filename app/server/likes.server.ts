@@ -6,6 +6,7 @@ import { likes } from "./db/likes";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
+import { logFailure } from "./log.server";
 import { memberCards, type MemberCard } from "./members.server";
 import { notify } from "./notifications.server";
 import { memberPerks } from "./subscriptions.server";
@@ -122,13 +123,7 @@ async function announceLike(env: Env, me: string, other: string, isMatch: boolea
       await notify(env, { to: other, type: "like", actorId: me, data: { user: myCard } });
     }
   } catch (error) {
-    console.error(
-      JSON.stringify({
-        level: "error",
-        message: "like notification failed",
-        error: error instanceof Error ? error.message : String(error),
-      }),
-    );
+    logFailure("like_notification", error, { user_id: me });
   }
 }
 

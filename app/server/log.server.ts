@@ -29,6 +29,17 @@ export type LogEvent = Ids &
         error: LoggedError;
       }
     | { event: "config_refused"; level: "error"; problems: string[] }
+    | {
+        /** A page's loader or action threw (app/entry.server.tsx); a 4xx is a warning. */
+        event: "route_error";
+        level: "warn" | "error";
+        method: string;
+        path: string;
+        status?: number;
+        error: LoggedError;
+      }
+    | { event: "payments_unavailable"; level: "error"; reason: string }
+    | { event: "unknown_checkout_session"; level: "error"; session_id: string }
     | { event: "health_check_failed"; level: "error"; check: string; error: LoggedError }
     | {
         event: "housekeeping";
@@ -39,7 +50,7 @@ export type LogEvent = Ids &
         done: boolean;
       }
     | { event: "housekeeping_failed"; level: "error"; job: string; error: LoggedError }
-    | { event: "room_call"; level: "info"; room: string; call: string }
+    | { event: "socket_opened"; level: "info" }
     | {
         /** A best-effort step that failed without failing the request (logFailure). */
         event: "failure";
@@ -57,10 +68,11 @@ export function loggedError(error: unknown): LoggedError {
   return { name: "NonError", message: String(error) };
 }
 
-/** Writes one event as one JSON line (errors to the error stream, the rest to the log stream). */
+/** Writes one event as one JSON line, on the console stream of its level. */
 export function log(entry: LogEvent): void {
   const line = JSON.stringify(entry);
   if (entry.level === "error") console.error(line);
+  else if (entry.level === "warn") console.warn(line);
   else console.info(line);
 }
 

@@ -1,6 +1,7 @@
 import Stripe from "stripe";
 import { isProduction, type Env } from "./env.server";
 import { HttpError } from "./errors.server";
+import { log, logFailure } from "./log.server";
 
 /**
  * Payments, one module and two providers:
@@ -20,9 +21,11 @@ export const PAYMENTS_UNAVAILABLE = "Payments are not available right now.";
 export function paymentProvider(env: Env): PaymentProvider {
   if (env.STRIPE_SECRET_KEY) return "stripe";
   if (isProduction(env)) {
-    console.error(
-      JSON.stringify({ level: "error", message: "STRIPE_SECRET_KEY is not set in production" }),
-    );
+    log({
+      event: "payments_unavailable",
+      level: "error",
+      reason: "STRIPE_SECRET_KEY is not set in production",
+    });
     throw new HttpError(503, PAYMENTS_UNAVAILABLE);
   }
   return "test";
@@ -268,13 +271,7 @@ const isStripeInvalid = (error: unknown) => stripeCode(error) === 400;
 
 /** Stripe could not be reached or refused: logged, and a 502 the member can retry. */
 function paymentsDown(error: unknown): HttpError {
-  console.error(
-    JSON.stringify({
-      level: "error",
-      message: "stripe call failed",
-      error: error instanceof Error ? error.message : String(error),
-    }),
-  );
+  logFailure("stripe_call", error);
   return new HttpError(502, "The payment service did not answer. Please try again.");
 }
 

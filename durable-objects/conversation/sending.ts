@@ -249,7 +249,11 @@ export async function sendFromSocket(
     }
   } catch (error) {
     if (!(error instanceof HttpError)) {
-      logFailure("chat_socket_send_failed", error);
+      logFailure("chat_socket_send_failed", error, {
+        request_id: a.requestId,
+        user_id: a.userId,
+        conversation_id: a.conversationId,
+      });
     }
     refusal =
       error instanceof HttpError

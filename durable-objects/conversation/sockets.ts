@@ -1,6 +1,7 @@
 import { CHAT_CLOSE_FORBIDDEN, type ChatServerFrame } from "~/realtime/chat";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import type { RateLimitSpec } from "~/server/room-api.server";
+import { log } from "~/server/log.server";
 
 /** What a conversation socket carries across hibernation (tagged with the member id). */
 export interface Attachment {
@@ -15,6 +16,8 @@ export interface Attachment {
   ended?: true;
   /** The send limit of the Worker that accepted the socket (its configuration, API.md). */
   limit?: RateLimitSpec;
+  /** The request that opened the socket: the room's log lines about it carry it. */
+  requestId?: string;
 }
 
 type MessageFrame = Extract<ChatServerFrame, { type: "message" }>;
@@ -50,7 +53,15 @@ export class RoomSockets {
     const sessionId = request.headers.get("X-Session-Id") || undefined;
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1], [userId]);
-    const attachment: Attachment = { userId, conversationId, sessionId, limit };
+    const requestId = request.headers.get("X-Request-Id") ?? undefined;
+    const attachment: Attachment = { userId, conversationId, sessionId, limit, requestId };
+    log({
+      event: "socket_opened",
+      level: "info",
+      request_id: requestId,
+      user_id: userId,
+      conversation_id: conversationId,
+    });
     pair[1].serializeAttachment(attachment);
     this.attachments.set(pair[1], attachment);
     return new Response(null, { status: 101, webSocket: pair[0] });

@@ -116,6 +116,8 @@ chatApi.get("/ws/chat/:conversationId", async (c) => {
   await noteConversationSocket(c.env, user.id, id);
   const upgrade = forwardUpgrade(c.req.raw, user, c.get("rc").session);
   upgrade.headers.set("X-Conversation-Id", id);
+  // The room logs this socket's lines under the request that opened it.
+  upgrade.headers.set("X-Request-Id", c.get("requestId"));
   // The room counts sends over this socket against this Worker's configured limit.
   const { max, windowSeconds } = readConfig(c.env).rateLimits.chat_send_account;
   upgrade.headers.set("X-Send-Limit", `${max}/${windowSeconds}`);
