@@ -43,9 +43,12 @@ const startsWith = (b: Uint8Array, at: number, text: string) => {
   return true;
 };
 
-function cleanJpeg(b: Uint8Array): Uint8Array<ArrayBuffer> | null {
+function cleanJpeg<T extends Uint8Array>(b: T): T | Uint8Array<ArrayBuffer> | null {
   if (b[0] !== 0xff || b[1] !== 0xd8) return null;
   const parts: Uint8Array[] = [b.subarray(0, 2)];
+  let dropped = false;
+  // A file with nothing to drop comes back as it is (no copy of a large photo).
+  const done = () => (dropped ? concat(parts) : b);
   let at = 2;
   while (at < b.length) {
     if (b[at] !== 0xff) return null;
@@ -59,7 +62,7 @@ function cleanJpeg(b: Uint8Array): Uint8Array<ArrayBuffer> | null {
     // Markers without a length: TEM, RSTn, SOI, EOI.
     if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd9)) {
       parts.push(b.subarray(start, at));
-      if (marker === 0xd9) return concat(parts);
+      if (marker === 0xd9) return done();
       continue;
     }
     if (at + 2 > b.length) return null;
@@ -69,7 +72,7 @@ function cleanJpeg(b: Uint8Array): Uint8Array<ArrayBuffer> | null {
     if (marker === 0xda) {
       // Start of scan: the entropy-coded data and everything after it are the image.
       parts.push(b.subarray(start));
-      return concat(parts);
+      return done();
     }
     const payload = at + 2;
     const keep =
@@ -78,16 +81,18 @@ function cleanJpeg(b: Uint8Array): Uint8Array<ArrayBuffer> | null {
       marker === 0xee ||
       !((marker >= 0xe1 && marker <= 0xef) || marker === 0xfe);
     if (keep) parts.push(b.subarray(start, end));
+    else dropped = true;
     at = end;
   }
   return null;
 }
 
-function cleanPng(b: Uint8Array): Uint8Array<ArrayBuffer> | null {
+function cleanPng<T extends Uint8Array>(b: T): T | Uint8Array<ArrayBuffer> | null {
   const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
   if (!signature.every((x, i) => b[i] === x)) return null;
   const parts: Uint8Array[] = [b.subarray(0, 8)];
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let dropped = false;
   let at = 8;
   while (at + 12 <= b.length) {
     const length = view.getUint32(at);
@@ -95,8 +100,9 @@ function cleanPng(b: Uint8Array): Uint8Array<ArrayBuffer> | null {
     if (end > b.length) return null;
     const type = fourcc(b, at + 4);
     if (!PNG_DROPPED.has(type)) parts.push(b.subarray(at, end));
+    else dropped = true;
     at = end;
-    if (type === "IEND") return concat(parts);
+    if (type === "IEND") return dropped ? concat(parts) : b;
   }
   return null;
 }
@@ -130,10 +136,10 @@ function cleanWebp(b: Uint8Array): Uint8Array<ArrayBuffer> | null {
  * The photo without its metadata, or null when its structure is broken (it is then no image the
  * app keeps). A clean photo comes back with the same bytes.
  */
-export function stripImageMetadata(
-  bytes: Uint8Array,
+export function stripImageMetadata<T extends Uint8Array>(
+  bytes: T,
   type: CleanableType,
-): Uint8Array<ArrayBuffer> | null {
+): T | Uint8Array<ArrayBuffer> | null {
   try {
     if (type === "jpeg") return cleanJpeg(bytes);
     if (type === "png") return cleanPng(bytes);
