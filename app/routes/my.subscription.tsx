@@ -3,11 +3,12 @@ import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { FormAlert } from "~/components/form";
+import { AppLink } from "~/components/link";
 import { moneyLinks, TestPaymentsNote } from "~/components/money";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { formatPrice } from "~/schemas/credits";
-import type { BillingCycle } from "~/schemas/subscription";
+import { PAST_DUE_GRACE_DAYS, type BillingCycle } from "~/schemas/subscription";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { isTestPayments } from "~/server/payments.server";
 import { subscriptionStatus } from "~/server/subscriptions.server";
@@ -117,8 +118,13 @@ export default function SubscriptionPage() {
                   ? `Renews on ${day(current.current_period_end)}.`
                   : current.status === "cancelled"
                     ? `Cancelled${current.cancelled_at ? ` on ${day(current.cancelled_at)}` : ""}. Your perks last until ${day(current.current_period_end)}; nothing renews.`
-                    : "Your last payment failed. Update your payment details with the card provider to keep your perks."}
+                    : `Your last payment failed. Your perks continue for ${PAST_DUE_GRACE_DAYS} days from the failed payment while your card is tried again; update your card under Payments and receipts to keep them.`}
               </p>
+              {current.status === "past_due" ? (
+                <p>
+                  <AppLink to="/my/payments">Payments and receipts</AppLink>
+                </p>
+              ) : null}
               {renews ? (
                 confirming ? (
                   <form className="money-cancel" onSubmit={onCancel}>

@@ -75,3 +75,9 @@ export function usesAdvancedFilters(
 ): boolean {
   return filters.interests.length > 0 || filters.online_only || filters.with_photo;
 }
+
+/**
+ * How long a past-due subscription keeps its perks while Stripe retries the card
+ * (docs/decisions/019-past-due-grace.md).
+ */
+export const PAST_DUE_GRACE_DAYS = 7;

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import {
+  PAST_DUE_GRACE_DAYS,
   SUBSCRIPTION_MESSAGES,
   type BillingCycle,
   type CurrentSubscription,
@@ -143,11 +144,7 @@ const perkFields = selection({
   incognito: plans.incognito,
 });
 
-/**
- * How long a past-due subscription keeps its perks while Stripe retries the card
- * (docs/decisions/019-past-due-grace.md).
- */
-export const PAST_DUE_GRACE_DAYS = 7;
+export { PAST_DUE_GRACE_DAYS };
 const PAST_DUE_GRACE_MS = PAST_DUE_GRACE_DAYS * 86_400_000;
 
 /**

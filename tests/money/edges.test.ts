@@ -627,6 +627,29 @@ describe("one open checkout, receipts and the customer portal", () => {
   });
 });
 
+describe("past_due: what the member sees", () => {
+  it("the subscription page says the payment failed, how long the perks last and where to fix the card", async () => {
+    const m = await member();
+    const subId = await liveStripeSubscription(m);
+    const res = await deliver({
+      type: "invoice.payment_failed",
+      data: {
+        object: {
+          id: `in_failed_${m.id}`,
+          object: "invoice",
+          parent: { type: "subscription_details", subscription_details: { subscription: subId } },
+        },
+      },
+    });
+    expect(res.status).toBe(200);
+    expect((await memberPerks(env, m.id)).subscribed).toBe(true);
+    const page = await html(m, "/my/subscription");
+    expect(page.text).toContain("Payment failed");
+    expect(page.text).toContain("Your perks continue for 7 days from the failed payment");
+    expect(page.text).toContain('href="/my/payments"');
+  });
+});
+
 describe("the gifts page's index", () => {
   it("reads a page of gifts in the index's order, sorting nothing", async () => {
     for (const mine of ["sender_id", "recipient_id"]) {
