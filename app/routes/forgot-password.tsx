@@ -16,7 +16,8 @@ const loadForgotPasswordSchema = lazyAuthSchema("forgotPasswordSchema");
 export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const { email } = parseInput(forgotPasswordSchema, await readBody(request));
-    return json(await requestPasswordReset(context.env, email, context.meta));
+    const deliver = (work: Promise<unknown>) => context.executionCtx.waitUntil(work);
+    return json(await requestPasswordReset(context.env, email, context.meta, deliver));
   });
 }
 

@@ -10,8 +10,14 @@ import {
 } from "~/schemas/auth";
 import { hmacSign, hmacVerify, newId, randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
+import { run } from "./sql.server";
 import { displayName } from "~/lib/members";
-import { passwordChangedEmail, passwordResetEmail, verificationEmail } from "./emails.server";
+import {
+  passwordChangedEmail,
+  passwordResetEmail,
+  passwordResetNoAccountEmail,
+  verificationEmail,
+} from "./emails.server";
 import { DISPOSABLE_EMAIL, isDisposableEmail } from "./email-domains.server";
 import type { Env } from "./env.server";
 import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
@@ -252,33 +258,54 @@ export async function verifyEmail(
   return { userId: user.id };
 }
 
-/** Always answers the same, whether or not the address belongs to a member. */
-export async function requestPasswordReset(env: Env, email: string, meta: RequestMeta) {
+/**
+ * Always answers the same, whether or not the address belongs to a member, and does the same work
+ * before answering (docs/decisions/021): one lookup, a token and its hash, one INSERT … SELECT that
+ * stores the token only when the address is an active member's, and the email built. Delivering
+ * the email (a D1 insert locally, Resend's HTTP API in production) is handed to `deliver`, the
+ * request's `waitUntil`, so its time never shows in the answer.
+ */
+export async function requestPasswordReset(
+  env: Env,
+  email: string,
+  meta: RequestMeta,
+  deliver: (work: Promise<unknown>) => void,
+) {
   await limited(rateLimit.hit(env, "forgot_password_ip", meta.ip));
   const account = await rateLimit.hit(env, "forgot_password_account", email.toLowerCase());
   if (!account.allowed) throw tooManyRequests(account.retryAfter);
-  const row = await getDb(env.DB)
+  const db = getDb(env.DB);
+  const row = await db
     .select({ user: schema.users, firstName: schema.profiles.firstName })
     .from(schema.users)
     .leftJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id))
     .where(sql`${schema.users.email} = ${email} COLLATE NOCASE`)
     .get();
-  const user = row?.user;
-  if (!user || user.status !== "active") return { status: RESET_LINK_SENT };
+  const user = row?.user.status === "active" ? row.user : null;
   const token = randomToken(32);
   const now = Date.now();
-  await getDb(env.DB)
-    .insert(schema.passwordResetTokens)
-    .values({
-      tokenHash: await sha256Hex(token),
-      userId: user.id,
-      createdAt: nowIso(now),
-      expiresAt: nowIso(now + RESET_TTL_MS),
-    });
+  // The same statement either way: it stores a row only for an active member's id.
+  await run(
+    env.DB,
+    sql`INSERT INTO password_reset_tokens (token_hash, user_id, created_at, expires_at)
+        SELECT ${await sha256Hex(token)}, id, ${nowIso(now)}, ${nowIso(now + RESET_TTL_MS)}
+        FROM users WHERE id = ${user?.id ?? newId()} AND status = 'active'`,
+  );
   const url = new URL(`/reset-password/${token}`, meta.origin);
-  url.searchParams.set("email", user.email);
-  const name = displayName({ firstName: row.firstName, username: user.username });
-  await sendMail(env, passwordResetEmail(user.email, name, url.toString()));
+  url.searchParams.set("email", user?.email ?? email);
+  const name = displayName({
+    firstName: row?.firstName ?? null,
+    username: user?.username ?? email,
+  });
+  // A member gets their link; an address without an active account gets a note saying so.
+  const mail = user
+    ? passwordResetEmail(user.email, name, url.toString())
+    : passwordResetNoAccountEmail(email, new URL("/register", meta.origin).toString());
+  deliver(
+    sendMail(env, mail).catch((error: unknown) => {
+      console.error("password reset email failed", error);
+    }),
+  );
   return { status: RESET_LINK_SENT };
 }
 

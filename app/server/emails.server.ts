@@ -51,3 +51,20 @@ export function passwordChangedEmail(to: string, name: string, url: string): Ema
     ),
   };
 }
+
+/**
+ * To an address that asked for a reset link but has no active account: the same request then
+ * sends an email either way, so its answer and timing say nothing about who is a member.
+ */
+export function passwordResetNoAccountEmail(to: string, url: string): Email {
+  return {
+    to,
+    subject: "Reset your password",
+    text: `Hello,\n\nSomeone asked to reset the password of a Heartline account for this email address, but no active account uses it, so no password was changed. If it was you, you can create an account here:\n\n${url}\n\nIf it was not you, ignore this email.`,
+    html: layout(
+      "Reset your password",
+      "<p>Hello, someone asked to reset the password of a Heartline account for this email address, but no active account uses it, so no password was changed. If it was not you, ignore this email.</p>",
+      { label: "Create an account", url },
+    ),
+  };
+}
