@@ -138,12 +138,13 @@ describe("the chat's look", () => {
     expect(await more.getAttribute("aria-expanded")).toBe("true");
     expect(await menu.getByRole("menuitem").allInnerTexts()).toEqual([
       "Archive",
+      "Unmatch Maya",
       "Report Maya",
       "Block Maya",
     ]);
     await expect.poll(() => activeLabel(page)).toBe("Archive");
     await page.keyboard.press("ArrowDown");
-    expect(await activeLabel(page)).toBe("Report Maya");
+    expect(await activeLabel(page)).toBe("Unmatch Maya");
     await page.keyboard.press("End");
     expect(await activeLabel(page)).toBe("Block Maya");
     await page.keyboard.press("ArrowDown");

@@ -247,18 +247,28 @@ describe("look, accessibility and keyboard in Chromium", () => {
 
   // The full table (welcome, dashboard, Discover, a profile, chat; phone and desktop) takes
   // minutes: bench/lighthouse/run.ts. The test run checks the welcome page on both.
-  test("Lighthouse: the welcome page meets its budgets on a phone and a desktop", async () => {
-    const found: string[] = [];
-    for (const form of ["mobile", "desktop"] as const) {
-      const scores = await audit(`${baseUrl()}/`, form, null);
-      console.info(`[lighthouse] / ${form}: ${JSON.stringify(scores)}`);
-      for (const [category, min] of Object.entries(BUDGET)) {
-        const score = scores[category as keyof typeof BUDGET];
-        if (score < min) found.push(`${form} ${category} ${score} < ${min}`);
+  // Lighthouse times the page, so it runs in a pass of its own after the other browser tests
+  // (`npm run test:e2e`): beside them it measures the machine's load, not the page.
+  test.runIf(process.env.E2E_LIGHTHOUSE === "1")(
+    "Lighthouse: the welcome page meets its budgets on a phone and a desktop",
+    async () => {
+      const found: string[] = [];
+      for (const form of ["mobile", "desktop"] as const) {
+        // The median of three runs per category, as Lighthouse's own guidance on variance says:
+        // one run's performance score moves by a few points from run to run on the same page.
+        const runs = [];
+        for (let i = 0; i < 3; i++) runs.push(await audit(`${baseUrl()}/`, form, null));
+        console.info(`[lighthouse] / ${form}: ${JSON.stringify(runs)}`);
+        for (const [category, min] of Object.entries(BUDGET)) {
+          const sorted = runs.map((r) => r[category as keyof typeof BUDGET]).sort((a, b) => a - b);
+          const score = sorted[1] ?? 0;
+          if (score < min) found.push(`${form} ${category} ${score} (median of 3) < ${min}`);
+        }
       }
-    }
-    expect(found).toEqual([]);
-  }, 240_000);
+      expect(found).toEqual([]);
+    },
+    240_000,
+  );
 
   test("first-visit JavaScript stays within budget, without zod, on /, /login and the dashboard", async () => {
     const sizes: Record<string, number> = {};
