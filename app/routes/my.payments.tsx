@@ -7,12 +7,13 @@ import type {
 import { json, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { CsrfInput, FormAlert } from "~/components/form";
-import { AppLink } from "~/components/link";
 import { moneyLinks, TestPaymentsNote } from "~/components/money";
+import { Pager } from "~/components/pager";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { formatPrice } from "~/schemas/credits";
 import { PAYMENT_STATUS_LABELS } from "~/schemas/payments";
+import { pageOf } from "~/schemas/query";
 import { formAction, type ActionErrors } from "~/server/actions.server";
 import { billingPortal, listPayments } from "~/server/billing.server";
 import { requireVerifiedUser } from "~/server/guards.server";
@@ -25,9 +26,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 /** The member's payments, newest first, with each one's status and receipt. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
-  const raw = Number.parseInt(new URL(request.url).searchParams.get("page") ?? "1", 10);
-  const page = Math.max(1, Math.min(1000, raw || 1));
-  const list = await listPayments(context.env, user.id, { page });
+  const list = await listPayments(context.env, user.id, { page: pageOf(request) });
   return json(
     { ...list, testPayments: isTestPayments(context.env) },
     { headers: { "Cache-Control": "private, no-store" } },
@@ -97,18 +96,7 @@ export default function PaymentsPage() {
               ))}
             </ol>
           )}
-          <p className="money-actions">
-            {meta.page > 1 ? (
-              <AppLink to={`/my/payments?page=${meta.page - 1}`} className="btn btn-secondary">
-                Newer
-              </AppLink>
-            ) : null}
-            {meta.has_more ? (
-              <AppLink to={`/my/payments?page=${meta.page + 1}`} className="btn btn-secondary">
-                Older
-              </AppLink>
-            ) : null}
-          </p>
+          <Pager meta={meta} href={(page) => `/my/payments?page=${page}`} />
         </section>
       </div>
     </AppShell>

@@ -588,6 +588,20 @@ describe("one open checkout, receipts and the customer portal", () => {
       `https://pay.stripe.com/receipts/${a.paymentIntent}`,
     );
     expect(res.body.meta.has_more).toBe(false);
+    // Past the last page: nothing; a page number that is not one reads page 1.
+    const past = await m.client.json<{ payments: unknown[]; meta: { page: number } }>(
+      "GET",
+      "/my/payments?page=2",
+    );
+    expect(past.body).toMatchObject({ payments: [], meta: { page: 2 } });
+    for (const odd of ["-3", "abc", "1e300"]) {
+      const first = await m.client.json<{ payments: unknown[]; meta: { page: number } }>(
+        "GET",
+        `/my/payments?page=${odd}`,
+      );
+      expect(first.body.meta.page).toBe(1);
+      expect(first.body.payments).toHaveLength(4);
+    }
 
     const page = await html(m, "/my/payments");
     expect(page.status).toBe(200);

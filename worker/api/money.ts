@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { purchaseCreditsSchema } from "~/schemas/credits";
+import { pageParam } from "~/schemas/query";
 import { cancelSubscriptionSchema, subscribeSchema } from "~/schemas/subscription";
 import { billingPortal, listPayments } from "~/server/billing.server";
 import { creditStatus, listPacks, purchaseCredits } from "~/server/credits.server";
@@ -66,7 +67,7 @@ moneyApi.delete("/my/subscription", requireVerified, async (c) => {
 moneyApi.get("/my/payments", async (c, next) => {
   if (!wantsJson(c)) return next();
   const user = verifiedUser(c);
-  const page = Math.max(1, Math.min(1000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+  const page = pageParam.parse(c.req.query("page") ?? 1);
   return c.json(await listPayments(c.env, user.id, { page }));
 });
 
