@@ -108,17 +108,22 @@ function disputeIds(dispute: Stripe.Dispute) {
   };
 }
 
-/** charge.dispute.created: the money is held by the bank; what it bought is taken back now. */
-export async function applyDisputeOpened(env: Env, dispute: Stripe.Dispute): Promise<EventResult> {
-  const payment = await paymentOf(env, disputeIds(dispute));
-  if (!payment) return ignored("dispute of a charge we hold no payment for");
-  if (payment.dispute_status === "won") return ignored("dispute already closed in our favour");
+/** What a dispute takes back: the disputed share of the payment's credits, or its subscription. */
+async function takeBackDisputed(env: Env, payment: PaymentOfCharge, dispute: Stripe.Dispute) {
   if (payment.kind === "credits") {
     const target = creditsFor(payment, dispute.amount || payment.amount_cents);
     if (target > 0) await reverseCredits(env, payment.id, target, "dispute");
   } else if (payment.subscription_ref) {
     await endSubscriptionNow(env, { providerRef: payment.subscription_ref }, "disputed");
   }
+}
+
+/** charge.dispute.created: the money is held by the bank; what it bought is taken back now. */
+export async function applyDisputeOpened(env: Env, dispute: Stripe.Dispute): Promise<EventResult> {
+  const payment = await paymentOf(env, disputeIds(dispute));
+  if (!payment) return ignored("dispute of a charge we hold no payment for");
+  if (payment.dispute_status === "won") return ignored("dispute already closed in our favour");
+  await takeBackDisputed(env, payment, dispute);
   await run(
     env.DB,
     sql`UPDATE payments SET dispute_status = 'open' WHERE id = ${payment.id} AND dispute_status IS NULL`,
@@ -135,12 +140,7 @@ export async function applyDisputeClosed(env: Env, dispute: Stripe.Dispute): Pro
   const payment = await paymentOf(env, disputeIds(dispute));
   if (!payment) return ignored("dispute of a charge we hold no payment for");
   if (dispute.status === "lost") {
-    if (payment.kind === "credits") {
-      const target = creditsFor(payment, dispute.amount || payment.amount_cents);
-      if (target > 0) await reverseCredits(env, payment.id, target, "dispute");
-    } else if (payment.subscription_ref) {
-      await endSubscriptionNow(env, { providerRef: payment.subscription_ref }, "disputed");
-    }
+    await takeBackDisputed(env, payment, dispute);
     await run(
       env.DB,
       sql`UPDATE payments SET dispute_status = 'lost' WHERE id = ${payment.id}
