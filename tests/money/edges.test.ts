@@ -33,7 +33,8 @@ const touched = new Set<string>();
 /**
  * The ledger invariant, for every member a test touched: balance = lifetime_earned −
  * lifetime_spent = the ledger's sum; what is owed = what refunds and disputes could not take from
- * the balance − what later purchases paid back.
+ * the balance − what later purchases paid back − what won disputes forgave (each gives back all
+ * it took: what it does not credit again is forgiven).
  */
 afterEach(async () => {
   for (const userId of touched) {
@@ -45,24 +46,26 @@ afterEach(async () => {
     const sums = await env.DB.prepare(
       `SELECT coalesce(sum(CASE WHEN direction = 'in' THEN amount END), 0) AS earned,
          coalesce(sum(CASE WHEN direction = 'out' THEN amount END), 0) AS spent,
-         coalesce(sum(CASE WHEN reason = 'owed' THEN amount END), 0) AS repaid
+         coalesce(sum(CASE WHEN reason = 'owed' THEN amount END), 0) AS repaid,
+         coalesce(sum(CASE WHEN reason = 'dispute_won' THEN amount END), 0) AS returned
        FROM credit_transactions WHERE user_id = ?1`,
     )
       .bind(userId)
-      .first<{ earned: number; spent: number; repaid: number }>();
+      .first<{ earned: number; spent: number; repaid: number; returned: number }>();
     const owed = await env.DB.prepare(
-      `SELECT coalesce(sum(r.owed), 0) AS owed FROM credit_reversals r
-       JOIN payments p ON p.id = r.payment_id
-       WHERE r.user_id = ?1 AND NOT (r.reason = 'dispute' AND p.dispute_status = 'won')`,
+      `SELECT coalesce(sum(r.owed), 0) AS owed,
+         coalesce(sum(CASE WHEN r.reason = 'dispute' AND p.dispute_status = 'won' THEN r.credits END), 0) AS won
+       FROM credit_reversals r JOIN payments p ON p.id = r.payment_id
+       WHERE r.user_id = ?1`,
     )
       .bind(userId)
-      .first<{ owed: number }>();
+      .first<{ owed: number; won: number }>();
     const t = totals ?? { balance: 0, lifetime_earned: 0, lifetime_spent: 0, owed: 0 };
     expect(t.balance).toBeGreaterThanOrEqual(0);
     expect(t.balance).toBe(t.lifetime_earned - t.lifetime_spent);
     expect(t.lifetime_earned).toBe(sums!.earned);
     expect(t.lifetime_spent).toBe(sums!.spent);
-    expect(t.owed).toBe(owed!.owed - sums!.repaid);
+    expect(t.owed).toBe(owed!.owed - sums!.repaid - (owed!.won - sums!.returned));
   }
   touched.clear();
 });
@@ -387,6 +390,31 @@ describe("refunds and disputes take back what the payment bought", () => {
       (await deliver(dispute("charge.dispute.created", third.paymentIntent, third.amount))).status,
     ).toBe(200);
     expect((await balanceOf(o.id)).balance).toBe(50);
+  });
+
+  it("a dispute won after a purchase paid what it left owed gives those credits back", async () => {
+    const m = await member();
+    const { paymentIntent, amount } = await paidPack(m, "popular"); // 120 credits
+    await spend(m.id, 20);
+    expect((await deliver(dispute("charge.dispute.created", paymentIntent, amount))).status).toBe(
+      200,
+    );
+    expect(await balanceOf(m.id)).toMatchObject({ balance: 0 });
+    expect(await creditsOwed(env, m.id)).toBe(20);
+    // The next purchase (50 credits) pays the 20 owed first.
+    await buyPack(m.client, "starter");
+    expect(await balanceOf(m.id)).toMatchObject({ balance: 30 });
+    expect(await creditsOwed(env, m.id)).toBe(0);
+    // Won: all 120 credits are the member's again, the 20 the purchase paid included.
+    expect(
+      (await deliver(dispute("charge.dispute.closed", paymentIntent, amount, "won"))).status,
+    ).toBe(200);
+    expect(await balanceOf(m.id)).toEqual({
+      balance: 150,
+      lifetime_earned: 290,
+      lifetime_spent: 140,
+    });
+    expect(await creditsOwed(env, m.id)).toBe(0);
   });
 
   it("a refunded subscription's perks end and Stripe bills it no more", async () => {
