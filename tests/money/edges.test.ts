@@ -7,6 +7,8 @@ import {
   activitiesOf,
   balanceOf,
   buyPack,
+  deliver,
+  eventId,
   ledgerOf,
   postWebhook,
   signedEvent,
@@ -24,7 +26,6 @@ import {
  */
 
 let counter = 0;
-const eventId = () => `evt_edge_${Date.now()}_${++counter}`;
 const unix = (ms: number) => Math.floor(ms / 1000);
 const DAY = 86_400_000;
 
@@ -74,20 +75,6 @@ async function member() {
   const m = await verifiedMember();
   touched.add(m.id);
   return m;
-}
-
-async function deliver(event: { id?: string; type: string; created?: number; data: unknown }) {
-  const { payload, signature } = await signedEvent({
-    id: event.id ?? eventId(),
-    ...event,
-  } as Parameters<typeof signedEvent>[0]);
-  const res = await postWebhook(payload, signature);
-  return {
-    status: res.status,
-    body: (await res.json()) as Record<string, unknown>,
-    payload,
-    signature,
-  };
 }
 
 async function eventRow(id: string) {

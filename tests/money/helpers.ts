@@ -81,6 +81,29 @@ export async function postWebhook(payload: string, signature?: string) {
   });
 }
 
+/** A new Stripe event id. */
+export const eventId = () => `evt_${crypto.randomUUID()}`;
+
+/** Signs an event (a new id unless it names one) and posts it to the webhook as Stripe does. */
+export async function deliver(event: {
+  id?: string;
+  type: string;
+  created?: number;
+  data: unknown;
+}) {
+  const { payload, signature } = await signedEvent({
+    id: event.id ?? eventId(),
+    ...event,
+  } as Parameters<typeof signedEvent>[0]);
+  const res = await postWebhook(payload, signature);
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    payload,
+    signature,
+  };
+}
+
 export async function balanceOf(userId: string) {
   return (
     (await env.DB.prepare(

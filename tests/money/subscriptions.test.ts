@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { memberPerks, PAST_DUE_GRACE_DAYS } from "~/server/subscriptions.server";
 import {
   activitiesOf,
-  postWebhook,
-  signedEvent,
+  deliver as deliverSigned,
+  eventId,
   standInRequests,
   subscribeTo,
   verifiedMember,
@@ -170,8 +170,6 @@ describe("subscriptions through the test provider", () => {
   });
 });
 
-let eventCounter = 0;
-const eventId = () => `evt_sub_${Date.now()}_${++eventCounter}`;
 const unix = (ms: number) => Math.floor(ms / 1000);
 
 function stripeSubscription(
@@ -202,9 +200,7 @@ async function deliver(event: {
   created?: number;
   data: { object: Record<string, unknown> };
 }) {
-  const { payload, signature } = await signedEvent({ id: event.id ?? eventId(), ...event });
-  const res = await postWebhook(payload, signature);
-  expect(res.status).toBe(200);
+  expect((await deliverSigned(event)).status).toBe(200);
 }
 
 describe("subscriptions through Stripe", () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   activitiesOf,
   balanceOf,
+  eventId,
   ledgerOf,
   postWebhook,
   signedEvent,
@@ -10,9 +11,6 @@ import {
   withStripe,
   type Member,
 } from "./helpers";
-
-let eventCounter = 0;
-const eventId = () => `evt_test_${Date.now()}_${++eventCounter}`;
 
 /** A member who opened a Checkout Session for a pack; its id and our payment id. */
 async function checkoutFor(member: Member, packId = "starter") {
