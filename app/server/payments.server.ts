@@ -18,6 +18,10 @@ export type PaymentProvider = "test" | "stripe";
 
 export const PAYMENTS_UNAVAILABLE = "Payments are not available right now.";
 
+/** The id of a Stripe object another one names (Stripe sends the id, or the object expanded). */
+export const refOf = (ref: string | { id: string } | null | undefined) =>
+  typeof ref === "string" ? ref : (ref?.id ?? null);
+
 export function paymentProvider(env: Env): PaymentProvider {
   if (env.STRIPE_SECRET_KEY) return "stripe";
   if (isProduction(env)) {

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import { reverseCredits, restoreDisputedCredits } from "./credits.server";
 import type { Env } from "./env.server";
+import { refOf } from "./payments.server";
 import { first, run } from "./sql.server";
 import { APPLIED, endSubscriptionNow, ignored, type EventResult } from "./subscriptions.server";
 
@@ -17,9 +18,6 @@ import { APPLIED, endSubscriptionNow, ignored, type EventResult } from "./subscr
  * through `dispute_status` (none → open → won/lost) by conditional updates, a close that arrives
  * before its open included.
  */
-
-const refOf = (ref: string | { id: string } | null | undefined) =>
-  typeof ref === "string" ? ref : (ref?.id ?? null);
 
 interface PaymentOfCharge {
   id: string;

@@ -4,7 +4,7 @@ import { completeStripeCreditPayment } from "./credits.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
-import { verifyStripeEvent } from "./payments.server";
+import { refOf, verifyStripeEvent } from "./payments.server";
 import { applyDisputeClosed, applyDisputeOpened, applyRefund } from "./refunds.server";
 import {
   APPLIED,
@@ -95,16 +95,7 @@ async function applyEvent(env: Env, event: Stripe.Event): Promise<EventResult> {
           env,
           session.id,
           session.metadata?.payment_id,
-          {
-            chargeRef:
-              typeof session.payment_intent === "string"
-                ? session.payment_intent
-                : (session.payment_intent?.id ?? null),
-            customerRef:
-              typeof session.customer === "string"
-                ? session.customer
-                : (session.customer?.id ?? null),
-          },
+          { chargeRef: refOf(session.payment_intent), customerRef: refOf(session.customer) },
         );
         return done === "applied" ? APPLIED : ignored("unknown checkout session");
       }
@@ -123,8 +114,7 @@ async function applyEvent(env: Env, event: Stripe.Event): Promise<EventResult> {
     case "invoice.payment_failed": {
       if (!isKind(event, "invoice")) return ignored("not an invoice");
       const invoice = event.data.object;
-      const ref = invoice.parent?.subscription_details?.subscription;
-      const id = typeof ref === "string" ? ref : ref?.id;
+      const id = refOf(invoice.parent?.subscription_details?.subscription);
       if (!id) return ignored("invoice of no subscription");
       return markStripeSubscriptionPastDue(env, id, event.created);
     }

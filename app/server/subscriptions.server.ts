@@ -20,6 +20,7 @@ import {
   expireCheckoutSession,
   invoicePaymentIntent,
   paymentProvider,
+  refOf,
   refundPaymentIntent,
 } from "./payments.server";
 import { plans, subscriptions } from "./db/money";
@@ -486,9 +487,6 @@ const planNameFields = selection({ name: plans.name });
 export type EventResult = { outcome: "applied" } | { outcome: "ignored"; note: string };
 export const APPLIED: EventResult = { outcome: "applied" };
 export const ignored = (note: string): EventResult => ({ outcome: "ignored", note });
-
-const refOf = (ref: string | { id: string } | null | undefined) =>
-  typeof ref === "string" ? ref : (ref?.id ?? null);
 
 /** Whether the member exists (an account deleted since, or never ours, is not). */
 export async function memberExists(env: Env, userId: string): Promise<boolean> {
