@@ -158,10 +158,6 @@ const hasPerks = (now: number) => sql`(subscriptions.status IN ('active', 'cance
   OR subscriptions.status = 'past_due'
     AND subscriptions.past_due_since > ${nowIso(now - PAST_DUE_GRACE_MS)})`;
 
-/** When a past-due subscription's grace ends (perks stop), or null when it is not past due. */
-export const graceEnd = (pastDueSince: string | null) =>
-  pastDueSince ? nowIso(Date.parse(pastDueSince) + PAST_DUE_GRACE_MS) : null;
-
 /** The perks a member has now: their plan's while it is active or cancelled within its period. */
 export async function memberPerks(env: Env, userId: string, now = Date.now()): Promise<Perks> {
   const row = await firstOf(
@@ -489,7 +485,7 @@ export const APPLIED: EventResult = { outcome: "applied" };
 export const ignored = (note: string): EventResult => ({ outcome: "ignored", note });
 
 /** Whether the member exists (an account deleted since, or never ours, is not). */
-export async function memberExists(env: Env, userId: string): Promise<boolean> {
+async function memberExists(env: Env, userId: string): Promise<boolean> {
   return !!(await first(env.DB, sql`SELECT 1 AS x FROM users WHERE id = ${userId}`));
 }
 
