@@ -524,9 +524,15 @@ describe("one live subscription per member", () => {
     const requests = await standInRequests();
     const writes = requests.filter((r) => r.method === "POST" || r.method === "DELETE");
     expect(writes.length).toBeGreaterThan(0);
+    // A key names one change: Stripe refuses it on a request with other parameters.
+    const requestOfKey = new Map<string, string>();
     for (const w of writes) {
       expect(w.idempotency_key, `${w.method} ${w.path}`).toBeTruthy();
       expect(w.idempotency_key!.startsWith("stripe-node-retry-"), w.path).toBe(false);
+      const request = JSON.stringify([w.method, w.path, w.params]);
+      const first = requestOfKey.get(w.idempotency_key!) ?? request;
+      requestOfKey.set(w.idempotency_key!, first);
+      expect(request, w.idempotency_key).toBe(first);
     }
   });
 });

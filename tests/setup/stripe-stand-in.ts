@@ -49,21 +49,26 @@ let server: Server | undefined;
 
 export default async function setup(project: TestProject) {
   const recorded: Recorded[] = [];
-  /** Answers by idempotency key, as Stripe keeps them: a retry gets the first answer. */
-  const answered = new Map<string, { status: number; body: unknown }>();
+  /**
+   * Answers by idempotency key, as Stripe keeps them: a retry gets the first answer; the same key
+   * on another request (another path or other parameters) is refused, as Stripe refuses it.
+   */
+  const answered = new Map<string, { request: string; status: number; body: unknown }>();
   let sessions = 0;
   let counter = 0;
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://stand-in");
     const key = req.headers["idempotency-key"] as string | undefined;
     const isWrite = req.method === "POST" || req.method === "DELETE";
+    let request = "";
     const send = (status: number, body: unknown) => {
-      if (isWrite && key) answered.set(key, { status, body });
+      if (isWrite && key && !answered.has(key)) answered.set(key, { request, status, body });
       res.writeHead(status, { "Content-Type": "application/json", "Request-Id": "req_standin" });
       res.end(JSON.stringify(body));
     };
     if (req.method === "GET" && url.pathname === "/__requests") return send(200, recorded);
     const params = Object.fromEntries(new URLSearchParams(await readBody(req)));
+    request = JSON.stringify([req.method, url.pathname, params]);
     const earlier = isWrite && key ? answered.get(key) : undefined;
     recorded.push({
       method: req.method ?? "",
@@ -73,6 +78,17 @@ export default async function setup(project: TestProject) {
       replayed: !!earlier,
       params,
     });
+    if (earlier && earlier.request !== request) {
+      res.writeHead(400, { "Content-Type": "application/json", "Request-Id": "req_standin" });
+      return res.end(
+        JSON.stringify({
+          error: {
+            type: "idempotency_error",
+            message: `Keys for idempotent requests can only be used with the same parameters they were first used with (${key}).`,
+          },
+        }),
+      );
+    }
     if (earlier) {
       res.writeHead(earlier.status, {
         "Content-Type": "application/json",
