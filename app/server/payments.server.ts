@@ -1,4 +1,5 @@
 import Stripe from "stripe";
+import { sha256Hex } from "./crypto.server";
 import { isProduction, type Env } from "./env.server";
 import { HttpError } from "./errors.server";
 import { log, logFailure } from "./log.server";
@@ -130,14 +131,15 @@ export async function cancelStripeSubscriptionAtPeriodEnd(
   reason: string,
   why: "member" | "suspended" = "member",
 ): Promise<void> {
+  const comment = reason.slice(0, 500);
+  // The key names the comment too: Stripe refuses a key again with other parameters, so two
+  // cancels with different reasons (two tabs, a retry after a failure here) each get their own.
+  const commentKey = (await sha256Hex(comment)).slice(0, 16);
   try {
     await stripeClient(env).subscriptions.update(
       subscriptionId,
-      {
-        cancel_at_period_end: true,
-        cancellation_details: { comment: reason.slice(0, 500) },
-      },
-      { idempotencyKey: `cancel-at-period-end-${why}-${subscriptionId}` },
+      { cancel_at_period_end: true, cancellation_details: { comment } },
+      { idempotencyKey: `cancel-at-period-end-${why}-${subscriptionId}-${commentKey}` },
     );
   } catch (error) {
     throw paymentsDown(error);

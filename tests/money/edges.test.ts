@@ -267,6 +267,25 @@ describe("webhooks: applied once, never a 5xx for an event the app cannot use", 
   });
 });
 
+describe("cancelling a Stripe subscription", () => {
+  it("two cancels at once with different reasons: neither is a 5xx, Stripe is told once per reason", async () => {
+    const m = await member();
+    const subId = await liveStripeSubscription(m);
+    const answers = await Promise.all(
+      ["too expensive", "met someone"].map((reason) =>
+        withStripe(m.client, "DELETE", "/my/subscription", { reason }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).not.toContain(502);
+    expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    const updates = (await standInRequests()).filter(
+      (r) => r.method === "POST" && r.path === `/v1/subscriptions/${subId}`,
+    );
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.every((r) => r.params.cancel_at_period_end === "true")).toBe(true);
+  });
+});
+
 describe("refunds and disputes take back what the payment bought", () => {
   it("a full refund with credits partly spent: balance 0, the rest owed, gifts paused, the next purchase pays it", async () => {
     const m = await member();
