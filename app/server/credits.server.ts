@@ -241,6 +241,7 @@ export async function reverseCredits(
          ${target} - p.credits_reversed - min(uc.balance, ${target} - p.credits_reversed), ${at}
        FROM payments p JOIN user_credits uc ON uc.user_id = p.user_id
        WHERE p.id = ${paymentId} AND p.credits_reversed < ${target}
+         AND (${reason} <> 'dispute' OR p.dispute_status IS NOT 'won')
        ON CONFLICT(id) DO NOTHING
        RETURNING id`,
     ),
@@ -263,7 +264,8 @@ export async function reverseCredits(
     statement(
       env.DB,
       sql`UPDATE payments SET credits_reversed = ${target}
-       WHERE id = ${paymentId} AND credits_reversed < ${target}`,
+       WHERE id = ${paymentId} AND credits_reversed < ${target}
+         AND EXISTS (SELECT 1 FROM credit_reversals WHERE id = ${id})`,
     ),
   ]);
   return (inserted?.results.length ?? 0) > 0;
@@ -275,11 +277,15 @@ export const DISPUTE_WON_REASON = "dispute_won";
  * A dispute closed in our favour: the credits its reversal took are the member's again. What is
  * still owed of it is forgiven; what was taken (from the balance, or from a later purchase) comes
  * back as a ledger entry in (reason `dispute_won`). Applied once: every statement is conditioned
- * on the payment's dispute being open, and the last one closes it.
+ * on the payment's dispute not being closed yet (open, or not yet marked open by an opening event
+ * whose reversal may already be stored), and the last one closes it as won. A reversal for a
+ * dispute already won is refused (`reverseCredits`), so an opening event that comes later takes
+ * nothing.
  */
 export async function restoreDisputedCredits(env: Env, paymentId: string): Promise<void> {
   const at = nowIso();
-  const open = sql`EXISTS (SELECT 1 FROM payments WHERE id = ${paymentId} AND dispute_status = 'open')`;
+  const open = sql`EXISTS (SELECT 1 FROM payments WHERE id = ${paymentId}
+    AND (dispute_status IS NULL OR dispute_status = 'open'))`;
   const reversal = sql`(SELECT id FROM credit_reversals WHERE payment_id = ${paymentId} AND reason = 'dispute')`;
   const userOf = sql`(SELECT user_id FROM payments WHERE id = ${paymentId})`;
   // What of the reversal is still owed, and what comes back as credits.
@@ -306,7 +312,7 @@ export async function restoreDisputedCredits(env: Env, paymentId: string): Promi
     statement(
       env.DB,
       sql`UPDATE payments SET dispute_status = 'won', credits_reversed = credits_reversed - ${total}
-       WHERE id = ${paymentId} AND dispute_status = 'open'`,
+       WHERE id = ${paymentId} AND (dispute_status IS NULL OR dispute_status = 'open')`,
     ),
   ]);
 }

@@ -146,13 +146,6 @@ export async function applyDisputeClosed(env: Env, dispute: Stripe.Dispute): Pro
     );
     return APPLIED;
   }
-  if (payment.dispute_status === "open") {
-    await restoreDisputedCredits(env, payment.id);
-  } else {
-    await run(
-      env.DB,
-      sql`UPDATE payments SET dispute_status = 'won' WHERE id = ${payment.id} AND dispute_status IS NULL`,
-    );
-  }
+  await restoreDisputedCredits(env, payment.id);
   return APPLIED;
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { creditsOwed, spendStatements } from "~/server/credits.server";
+import { creditsOwed, reverseCredits, spendStatements } from "~/server/credits.server";
 import { memberPerks } from "~/server/subscriptions.server";
 import { NO_BILLING_ACCOUNT } from "~/schemas/payments";
 import {
@@ -421,6 +421,34 @@ describe("refunds and disputes take back what the payment bought", () => {
       lifetime_spent: 140,
     });
     expect(await creditsOwed(env, m.id)).toBe(0);
+  });
+
+  it("a won close that lands inside its opening event's work still gives the credits back", async () => {
+    // The opening event took the credits but had not marked the dispute open yet.
+    const m = await member();
+    const first = await paidPack(m, "popular"); // 120 credits
+    await spend(m.id, 20);
+    expect(await reverseCredits(env, first.paymentId, 120, "dispute")).toBe(true);
+    expect(await balanceOf(m.id)).toMatchObject({ balance: 0 });
+    const won = dispute("charge.dispute.closed", first.paymentIntent, first.amount, "won");
+    expect((await deliver(won)).status).toBe(200);
+    expect(await balanceOf(m.id)).toMatchObject({ balance: 100 });
+    expect(await creditsOwed(env, m.id)).toBe(0);
+
+    // The opening event read the payment before the close marked it won: it takes nothing.
+    const n = await member();
+    const second = await paidPack(n, "starter"); // 50 credits
+    expect(
+      (await deliver(dispute("charge.dispute.closed", second.paymentIntent, second.amount, "won")))
+        .status,
+    ).toBe(200);
+    expect(await reverseCredits(env, second.paymentId, 50, "dispute")).toBe(false);
+    expect(await balanceOf(n.id)).toEqual({ balance: 50, lifetime_earned: 50, lifetime_spent: 0 });
+    // A refund still takes back what it refunds.
+    expect(
+      (await deliver(refunded(second.paymentIntent, second.amount, second.amount))).status,
+    ).toBe(200);
+    expect(await balanceOf(n.id)).toMatchObject({ balance: 0 });
   });
 
   it("a refunded subscription's perks end and Stripe bills it no more", async () => {
