@@ -5,7 +5,6 @@ import {
   type ChatMessageView,
   type ChatServerFrame,
 } from "~/realtime/chat";
-import type { SendCounter } from "~/server/chat-rules.server";
 import type { Env } from "~/server/env.server";
 import type { ConversationRoomApi, SendRequest, StoredMessage } from "~/server/room-api.server";
 import { ClientIdLeases } from "./client-ids";
@@ -64,7 +63,6 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
       sockets: new RoomSockets(ctx),
       outbox: new Outbox(ctx, env, storage, rules),
       clientIds: new ClientIdLeases(),
-      counters: new Map<string, SendCounter>(),
     };
   }
 
@@ -214,7 +212,6 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     this.room.rules.forget();
     this.room.outbox.forget();
     this.room.clientIds.forget();
-    this.room.counters.clear();
   }
 
   /**

@@ -4,7 +4,6 @@ import { claimClientId, countMemberSend } from "~/server/chat-lists.server";
 import {
   CLIENT_ID_REUSED,
   CONVERSATION_NOT_FOUND,
-  countSend,
   otherMember,
   sendRefusal,
   type RoomRules,
@@ -60,14 +59,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     value: { message, created: false },
   });
   const refusalNow = () =>
-    sendRefusal(
-      room.rules.current ?? rules,
-      me,
-      storage.history(me, otherMember(rules, me)),
-      req.limit,
-      room.counters.get(me),
-      Date.now(),
-    );
+    sendRefusal(room.rules.current ?? rules, me, storage.history(me, otherMember(rules, me)));
   // A send is looked up as the retry of a stored one only when the rules or the client id's
   // claim would refuse it (a retry is answered, whatever the rules say now), and when storing
   // finds its client id taken: a new message costs no lookup.
@@ -166,8 +158,6 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     return again(message);
   }
   count(room.env, "message_sent");
-  const now = Date.now();
-  room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
   room.outbox.queueBoth(seq);
   const message = messageView(req.conversationId, stored);
   // The recipient's sockets get the safety note; the sender's own get the message without it.
