@@ -60,21 +60,15 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
   });
   const refusalNow = () =>
     sendRefusal(room.rules.current ?? rules, me, storage.history(me, otherMember(rules, me)));
-  // A send is looked up as the retry of a stored one only when the rules or the client id's
-  // claim would refuse it (a retry is answered, whatever the rules say now), and when storing
-  // finds its client id taken: a new message costs no lookup.
-  const first = refusalNow() ?? contentRefusal(rules, req);
-  if (first) {
-    const stored = replay();
-    return stored ? again(stored) : { ok: false, refusal: first };
-  }
+  // A retry of a stored message is answered, whatever the rules say now, and is not counted
+  // against the send limit (it sends nothing new).
+  const earlier = replay();
+  if (earlier) return again(earlier);
   // The send limit is the member's across every conversation, counted in their hub
-  // (docs/decisions/021); a retry of a stored message is answered even past it.
-  const overLimit = await countMemberSend(env, me, req.limit);
-  if (overLimit) {
-    const stored = replay();
-    return stored ? again(stored) : { ok: false, refusal: overLimit };
-  }
+  // (docs/decisions/021): asked last, so that a refused send is not counted.
+  const first =
+    refusalNow() ?? contentRefusal(rules, req) ?? (await countMemberSend(env, me, req.limit));
+  if (first) return { ok: false, refusal: first };
 
   // The client id is claimed in the sender's hub, unless this room holds the sender's lease
   // (client-ids.ts), checked again just before the message is stored.
