@@ -96,13 +96,13 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   }
 
   override async webSocketMessage(socket: WebSocket, raw: string | ArrayBuffer): Promise<void> {
-    const frame = parseChatClientFrame(typeof raw === "string" ? raw : null);
     const attachment = this.room.sockets.attachment(socket);
     // A socket the room closed (its session ended, a block, a suspension) is not heard, even if
-    // its client ignored the close frame and keeps sending.
+    // its client ignored the close frame and keeps sending: its frames are not even parsed.
     if (!attachment || attachment.ended) return;
     // A socket past its frame rate is closed (FRAME_FLOOD_CLOSE) and heard no more.
     if (!this.frames.allow(socket)) return this.room.sockets.markEnded(socket);
+    const frame = parseChatClientFrame(typeof raw === "string" ? raw : null);
     if (!frame) return;
     if (frame.type === "send") return sendFromSocket(this.room, socket, attachment, frame);
     if (frame.type === "read") {
