@@ -19,12 +19,10 @@ import { closeNormally } from "./close-socket";
 import { FrameRate } from "./frame-rate";
 
 /**
- * What a hub socket carries: the session it was opened by, and whether the hub ended it (the
- * session ended): an ended socket receives nothing more, whatever its client does with the close
- * frame.
+ * What a hub socket carries: whether the hub ended it (the session ended): an ended socket
+ * receives nothing more, whatever its client does with the close frame.
  */
 interface HubAttachment {
-  sessionId?: string;
   ended?: true;
 }
 
@@ -242,10 +240,6 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     }
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1]);
-    const attachment: HubAttachment = {
-      sessionId: request.headers.get("X-Session-Id") || undefined,
-    };
-    pair[1].serializeAttachment(attachment);
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 

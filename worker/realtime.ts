@@ -22,18 +22,10 @@ export function authorizeUpgrade(c: Context<AppBindings>): SessionUser {
   return verifiedUser(c);
 }
 
-/**
- * The upgrade request forwarded to a room, carrying the member the Worker authenticated and the
- * session the socket belongs to (the room keeps it with the socket; docs/decisions/021).
- */
-export function forwardUpgrade(
-  request: Request,
-  user: SessionUser,
-  session: { idHash: string } | null,
-): Request {
+/** The upgrade request forwarded to a room, carrying the member the Worker authenticated. */
+export function forwardUpgrade(request: Request, user: SessionUser): Request {
   const headers = new Headers(request.headers);
   headers.set("X-Member-Id", user.id);
-  headers.set("X-Session-Id", session?.idHash ?? "");
   headers.set("X-Member-Hidden", user.hideOnline ? "1" : "0");
   return new Request(request, { headers });
 }

@@ -1,14 +1,13 @@
 import { UNANSWERED_MESSAGE_LIMIT } from "~/schemas/chat";
-import { slidingWindowHit } from "./rate-limit.server";
-import type { RateLimitSpec, Refusal } from "./room-api.server";
+import type { Refusal } from "./room-api.server";
 
 /**
  * The rules of sending a message (API.md "Chat"), as pure functions over what a conversation's
  * room knows: its two members (fixed when the conversation was created), whether either blocked
  * the other and whether both are active (pushed to the room when they change, read from D1 when
- * it starts), how many messages the sender wrote before the other member replied, and the
- * sender's recent sends (counted in the room's memory). The room checks them with no database
- * round trip; docs/decisions/012-chat-in-rooms.md.
+ * it starts), and how many messages the sender wrote before the other member replied. The room
+ * checks them with no database round trip; docs/decisions/012-chat-in-rooms.md. The send limit
+ * is the member's across every conversation, counted in their hub (docs/decisions/021).
  */
 
 export const CANNOT_MESSAGE = "You cannot message this member.";
@@ -39,7 +38,7 @@ export interface RoomRules {
   inactive: string[];
 }
 
-/** A sender's sends in one room over the rate limit's sliding window. */
+/** A member's sends over the rate limit's sliding window (counted in their hub). */
 export type SendCounter = { windowStart: number; count: number; prev: number };
 
 export const otherMember = (rules: Pick<RoomRules, "low" | "high">, me: string) =>
@@ -61,9 +60,6 @@ export function sendRefusal(
   rules: RoomRules,
   me: string,
   history: { replied: boolean; sentBeforeReply: number },
-  limit: RateLimitSpec,
-  counter: SendCounter | undefined,
-  now: number,
 ): Refusal | null {
   const access = accessRefusal(rules, me);
   if (access) return access;
@@ -73,13 +69,5 @@ export function sendRefusal(
   if (!history.replied && history.sentBeforeReply >= UNANSWERED_MESSAGE_LIMIT) {
     return { status: 429, message: WAIT_FOR_REPLY, retryAfter: WAIT_FOR_REPLY_RETRY_AFTER };
   }
-  const { result } = slidingWindowHit(limit, counter, now);
-  if (!result.allowed) {
-    return { status: 429, message: SENDING_TOO_FAST, retryAfter: result.retryAfter };
-  }
   return null;
 }
-
-/** The sender's counter after one more send at `now`. */
-export const countSend = (limit: RateLimitSpec, counter: SendCounter | undefined, now: number) =>
-  slidingWindowHit(limit, counter, now).next;

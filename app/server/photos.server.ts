@@ -327,17 +327,23 @@ export async function photoVariant(
   return { bytes, contentType };
 }
 
-/** One R2 object without metadata; rewritten in place when it had some. */
-async function cleanObject(env: Env, key: string): Promise<Uint8Array<ArrayBuffer> | null> {
+/**
+ * One R2 object without metadata, rewritten in place when it had some (`rewritten`); null when
+ * there is no such object.
+ */
+async function cleanObject(
+  env: Env,
+  key: string,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; rewritten: boolean } | null> {
   const object = await env.PHOTOS.get(key);
   if (!object) return null;
   const bytes = new Uint8Array(await object.arrayBuffer());
   const type = cleanableType(bytes);
   const clean = type ? stripImageMetadata(bytes, type) : null;
   // Cleaning only ever takes bytes out: the same length is the same file.
-  if (!clean || clean.byteLength === bytes.byteLength) return bytes;
+  if (!clean || clean.byteLength === bytes.byteLength) return { bytes, rewritten: false };
   await env.PHOTOS.put(key, clean, { httpMetadata: object.httpMetadata });
-  return clean;
+  return { bytes: clean, rewritten: true };
 }
 
 /**
@@ -348,7 +354,7 @@ export async function photoOriginal(
   env: Env,
   photo: { id: string; r2Key: string; size: number },
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const bytes = await cleanObject(env, photo.r2Key);
+  const bytes = (await cleanObject(env, photo.r2Key))?.bytes;
   if (!bytes) throw notFound("Photo not found.");
   if (bytes.byteLength !== photo.size) {
     await run(env.DB, sql`UPDATE photos SET size = ${bytes.byteLength} WHERE id = ${photo.id}`);
@@ -367,21 +373,21 @@ export async function cleanStoredPhotos(
   afterId: string | null,
   limit = 50,
 ): Promise<{ rewritten: number; next: string | null }> {
-  const rows = await all<{ id: string; r2_key: string; size: number }>(
+  const rows = await all<{ id: string; r2_key: string }>(
     env.DB,
-    sql`SELECT id, r2_key, size FROM photos WHERE id > ${afterId ?? ""} ORDER BY id LIMIT ${limit}`,
+    sql`SELECT id, r2_key FROM photos WHERE id > ${afterId ?? ""} ORDER BY id LIMIT ${limit}`,
   );
   let rewritten = 0;
   for (const row of rows) {
     for (const key of [row.r2_key, ...PHOTO_WIDTHS.map((w) => variantKey(row.r2_key, w))]) {
-      const before = await env.PHOTOS.head(key);
-      if (!before) continue;
-      const clean = await cleanObject(env, key);
-      if (clean && clean.byteLength !== before.size) {
-        rewritten += 1;
-        if (key === row.r2_key) {
-          await run(env.DB, sql`UPDATE photos SET size = ${clean.byteLength} WHERE id = ${row.id}`);
-        }
+      const cleaned = await cleanObject(env, key);
+      if (!cleaned?.rewritten) continue;
+      rewritten += 1;
+      if (key === row.r2_key) {
+        await run(
+          env.DB,
+          sql`UPDATE photos SET size = ${cleaned.bytes.byteLength} WHERE id = ${row.id}`,
+        );
       }
     }
   }

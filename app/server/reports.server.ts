@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import {
   REPORT_HIDE_THRESHOLD,
   REPORT_HIDE_WEIGHT,
@@ -22,15 +22,26 @@ import { all, first, firstOf, run, selection, statement } from "./sql.server";
 
 /**
  * Reports and moderation: a member reports another (one report per reporter and member, so each
- * reporter counts once); a member with open reports from REPORT_HIDE_THRESHOLD distinct members is
- * hidden from search until a moderator reviews them (`users.hidden_by_reports`, which triggers on
- * `reports` keep: migrations/0010_reports_hide.sql); moderators dismiss reports or suspend the
+ * reporter counts once); each report weighs what its reporter's standing is worth, and a member
+ * whose open reports weigh REPORT_HIDE_WEIGHT together is hidden from search until a moderator
+ * reviews them (`users.hidden_by_reports`, which triggers on `reports` keep:
+ * migrations/0023_report_weights.sql); moderators dismiss reports or suspend the
  * member (who then cannot sign in, and whose sessions end).
  */
 
 export { REPORT_HIDE_THRESHOLD, REPORT_HIDE_WEIGHT };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Whole days from `iso` to `now` (0 when there is no date). */
+function daysSince(iso: string | null, now: number): number {
+  const at = iso ? Date.parse(iso) : NaN;
+  return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / DAY_MS));
+}
+
+/** How many of the reports made by `reporterId` a moderator upheld (`actioned`) or dismissed. */
+const reportsBy = (reporterId: SQL, status: "actioned" | "dismissed") =>
+  sql`(SELECT count(*) FROM reports x WHERE x.reporter_id = ${reporterId} AND x.status = ${status})`;
 
 /** What a reporter's reports weigh now, with what it is made of (moderators see both). */
 export interface ReporterStanding {
@@ -53,12 +64,11 @@ export async function reporterStanding(
   const row = await first<{ verified_at: string | null; upheld: number; dismissed: number }>(
     env.DB,
     sql`SELECT u.email_verified_at AS verified_at,
-          (SELECT count(*) FROM reports r WHERE r.reporter_id = u.id AND r.status = 'actioned') AS upheld,
-          (SELECT count(*) FROM reports r WHERE r.reporter_id = u.id AND r.status = 'dismissed') AS dismissed
+          ${reportsBy(sql`u.id`, "actioned")} AS upheld,
+          ${reportsBy(sql`u.id`, "dismissed")} AS dismissed
         FROM users u WHERE u.id = ${reporterId}`,
   );
-  const verifiedAt = row?.verified_at ? Date.parse(row.verified_at) : NaN;
-  const days = Number.isNaN(verifiedAt) ? 0 : Math.max(0, Math.floor((now - verifiedAt) / DAY_MS));
+  const days = daysSince(row?.verified_at ?? null, now);
   const upheld = row?.upheld ?? 0;
   const dismissed = row?.dismissed ?? 0;
   return { weight: reportWeight(days, upheld, dismissed), verified_days: days, upheld, dismissed };
@@ -264,10 +274,8 @@ export async function listOpenReports(env: Env, page = 1, now = Date.now()) {
     sql`SELECT r.id, r.reason_type, r.details, r.message_id, r.message_text, r.created_at, r.weight,
             rep.id AS reporter_id, rep.username AS reporter_username,
             rep.email_verified_at AS reporter_verified_at,
-            (SELECT count(*) FROM reports a WHERE a.reporter_id = rep.id AND a.status = 'actioned')
-              AS reporter_upheld,
-            (SELECT count(*) FROM reports d WHERE d.reporter_id = rep.id AND d.status = 'dismissed')
-              AS reporter_dismissed,
+            ${reportsBy(sql`rep.id`, "actioned")} AS reporter_upheld,
+            ${reportsBy(sql`rep.id`, "dismissed")} AS reporter_dismissed,
             u.id AS reported_id, u.username AS reported_username, u.email AS reported_email,
             u.status AS reported_status, u.hidden_by_reports AS reported_hidden,
             (SELECT count(*) FROM reports o WHERE o.reported_id = u.id AND o.status = 'open')
@@ -292,9 +300,7 @@ export async function listOpenReports(env: Env, page = 1, now = Date.now()) {
     reporter: {
       id: r.reporter_id,
       username: r.reporter_username,
-      verified_days: r.reporter_verified_at
-        ? Math.max(0, Math.floor((now - Date.parse(r.reporter_verified_at)) / DAY_MS))
-        : 0,
+      verified_days: daysSince(r.reporter_verified_at, now),
       reports_upheld: r.reporter_upheld,
       reports_dismissed: r.reporter_dismissed,
     },

@@ -1,4 +1,3 @@
-import type { SendCounter } from "~/server/chat-rules.server";
 import type { Refusal } from "~/server/room-api.server";
 import type { Env } from "~/server/env.server";
 import type { ClientIdLeases } from "./client-ids";
@@ -17,8 +16,6 @@ export interface RoomParts {
   readonly outbox: Outbox;
   /** The client-id leases of the members' hubs held here (client-ids.ts). */
   readonly clientIds: ClientIdLeases;
-  /** Each member's sends in the rate limit's window, counted in memory. */
-  readonly counters: Map<string, SendCounter>;
 }
 
 /** A refusal the API turns into a 4xx. */

@@ -5,7 +5,6 @@ import {
   type ChatMessageView,
   type ChatServerFrame,
 } from "~/realtime/chat";
-import type { SendCounter } from "~/server/chat-rules.server";
 import type { Env } from "~/server/env.server";
 import type { ConversationRoomApi, SendRequest, StoredMessage } from "~/server/room-api.server";
 import { ClientIdLeases } from "./client-ids";
@@ -64,7 +63,6 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
       sockets: new RoomSockets(ctx),
       outbox: new Outbox(ctx, env, storage, rules),
       clientIds: new ClientIdLeases(),
-      counters: new Map<string, SendCounter>(),
     };
   }
 
@@ -98,13 +96,13 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   }
 
   override async webSocketMessage(socket: WebSocket, raw: string | ArrayBuffer): Promise<void> {
-    const frame = parseChatClientFrame(typeof raw === "string" ? raw : null);
     const attachment = this.room.sockets.attachment(socket);
     // A socket the room closed (its session ended, a block, a suspension) is not heard, even if
-    // its client ignored the close frame and keeps sending.
+    // its client ignored the close frame and keeps sending: its frames are not even parsed.
     if (!attachment || attachment.ended) return;
     // A socket past its frame rate is closed (FRAME_FLOOD_CLOSE) and heard no more.
     if (!this.frames.allow(socket)) return this.room.sockets.markEnded(socket);
+    const frame = parseChatClientFrame(typeof raw === "string" ? raw : null);
     if (!frame) return;
     if (frame.type === "send") return sendFromSocket(this.room, socket, attachment, frame);
     if (frame.type === "read") {
@@ -214,7 +212,6 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     this.room.rules.forget();
     this.room.outbox.forget();
     this.room.clientIds.forget();
-    this.room.counters.clear();
   }
 
   /**

@@ -4,7 +4,6 @@ import { claimClientId, countMemberSend } from "~/server/chat-lists.server";
 import {
   CLIENT_ID_REUSED,
   CONVERSATION_NOT_FOUND,
-  countSend,
   otherMember,
   sendRefusal,
   type RoomRules,
@@ -60,29 +59,16 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     value: { message, created: false },
   });
   const refusalNow = () =>
-    sendRefusal(
-      room.rules.current ?? rules,
-      me,
-      storage.history(me, otherMember(rules, me)),
-      req.limit,
-      room.counters.get(me),
-      Date.now(),
-    );
-  // A send is looked up as the retry of a stored one only when the rules or the client id's
-  // claim would refuse it (a retry is answered, whatever the rules say now), and when storing
-  // finds its client id taken: a new message costs no lookup.
-  const first = refusalNow() ?? contentRefusal(rules, req);
-  if (first) {
-    const stored = replay();
-    return stored ? again(stored) : { ok: false, refusal: first };
-  }
+    sendRefusal(room.rules.current ?? rules, me, storage.history(me, otherMember(rules, me)));
+  // A retry of a stored message is answered, whatever the rules say now, and is not counted
+  // against the send limit (it sends nothing new).
+  const earlier = replay();
+  if (earlier) return again(earlier);
   // The send limit is the member's across every conversation, counted in their hub
-  // (docs/decisions/021); a retry of a stored message is answered even past it.
-  const overLimit = await countMemberSend(env, me, req.limit);
-  if (overLimit) {
-    const stored = replay();
-    return stored ? again(stored) : { ok: false, refusal: overLimit };
-  }
+  // (docs/decisions/021): asked last, so that a refused send is not counted.
+  const first =
+    refusalNow() ?? contentRefusal(rules, req) ?? (await countMemberSend(env, me, req.limit));
+  if (first) return { ok: false, refusal: first };
 
   // The client id is claimed in the sender's hub, unless this room holds the sender's lease
   // (client-ids.ts), checked again just before the message is stored.
@@ -166,8 +152,6 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     return again(message);
   }
   count(room.env, "message_sent");
-  const now = Date.now();
-  room.counters.set(me, countSend(req.limit, room.counters.get(me), now));
   room.outbox.queueBoth(seq);
   const message = messageView(req.conversationId, stored);
   // The recipient's sockets get the safety note; the sender's own get the message without it.

@@ -7,8 +7,6 @@ import { log } from "~/server/log.server";
 export interface Attachment {
   userId: string;
   conversationId: string;
-  /** The session the socket was opened by (a hash, as sessions are stored). */
-  sessionId?: string;
   /**
    * The room closed the socket (its session ended, a block, a suspension): from then on nothing
    * it sends acts and nothing reaches it, whatever the client does with the close frame.
@@ -50,11 +48,10 @@ export class RoomSockets {
     const conversationId = request.headers.get("X-Conversation-Id");
     if (!userId || !conversationId) return new Response("Missing member", { status: 400 });
     const limit = parseLimit(request.headers.get("X-Send-Limit"));
-    const sessionId = request.headers.get("X-Session-Id") || undefined;
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1], [userId]);
     const requestId = request.headers.get("X-Request-Id") ?? undefined;
-    const attachment: Attachment = { userId, conversationId, sessionId, limit, requestId };
+    const attachment: Attachment = { userId, conversationId, limit, requestId };
     log({
       event: "socket_opened",
       level: "info",

@@ -124,7 +124,6 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
       userId,
       hidden,
       hasBlocks: blocks.length > 0,
-      sessionId: request.headers.get("X-Session-Id") || undefined,
     };
     const first = this.sockets.of(userId).length === 0 && !this.leaveAt.has(userId);
     this.sockets.accept(ws, a);

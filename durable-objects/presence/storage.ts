@@ -13,8 +13,6 @@ export interface Attachment {
   hasBlocks: boolean;
   /** The socket's watch set, when it fits (WATCH_IN_ATTACHMENT); otherwise it is in storage. */
   watch?: string[];
-  /** The session the socket was opened by (a hash, as sessions are stored). */
-  sessionId?: string;
   /**
    * The shard closed the socket (its session ended): nothing it sends acts, whatever its client
    * does with the close frame, and a wake from hibernation does not bring it back.

@@ -3,7 +3,7 @@ import { FRAME_FLOOD_CLOSE, SOCKET_FRAME_LIMIT } from "~/realtime/frames";
 import { SENDING_TOO_FAST } from "~/server/chat-rules.server";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
-import { send, sent, start, type Member } from "./helpers";
+import { page, send, sent, start, withLimits, type Member } from "./helpers";
 
 /**
  * The send limit is the member's, across every conversation (their hub counts, not each room:
@@ -64,8 +64,31 @@ describe("chat limits per member", () => {
     carolSocket.close();
 
     // Nothing past the limit was stored; the other members' own limits are untouched.
+    const texts = async (id: string) =>
+      (await page(alice.client, id)).body.messages.map((m) => m.message);
+    expect(await texts(withBob)).not.toContain("bob 31");
+    expect(await texts(withCarol)).not.toContain("carol 31");
     expect((await send(bob.client, withBob, "Still here")).status).toBe(201);
   }, 60_000);
+
+  it("does not count a retry of a stored message (the same client id) against the limit", async () => {
+    const [alice, bob] = await Promise.all([verifiedMember(), verifiedMember()]);
+    const id = await conversationWith(alice, bob);
+    const limited = withLimits(alice.client, { chat_send_account: "2/86400" });
+    const clientId = crypto.randomUUID();
+    const first = await send(limited, id, "one", { client_id: clientId });
+    expect(first.status).toBe(201);
+    for (let i = 0; i < 3; i += 1) {
+      const again = await send(limited, id, "one", { client_id: clientId });
+      expect(again.status).toBe(201);
+      expect(again.body.message.id).toBe(first.body.message.id);
+    }
+    // Retries sent nothing new: the second message is still within the limit, the third is not.
+    expect((await send(limited, id, "two")).status).toBe(201);
+    expect((await send(limited, id, "three")).status).toBe(429);
+    // A retry is answered even past the limit.
+    expect((await send(limited, id, "one", { client_id: clientId })).status).toBe(201);
+  });
 });
 
 describe("a socket's frame rate", () => {

@@ -208,6 +208,16 @@ describe("reports a mob cannot weaponise (docs/decisions/021)", () => {
     await report(seasoned, troll);
     await mod.client.json("POST", `/moderation/members/${troll.id}/suspend`);
     expect(await weights(seasoned)).toBe(2);
+    // Moderators see the same record beside the reporter's open report.
+    const after = await mod.client.json<{ reports: { reporter: Record<string, unknown> }[] }>(
+      "GET",
+      "/moderation/reports",
+    );
+    expect(after.body.reports.find((r) => r.reporter.id === seasoned.id)?.reporter).toMatchObject({
+      verified_days: 120,
+      reports_upheld: 1,
+      reports_dismissed: 1,
+    });
   }, 30_000);
 
   it("moderators see each report's weight, the reporter's record and the weight against a member", async () => {

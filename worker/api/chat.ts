@@ -114,7 +114,7 @@ chatApi.get("/ws/chat/:conversationId", async (c) => {
   await chat.authorizeConversationSocket(c.env, user.id, id);
   // So that ending the member's sessions closes this socket too.
   await noteConversationSocket(c.env, user.id, id);
-  const upgrade = forwardUpgrade(c.req.raw, user, c.get("rc").session);
+  const upgrade = forwardUpgrade(c.req.raw, user);
   upgrade.headers.set("X-Conversation-Id", id);
   // The room logs this socket's lines under the request that opened it.
   upgrade.headers.set("X-Request-Id", c.get("requestId"));
