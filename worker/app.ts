@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
 import { HttpError } from "~/server/errors.server";
-import { devMailboxOpen, isProduction, productionProblems } from "~/server/env.server";
+import { configRefusal, devMailboxOpen } from "~/server/env.server";
 import { log, loggedError } from "~/server/log.server";
 import { count } from "~/server/metrics.server";
 import { authApi } from "./api/auth";
@@ -111,11 +111,10 @@ export function createApp(build: ServerBuild) {
 /**
  * A production Worker whose configuration is a development one (the mailbox, test payments, a
  * missing secret) serves nothing: every request gets 503 and the log names each problem
- * (productionProblems). Checked per request: cheap, and nothing is cached at module level.
+ * (configRefusal).
  */
 const productionGuard = createMiddleware<AppBindings>(async (c, next) => {
-  if (!isProduction(c.env)) return next();
-  const problems = productionProblems(c.env);
+  const problems = configRefusal(c.env);
   if (problems.length === 0) return next();
   count(c.env, "http_5xx");
   log({ event: "config_refused", level: "error", request_id: c.get("requestId"), problems });
