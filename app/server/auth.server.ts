@@ -21,6 +21,7 @@ import {
 import { DISPOSABLE_EMAIL, isDisposableEmail } from "./email-domains.server";
 import type { Env } from "./env.server";
 import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
+import { logFailure } from "./log.server";
 import { sendMail } from "./mail.server";
 import { endMemberSockets } from "./member-channel.server";
 import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from "./password.server";
@@ -302,9 +303,9 @@ export async function requestPasswordReset(
     ? passwordResetEmail(user.email, name, url.toString())
     : passwordResetNoAccountEmail(email, new URL("/register", meta.origin).toString());
   deliver(
-    sendMail(env, mail).catch((error: unknown) => {
-      console.error("password reset email failed", error);
-    }),
+    sendMail(env, mail).catch((error: unknown) =>
+      logFailure("password_reset_email", error, { user_id: user?.id }),
+    ),
   );
   return { status: RESET_LINK_SENT };
 }
