@@ -42,9 +42,12 @@ export async function scheduled(controller: ScheduledController, env: Env): Prom
   }
 }
 
-/** HOUSEKEEPING_BATCH is "rows per statement/statements per job" (wrangler.toml [vars]). */
+/**
+ * HOUSEKEEPING_BATCH is "rows per statement/statements per job" (wrangler.toml [vars]), both at
+ * least 1: a batch of 0 rows would run every statement and delete nothing.
+ */
 function limitsOf(env: Env): Limits {
-  const match = /^(\d+)\/(\d+)$/.exec(env.HOUSEKEEPING_BATCH ?? "");
+  const match = /^([1-9]\d*)\/([1-9]\d*)$/.exec(env.HOUSEKEEPING_BATCH ?? "");
   if (!match) return DEFAULT_LIMITS;
   return { batchSize: Number(match[1]), maxBatches: Number(match[2]) };
 }
