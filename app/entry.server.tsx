@@ -58,4 +58,6 @@ function logError(error: unknown, request: Request, requestId: string) {
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
   logError(error, request, context.requestId);
+  // Anything but a thrown 4xx response is a 500.
+  if (!(isRouteErrorResponse(error) && error.status < 500)) context.reportError?.(error);
 };

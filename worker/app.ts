@@ -1,10 +1,10 @@
 import { createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/cloudflare";
 import * as Sentry from "@sentry/cloudflare";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
 import { HttpError } from "~/server/errors.server";
-import { devMailboxOpen, isProduction, productionProblems } from "~/server/env.server";
+import { configRefusal, devMailboxOpen } from "~/server/env.server";
 import { log, loggedError } from "~/server/log.server";
 import { count } from "~/server/metrics.server";
 import { authApi } from "./api/auth";
@@ -67,7 +67,10 @@ export function createApp(build: ServerBuild) {
   app.route("/", devApi);
 
   app.all("*", async (c) => {
-    const response = await remix(c.req.raw, c.get("rc") as AppLoadContext);
+    const rc = c.get("rc");
+    // Remix answers a page's error itself (app/entry.server.tsx): onError below never sees it.
+    rc.reportError = (error) => serverFailed(c, error);
+    const response = await remix(c.req.raw, rc as AppLoadContext);
     // A JSON client asking for a path no route knows gets API.md's error shape, not the 404 page.
     if (response.status === 404 && wantsJson(c)) return c.json({ message: "Not found." }, 404);
     return response;
@@ -85,12 +88,7 @@ export function createApp(build: ServerBuild) {
       }
       return c.html(errorPage(error.status, error.message), error.status as 400);
     }
-    count(c.env, "http_5xx");
-    if (isD1Error(error)) count(c.env, "d1_error");
-    // To the error tracker when it is on (worker/index.ts).
-    if (c.env.SENTRY_DSN) {
-      Sentry.captureException(error, { tags: { request_id: c.get("requestId") } });
-    }
+    serverFailed(c, error);
     log({
       event: "request_failed",
       level: "error",
@@ -111,11 +109,10 @@ export function createApp(build: ServerBuild) {
 /**
  * A production Worker whose configuration is a development one (the mailbox, test payments, a
  * missing secret) serves nothing: every request gets 503 and the log names each problem
- * (productionProblems). Checked per request: cheap, and nothing is cached at module level.
+ * (configRefusal).
  */
 const productionGuard = createMiddleware<AppBindings>(async (c, next) => {
-  if (!isProduction(c.env)) return next();
-  const problems = productionProblems(c.env);
+  const problems = configRefusal(c.env);
   if (problems.length === 0) return next();
   count(c.env, "http_5xx");
   log({ event: "config_refused", level: "error", request_id: c.get("requestId"), problems });
@@ -123,6 +120,18 @@ const productionGuard = createMiddleware<AppBindings>(async (c, next) => {
     ? c.json({ message: "Service Unavailable", request_id: c.get("requestId") }, 503)
     : c.html(errorPage(503, undefined, c.get("requestId")), 503);
 });
+
+/**
+ * A request that ends in a 500, an API handler's or a page's: counted (and as a D1 error when D1
+ * failed), and sent to the error tracker when it is on (worker/index.ts).
+ */
+function serverFailed(c: Context<AppBindings>, error: unknown) {
+  count(c.env, "http_5xx");
+  if (isD1Error(error)) count(c.env, "d1_error");
+  if (c.env.SENTRY_DSN) {
+    Sentry.captureException(error, { tags: { request_id: c.get("requestId") } });
+  }
+}
 
 /** A failure of D1 itself (drizzle wraps it: the cause chain says). */
 function isD1Error(error: unknown): boolean {

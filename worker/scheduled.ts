@@ -1,6 +1,6 @@
 import * as Sentry from "@sentry/cloudflare";
 import { count } from "~/server/metrics.server";
-import { isProduction, productionProblems, type Env } from "~/server/env.server";
+import { configRefusal, type Env } from "~/server/env.server";
 import {
   DEFAULT_LIMITS,
   HOUSEKEEPING_JOBS,
@@ -18,12 +18,10 @@ import { log, loggedError } from "~/server/log.server";
 const JOBS: Job[] = [...HOUSEKEEPING_JOBS];
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
-  if (isProduction(env)) {
-    const problems = productionProblems(env);
-    if (problems.length > 0) {
-      log({ event: "config_refused", level: "error", problems });
-      return;
-    }
+  const problems = configRefusal(env);
+  if (problems.length > 0) {
+    log({ event: "config_refused", level: "error", problems });
+    return;
   }
   const now = controller.scheduledTime;
   const limits = limitsOf(env);
@@ -44,9 +42,12 @@ export async function scheduled(controller: ScheduledController, env: Env): Prom
   }
 }
 
-/** HOUSEKEEPING_BATCH is "rows per statement/statements per job" (wrangler.toml [vars]). */
+/**
+ * HOUSEKEEPING_BATCH is "rows per statement/statements per job" (wrangler.toml [vars]), both at
+ * least 1: a batch of 0 rows would run every statement and delete nothing.
+ */
 function limitsOf(env: Env): Limits {
-  const match = /^(\d+)\/(\d+)$/.exec(env.HOUSEKEEPING_BATCH ?? "");
+  const match = /^([1-9]\d*)\/([1-9]\d*)$/.exec(env.HOUSEKEEPING_BATCH ?? "");
   if (!match) return DEFAULT_LIMITS;
   return { batchSize: Number(match[1]), maxBatches: Number(match[2]) };
 }

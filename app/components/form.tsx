@@ -41,6 +41,7 @@ export function useFormValidation<S extends z.ZodType>(
   const [edited, setEdited] = useState<{ answer?: FieldErrorMap; names: Set<string> }>({
     names: new Set(),
   });
+  const editedSince = edited.answer === serverErrors ? edited.names : new Set<string>();
   const loaded = useRef<S | null>(typeof source === "function" ? null : source);
   const loading = useRef<Promise<S> | null>(null);
 
@@ -64,8 +65,7 @@ export function useFormValidation<S extends z.ZodType>(
     const form = event.currentTarget;
     const nextTouched = { ...touched, [target.name]: true };
     setTouched(nextTouched);
-    const since = edited.answer === serverErrors ? edited.names : new Set<string>();
-    setEdited({ answer: serverErrors, names: new Set(since).add(target.name) });
+    setEdited({ answer: serverErrors, names: new Set(editedSince).add(target.name) });
     void load().then((schema) => {
       const all = validate(schema, form);
       setErrors(Object.fromEntries(Object.entries(all).filter(([k]) => nextTouched[k])));
@@ -98,7 +98,6 @@ export function useFormValidation<S extends z.ZodType>(
   };
 
   const server = firstErrors(serverErrors);
-  const editedSince = edited.answer === serverErrors ? edited.names : new Set<string>();
   const errorFor = (name: string): string | undefined =>
     errors[name] ?? (editedSince.has(name) ? undefined : server[name]);
 

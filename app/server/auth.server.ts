@@ -303,9 +303,9 @@ export async function requestPasswordReset(
     ? passwordResetEmail(user.email, name, url.toString())
     : passwordResetNoAccountEmail(email, new URL("/register", meta.origin).toString());
   deliver(
-    sendMail(env, mail).catch((error: unknown) => {
-      logFailure("password_reset_email", error);
-    }),
+    sendMail(env, mail).catch((error: unknown) =>
+      logFailure("password_reset_email", error, { user_id: user?.id }),
+    ),
   );
   return { status: RESET_LINK_SENT };
 }

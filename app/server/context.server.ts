@@ -22,6 +22,8 @@ export interface RequestContext {
   meta: { ip: string; userAgent: string | null; origin: string };
   /** This response's Content-Security-Policy nonce (worker/security-headers.ts). */
   cspNonce: string;
+  /** A page that failed with a 500 is counted and tracked as the API's are (worker/app.ts). */
+  reportError?(error: unknown): void;
 }
 
 declare module "@remix-run/cloudflare" {

@@ -151,3 +151,17 @@ export function productionProblems(env: Env): string[] {
   if (env.STRIPE_API_BASE) problems.push("STRIPE_API_BASE is set (a local Stripe stand-in)");
   return problems;
 }
+
+const refusals = new WeakMap<Env, string[]>();
+
+/**
+ * Why a Worker must refuse to serve or run: productionProblems in production, nothing elsewhere.
+ * The fetch handler (worker/app.ts) and the cron (worker/scheduled.ts) both ask. Worked out once
+ * per environment object: a deploy's vars and secrets do not change while its isolate lives.
+ */
+export function configRefusal(env: Env): string[] {
+  if (!isProduction(env)) return [];
+  let problems = refusals.get(env);
+  if (!problems) refusals.set(env, (problems = productionProblems(env)));
+  return problems;
+}

@@ -51,20 +51,16 @@ export interface Job {
 }
 
 /**
- * Deletes the rows of `table` that `where` selects, `batchSize` at a time through the index that
- * `where` reads, until none is left or `maxBatches` statements ran.
+ * Runs `statement` (one bounded DELETE or UPDATE of at most `batchSize` rows) until it changes
+ * fewer than `batchSize` rows or `maxBatches` statements ran.
  */
-function pruneJob(name: string, table: string, where: (now: number) => SQL): Job {
+function batchedJob(name: string, statement: (now: number, batchSize: number) => SQL): Job {
   return {
     name,
     async run(env, now, { batchSize, maxBatches }) {
       let deleted = 0;
       for (let batches = 1; batches <= maxBatches; batches++) {
-        const result = await run(
-          env.DB,
-          sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (
-            SELECT rowid FROM ${sql.identifier(table)} WHERE ${where(now)} LIMIT ${batchSize})`,
-        );
+        const result = await run(env.DB, statement(now, batchSize));
         const changes = result.meta.changes ?? 0;
         deleted += changes;
         if (changes < batchSize) return { deleted, batches, done: true };
@@ -72,6 +68,19 @@ function pruneJob(name: string, table: string, where: (now: number) => SQL): Job
       return { deleted, batches: maxBatches, done: false };
     },
   };
+}
+
+/**
+ * Deletes the rows of `table` that `where` selects, `batchSize` at a time through the index that
+ * `where` reads, until none is left or `maxBatches` statements ran.
+ */
+function pruneJob(name: string, table: string, where: (now: number) => SQL): Job {
+  return batchedJob(
+    name,
+    (now, batchSize) =>
+      sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (
+        SELECT rowid FROM ${sql.identifier(table)} WHERE ${where(now)} LIMIT ${batchSize})`,
+  );
 }
 
 const iso = nowIso;
@@ -110,31 +119,20 @@ export const HOUSEKEEPING_JOBS: Job[] = [
     "activities",
     (now) => sql`created_at <= ${iso(now - RETENTION.activitiesMs)}`,
   ),
-  {
-    /**
-     * Subscriptions whose period ended (and was not renewed by Stripe within the grace) are marked
-     * expired: the perks already stopped at the period's end (computed on read); this makes the
-     * stored status say so, in batches like the deletes.
-     */
-    name: "subscriptions_expired",
-    async run(env, now, { batchSize, maxBatches }) {
-      let changed = 0;
-      const cutoff = iso(now - RETENTION.subscriptionGraceMs);
-      for (let batches = 1; batches <= maxBatches; batches++) {
-        const result = await run(
-          env.DB,
-          sql`UPDATE subscriptions SET status = 'expired', updated_at = ${iso(now)}
-           WHERE rowid IN (SELECT rowid FROM subscriptions
-             WHERE status IN ('active', 'cancelled', 'past_due') AND current_period_end <= ${cutoff}
-             LIMIT ${batchSize})`,
-        );
-        const changes = result.meta.changes ?? 0;
-        changed += changes;
-        if (changes < batchSize) return { deleted: changed, batches, done: true };
-      }
-      return { deleted: changed, batches: maxBatches, done: false };
-    },
-  },
+  /**
+   * Subscriptions whose period ended (and was not renewed by Stripe within the grace) are marked
+   * expired: the perks already stopped at the period's end (computed on read); this makes the
+   * stored status say so, in batches like the deletes.
+   */
+  batchedJob(
+    "subscriptions_expired",
+    (now, batchSize) =>
+      sql`UPDATE subscriptions SET status = 'expired', updated_at = ${iso(now)}
+       WHERE rowid IN (SELECT rowid FROM subscriptions
+         WHERE status IN ('active', 'cancelled', 'past_due')
+           AND current_period_end <= ${iso(now - RETENTION.subscriptionGraceMs)}
+         LIMIT ${batchSize})`,
+  ),
   {
     /**
      * The full-text index's incremental merge (ADR 010 asked for it): FTS5 merges about this many

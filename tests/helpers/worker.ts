@@ -45,3 +45,21 @@ export function failingDatabase(message: string): D1Database {
   };
   return { prepare: fail, batch: fail, exec: fail, dump: fail, withSession: fail } as never;
 }
+
+/**
+ * The test database, except that a query matching `pattern` fails with `message`: the session is
+ * read, the page's own query fails.
+ */
+export function databaseFailingOn(pattern: RegExp, message: string): D1Database {
+  const db = env.DB;
+  return {
+    prepare: (query: string) => {
+      if (pattern.test(query)) throw new Error(message);
+      return db.prepare(query);
+    },
+    batch: db.batch.bind(db),
+    exec: db.exec.bind(db),
+    dump: db.dump.bind(db),
+    withSession: db.withSession.bind(db),
+  } as D1Database;
+}

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { failingDatabase, fetchWith } from "../helpers/worker";
+import { verifiedMember } from "../helpers/members";
+import { databaseFailingOn, failingDatabase, fetchWith } from "../helpers/worker";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -56,6 +57,36 @@ describe("the error tracker", () => {
     const exception = event!.exception!.values.find((v) => v.value === message)!;
     expect(exception.type).toBe("Error");
     expect(exception.stacktrace?.frames.length).toBeGreaterThan(0);
+  });
+
+  it("receives a page's failure too, which Remix answers without the Worker's error handler", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const member = await verifiedMember();
+    const before = await itemCount();
+    const message = `activities gone ${crypto.randomUUID()}`;
+    const res = await fetchWith(
+      { SENTRY_DSN: env.SENTRY_TEST_DSN, DB: databaseFailingOn(/from "activities"/i, message) },
+      "/my/activities",
+      {
+        headers: {
+          Accept: "text/html",
+          Cookie: member.client.cookieHeader(),
+          "X-Request-Id": "tracked-page-1",
+        },
+      },
+    );
+    expect(res.status).toBe(500);
+    await res.body?.cancel();
+
+    let events: TrackedEvent[] = [];
+    for (let i = 0; i < 50 && events.length === 0; i++) {
+      events = (await trackedSince(before)).filter((e) =>
+        e.exception?.values.some((v) => v.value === message),
+      );
+      if (events.length === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(events).toHaveLength(1);
+    expect(events[0]!.tags?.request_id).toBe("tracked-page-1");
   });
 
   it("is off without a DSN: nothing reaches it", async () => {

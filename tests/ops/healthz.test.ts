@@ -46,6 +46,20 @@ describe("GET /healthz", () => {
     const text = JSON.stringify(res.body);
     expect(text).not.toContain(member.id);
     expect(text).not.toContain(member.details.email);
+    expect(res.headers.getSetCookie()).toEqual([]);
+    // Were the session read, a database that fails would fail the request before any check ran.
+    const cookie = member.client.cookieHeader();
+    const down = await errorLines(async () => {
+      const failing = await fetchWith({ DB: failingDatabase(SECRET) }, "/healthz", {
+        headers: { Accept: "application/json", Cookie: cookie },
+      });
+      expect(failing.status).toBe(503);
+      expect(await failing.json()).toEqual({
+        ok: false,
+        checks: { d1: "error", r2: "ok", rooms: "ok" },
+      });
+    });
+    expect(down.map((l) => l.event)).toEqual(["health_check_failed"]);
   });
 
   for (const [check, overrides] of [

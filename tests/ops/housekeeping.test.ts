@@ -189,6 +189,12 @@ describe("the scheduled housekeeping", () => {
     infoLines = [];
     await runCron({ HOUSEKEEPING_BATCH: "3/2" });
     expect(jobLine("rate_limits")).toMatchObject({ deleted: 1, batches: 1, done: true });
+
+    // A batch of no rows is no bound: the defaults apply.
+    await q("INSERT INTO rate_limits (key, window_start, count) VALUES ('k7', ?1, 1)", old);
+    infoLines = [];
+    await runCron({ HOUSEKEEPING_BATCH: "0/2" });
+    expect(jobLine("rate_limits")).toMatchObject({ deleted: 1, batches: 1, done: true });
     const none = await env.DB.prepare("SELECT count(*) AS n FROM rate_limits").first<{
       n: number;
     }>();

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sendMail } from "~/server/mail.server";
-import { failingDatabase, fetchWith, PRODUCTION } from "../helpers/worker";
+import { verifiedMember } from "../helpers/members";
+import { databaseFailingOn, failingDatabase, fetchWith, PRODUCTION } from "../helpers/worker";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -37,6 +38,24 @@ describe("counters", () => {
     );
     expect(other.status).toBe(500);
     expect(counted("http_5xx")).toBe(2);
+    expect(counted("d1_error")).toBe(1);
+  });
+
+  it("count a page that failed as the API's 500s are counted", async () => {
+    const lines: Record<string, unknown>[] = [];
+    vi.spyOn(console, "error").mockImplementation((line: unknown) => {
+      lines.push(JSON.parse(String(line)) as Record<string, unknown>);
+    });
+    const member = await verifiedMember();
+    const { dataset, counted } = recordingDataset();
+    const DB = databaseFailingOn(/from "activities"/i, "D1_ERROR: activities gone");
+    const res = await fetchWith({ DB, METRICS: dataset }, "/my/activities", {
+      headers: { Accept: "text/html", Cookie: member.client.cookieHeader() },
+    });
+    expect(res.status).toBe(500);
+    await res.body?.cancel();
+    expect(lines.find((l) => l.event === "route_error")).toMatchObject({ level: "error" });
+    expect(counted("http_5xx")).toBe(1);
     expect(counted("d1_error")).toBe(1);
   });
 

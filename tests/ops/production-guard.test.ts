@@ -1,6 +1,6 @@
 import { env as testEnv } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { productionProblems } from "~/server/env.server";
+import { configRefusal, productionProblems } from "~/server/env.server";
 import { fetchWith, PRODUCTION } from "../helpers/worker";
 
 afterEach(() => {
@@ -54,6 +54,15 @@ describe("a production Worker with a development setting", () => {
       expect((refusal!.problems as string[]).some((p) => named.test(p))).toBe(true);
     });
   }
+
+  it("is worked out once per environment, and only in production", () => {
+    const refused = { ...testEnv, ...PRODUCTION, DEV_MAILBOX: "on" } as Cloudflare.Env;
+    expect(configRefusal(refused)).toEqual(productionProblems(refused));
+    expect(configRefusal(refused)).toHaveLength(1);
+    expect(configRefusal(refused)).toBe(configRefusal(refused));
+    expect(configRefusal({ ...testEnv, ...PRODUCTION } as Cloudflare.Env)).toEqual([]);
+    expect(configRefusal({ ...refused, APP_ENV: "development" })).toEqual([]);
+  });
 
   it("does not apply outside production", async () => {
     const res = await fetchWith({ DEV_MAILBOX: "on", STRIPE_SECRET_KEY: undefined }, "/healthz");
