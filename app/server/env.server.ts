@@ -152,16 +152,11 @@ export function productionProblems(env: Env): string[] {
   return problems;
 }
 
-const refusals = new WeakMap<Env, string[]>();
-
 /**
  * Why a Worker must refuse to serve or run: productionProblems in production, nothing elsewhere.
- * The fetch handler (worker/app.ts) and the cron (worker/scheduled.ts) both ask. Worked out once
- * per environment object: a deploy's vars and secrets do not change while its isolate lives.
+ * The fetch handler (worker/app.ts) and the cron (worker/scheduled.ts) both ask. A handful of
+ * property reads per request: nothing is cached at module level.
  */
 export function configRefusal(env: Env): string[] {
-  if (!isProduction(env)) return [];
-  let problems = refusals.get(env);
-  if (!problems) refusals.set(env, (problems = productionProblems(env)));
-  return problems;
+  return isProduction(env) ? productionProblems(env) : [];
 }

@@ -55,11 +55,10 @@ describe("a production Worker with a development setting", () => {
     });
   }
 
-  it("is worked out once per environment, and only in production", () => {
+  it("names production's problems, and none outside production", () => {
     const refused = { ...testEnv, ...PRODUCTION, DEV_MAILBOX: "on" } as Cloudflare.Env;
     expect(configRefusal(refused)).toEqual(productionProblems(refused));
     expect(configRefusal(refused)).toHaveLength(1);
-    expect(configRefusal(refused)).toBe(configRefusal(refused));
     expect(configRefusal({ ...testEnv, ...PRODUCTION } as Cloudflare.Env)).toEqual([]);
     expect(configRefusal({ ...refused, APP_ENV: "development" })).toEqual([]);
   });
