@@ -61,23 +61,33 @@ function keepSending(
   }
 }
 
-/** Runs SQL on the test Worker's local D1 (a moderator cannot be made through the API). */
+/**
+ * Runs SQL on the test Worker's local D1 (a moderator cannot be made through the API). The running
+ * Worker holds the same SQLite file, so a write of its own can make this one find the database
+ * locked: that is tried again, a few times, after a short wait.
+ */
 async function d1(command: string) {
-  await wrangler(
-    [
-      "d1",
-      "execute",
-      "DB",
-      "--local",
-      "--persist-to",
-      path.join(ROOT, ".e2e-state", "persist"),
-      "--config",
-      path.join(ROOT, ".e2e-state", "wrangler.json"),
-      "--command",
-      command,
-    ],
-    60_000,
-  );
+  const args = [
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--persist-to",
+    path.join(ROOT, ".e2e-state", "persist"),
+    "--config",
+    path.join(ROOT, ".e2e-state", "wrangler.json"),
+    "--command",
+    command,
+  ];
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await wrangler(args, 60_000);
+      return;
+    } catch (error) {
+      if (attempt >= 8 || !String(error).includes("SQLITE_BUSY")) throw error;
+      await sleep(250 * attempt);
+    }
+  }
 }
 
 describe("a socket whose session ended, with a client that ignores the close frame", () => {
