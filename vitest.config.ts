@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-worker
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const timing = process.env.TIMING_TESTS === "1";
 const migrations = await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url)));
 
 export default defineConfig({
@@ -25,6 +26,9 @@ export default defineConfig({
           // The error tracker's local stand-in (tests/setup/error-tracker-stand-in.ts): tests that
           // turn the tracker on pass this as SENTRY_DSN.
           SENTRY_TEST_DSN: `http://public@127.0.0.1:${inject("errorTrackerStandInPort")}/1`,
+          // The mail provider's local stand-in (tests/setup/mail-provider-stand-in.ts): tests that
+          // send through Resend pass this as RESEND_API_BASE.
+          RESEND_TEST_BASE: `http://127.0.0.1:${inject("mailProviderStandInPort")}`,
         },
       },
     })),
@@ -33,10 +37,16 @@ export default defineConfig({
     alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
   },
   test: {
-    include: ["tests/**/*.test.ts"],
-    exclude: ["tests/e2e/**"],
+    // Tests that measure time (`*.timing.test.ts`) run in a pass of their own (`npm run
+    // test:timing`), with nothing else sharing the machine's cores.
+    include: timing ? ["tests/**/*.timing.test.ts"] : ["tests/**/*.test.ts"],
+    exclude: ["tests/e2e/**", ...(timing ? [] : ["tests/**/*.timing.test.ts"])],
     setupFiles: ["./tests/setup/apply-migrations.ts"],
-    globalSetup: ["./tests/setup/stripe-stand-in.ts", "./tests/setup/error-tracker-stand-in.ts"],
+    globalSetup: [
+      "./tests/setup/stripe-stand-in.ts",
+      "./tests/setup/error-tracker-stand-in.ts",
+      "./tests/setup/mail-provider-stand-in.ts",
+    ],
     deps: {
       optimizer: {
         ssr: { enabled: true, include: ["@remix-run/cloudflare", "stripe"] },

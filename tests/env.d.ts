@@ -8,6 +8,7 @@ declare global {
       FUZZ_SEED: string;
       FUZZ_RUNS: string;
       SENTRY_TEST_DSN: string;
+      RESEND_TEST_BASE: string;
     }
   }
 }

@@ -5,6 +5,7 @@ import * as Sentry from "@sentry/cloudflare";
 import * as remixBuild from "../build/server/index.js";
 import type { Env } from "~/server/env.server";
 import { createApp } from "./app";
+import { queue } from "./queue";
 import { scheduled } from "./scheduled";
 
 const app = createApp(remixBuild as unknown as ServerBuild);
@@ -16,6 +17,7 @@ export { PresenceRoom } from "../durable-objects/presence/room";
 const handler = {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   scheduled: (controller, env) => scheduled(controller, env),
+  queue: (batch, env) => queue(batch, env),
 } satisfies ExportedHandler<Env>;
 
 /**
@@ -40,4 +42,6 @@ export default {
     env.SENTRY_DSN ? tracked.fetch!(request, env, ctx) : handler.fetch(request, env, ctx),
   scheduled: (controller, env, ctx) =>
     env.SENTRY_DSN ? tracked.scheduled!(controller, env, ctx) : handler.scheduled(controller, env),
+  queue: (batch, env, ctx) =>
+    env.SENTRY_DSN ? tracked.queue!(batch, env, ctx) : handler.queue(batch, env),
 } satisfies ExportedHandler<Env>;

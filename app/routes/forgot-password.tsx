@@ -16,8 +16,7 @@ const loadForgotPasswordSchema = lazyAuthSchema("forgotPasswordSchema");
 export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const { email } = parseInput(forgotPasswordSchema, await readBody(request));
-    const deliver = (work: Promise<unknown>) => context.executionCtx.waitUntil(work);
-    return json(await requestPasswordReset(context.env, email, context.meta, deliver));
+    return json(await requestPasswordReset(context.env, email, context.meta));
   });
 }
 

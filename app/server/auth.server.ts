@@ -10,7 +10,6 @@ import {
 } from "~/schemas/auth";
 import { hmacSign, hmacVerify, newId, randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
-import { run } from "./sql.server";
 import { displayName } from "~/lib/members";
 import {
   passwordChangedEmail,
@@ -21,8 +20,7 @@ import {
 import { DISPOSABLE_EMAIL, isDisposableEmail } from "./email-domains.server";
 import type { Env } from "./env.server";
 import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
-import { logFailure } from "./log.server";
-import { sendMail } from "./mail.server";
+import { queueEmail, queueMail, type Email } from "./mail.server";
 import { endMemberSockets } from "./member-channel.server";
 import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from "./password.server";
 import * as rateLimit from "./rate-limit.server";
@@ -215,7 +213,7 @@ export async function sendVerificationEmail(
   origin: string,
 ) {
   const name = displayName({ firstName: user.firstName ?? null, username: user.username });
-  await sendMail(
+  await queueEmail(
     env,
     verificationEmail(user.email, name, await verificationUrl(env, user, origin)),
   );
@@ -261,53 +259,51 @@ export async function verifyEmail(
 
 /**
  * Always answers the same, whether or not the address belongs to a member, and does the same work
- * before answering (docs/decisions/021): one lookup, a token and its hash, one INSERT … SELECT that
- * stores the token only when the address is an active member's, and the email built. Delivering
- * the email (a D1 insert locally, Resend's HTTP API in production) is handed to `deliver`, the
- * request's `waitUntil`, so its time never shows in the answer.
+ * before answering (docs/decisions/021, 027): the two limits, then one job on the email queue that
+ * names the address. Whether the address is a member's is only looked at by the queue's consumer
+ * (`passwordResetMail`), after the answer has gone.
  */
-export async function requestPasswordReset(
-  env: Env,
-  email: string,
-  meta: RequestMeta,
-  deliver: (work: Promise<unknown>) => void,
-) {
+export async function requestPasswordReset(env: Env, email: string, meta: RequestMeta) {
   await limited(rateLimit.hit(env, "forgot_password_ip", meta.ip));
   const account = await rateLimit.hit(env, "forgot_password_account", email.toLowerCase());
   if (!account.allowed) throw tooManyRequests(account.retryAfter);
+  await queueMail(env, { kind: "password_reset", address: email, origin: meta.origin });
+  return { status: RESET_LINK_SENT };
+}
+
+/**
+ * The email a password-reset job sends (the email queue's consumer calls it): an active member
+ * gets a link with a fresh token, stored now; an address without an active account gets a note
+ * saying so, with a link to register and nothing that resets anything.
+ */
+export async function passwordResetMail(
+  env: Env,
+  address: string,
+  origin: string,
+  now = Date.now(),
+): Promise<Email> {
   const db = getDb(env.DB);
   const row = await db
     .select({ user: schema.users, firstName: schema.profiles.firstName })
     .from(schema.users)
     .leftJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id))
-    .where(sql`${schema.users.email} = ${email} COLLATE NOCASE`)
+    .where(sql`${schema.users.email} = ${address} COLLATE NOCASE`)
     .get();
-  const user = row?.user.status === "active" ? row.user : null;
+  if (row?.user.status !== "active") {
+    return passwordResetNoAccountEmail(address, new URL("/register", origin).toString());
+  }
+  const user = row.user;
   const token = randomToken(32);
-  const now = Date.now();
-  // The same statement either way: it stores a row only for an active member's id.
-  await run(
-    env.DB,
-    sql`INSERT INTO password_reset_tokens (token_hash, user_id, created_at, expires_at)
-        SELECT ${await sha256Hex(token)}, id, ${nowIso(now)}, ${nowIso(now + RESET_TTL_MS)}
-        FROM users WHERE id = ${user?.id ?? newId()} AND status = 'active'`,
-  );
-  const url = new URL(`/reset-password/${token}`, meta.origin);
-  url.searchParams.set("email", user?.email ?? email);
-  const name = displayName({
-    firstName: row?.firstName ?? null,
-    username: user?.username ?? email,
+  await db.insert(schema.passwordResetTokens).values({
+    tokenHash: await sha256Hex(token),
+    userId: user.id,
+    createdAt: nowIso(now),
+    expiresAt: nowIso(now + RESET_TTL_MS),
   });
-  // A member gets their link; an address without an active account gets a note saying so.
-  const mail = user
-    ? passwordResetEmail(user.email, name, url.toString())
-    : passwordResetNoAccountEmail(email, new URL("/register", meta.origin).toString());
-  deliver(
-    sendMail(env, mail).catch((error: unknown) =>
-      logFailure("password_reset_email", error, { user_id: user?.id }),
-    ),
-  );
-  return { status: RESET_LINK_SENT };
+  const url = new URL(`/reset-password/${token}`, origin);
+  url.searchParams.set("email", user.email);
+  const name = displayName({ firstName: row.firstName, username: user.username });
+  return passwordResetEmail(user.email, name, url.toString());
 }
 
 /** The reset token stored under `tokenHash` and its member, while it is unused and unexpired. */
@@ -435,7 +431,7 @@ export async function changePassword(
     .where(eq(schema.users.id, user.id));
   await destroyOtherSessions(env, user.id, session.idHash);
   await endMemberSockets(env, user.id);
-  await sendMail(
+  await queueEmail(
     env,
     passwordChangedEmail(
       user.email,

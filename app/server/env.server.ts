@@ -20,6 +20,10 @@ export interface Env {
   MAIL_FROM: string;
   MAIL_TRANSPORT: string;
   RESEND_API_KEY?: string;
+  /** Development and tests only: Resend's API at another address (a local stand-in). */
+  RESEND_API_BASE?: string;
+  /** Every email leaves through this queue (app/server/mail.server.ts, docs/decisions/027). */
+  EMAIL_QUEUE: Queue;
   /** "on" opens /dev/mailbox (set in wrangler.toml's local [vars] only; see devMailboxOpen). */
   DEV_MAILBOX?: string;
   /** Payments (app/server/payments.server.ts): Stripe when the secret key is set. */

@@ -9,6 +9,7 @@ import type { Env } from "./env.server";
  */
 export type Counter =
   | "message_sent"
+  | "email_queued"
   | "email_sent"
   | "email_failed"
   | "webhook_failed"

@@ -66,13 +66,18 @@ class Member extends ApiSession {
       dateOfBirth: `${year}-03-14`,
     });
     this.id = String((registered.user as { id: string }).id);
-    const mailbox = (await (
-      await fetch(new URL("/dev/mailbox", this.baseUrl), {
-        headers: { Accept: "application/json" },
-      })
-    ).json()) as { emails: { to: string; text: string }[] };
-    const mail = mailbox.emails.find((e) => e.to === this.email);
-    const link = mail?.text.match(/https?:\/\/\S+\/verify-email\/\S+/)?.[0];
+    // The email comes through the email queue, a moment after the answer.
+    let link: string | undefined;
+    for (let tries = 0; !link && tries < 100; tries += 1) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      const mailbox = (await (
+        await fetch(new URL("/dev/mailbox", this.baseUrl), {
+          headers: { Accept: "application/json" },
+        })
+      ).json()) as { emails: { to: string; text: string }[] };
+      const mail = mailbox.emails.find((e) => e.to === this.email);
+      link = mail?.text.match(/https?:\/\/\S+\/verify-email\/\S+/)?.[0];
+    }
     if (!link) throw new Error(`no verification email for ${this.email}`);
     const url = new URL(link);
     await this.call("GET", `${url.pathname}${url.search}`);

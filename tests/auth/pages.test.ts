@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
-import { registerMember, uniqueMember, verifiedMember } from "../helpers/members";
+import { latestEmailTo, registerMember, uniqueMember, verifiedMember } from "../helpers/members";
 import { authStatus, SESSION_COOKIE, sessionsOf, titleOf } from "../helpers/auth";
 
 const html = { headers: { Accept: "text/html" } };
@@ -185,6 +185,8 @@ describe("GET /dev/mailbox", () => {
     expect(
       (await client.json("POST", "/forgot-password", { email: someone.details.email })).status,
     ).toBe(200);
+    // The reset email comes through the email queue.
+    expect(await latestEmailTo(someone.details.email, 1)).not.toBeNull();
 
     const res = await client.json<{ emails: MailboxEmail[] }>("GET", "/dev/mailbox");
     expect(res.status).toBe(200);

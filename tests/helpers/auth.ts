@@ -119,14 +119,28 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** Every email in the local mailbox for one address, oldest first. */
-export async function emailsTo(address: string) {
-  const { results } = await env.DB.prepare(
-    "SELECT * FROM dev_mailbox WHERE lower(`to`) = lower(?1) ORDER BY id",
-  )
-    .bind(address)
-    .all<{ id: number; subject: string; text: string; html: string; sent_at: string }>();
-  return results;
+/**
+ * Every email in the local mailbox for one address, oldest first. Emails leave through the email
+ * queue, after the request that sent them has answered: this waits (up to 5 s) until at least
+ * `expected` have arrived, then a little longer, so that one more than expected would show too.
+ */
+export async function emailsTo(address: string, expected = 0) {
+  const read = async () => {
+    const { results } = await env.DB.prepare(
+      "SELECT * FROM dev_mailbox WHERE lower(`to`) = lower(?1) ORDER BY id",
+    )
+      .bind(address)
+      .all<{ id: number; subject: string; text: string; html: string; sent_at: string }>();
+    return results;
+  };
+  const deadline = Date.now() + 5000;
+  let emails = await read();
+  while (emails.length < expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    emails = await read();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  return read();
 }
 
 /** The page's <title>. */

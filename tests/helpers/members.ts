@@ -29,16 +29,39 @@ export async function registerMember(overrides: Partial<ReturnType<typeof unique
   const res = await client.json<{ user: { id: string } }>("POST", "/register", details);
   if (res.status !== 201)
     throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  // The verification email comes through the email queue: once it is here, nothing is in flight.
+  if (!(await latestEmailTo(details.email))) throw new Error("no verification email arrived");
   return { client, details, id: res.body.user.id };
 }
 
-/** The newest email sent to an address, from the local mailbox. */
-export async function latestEmailTo(address: string) {
-  return env.DB.prepare(
-    "SELECT * FROM dev_mailbox WHERE lower(`to`) = lower(?1) ORDER BY id DESC LIMIT 1",
+/** How many emails the local mailbox holds for an address now. */
+export async function countEmailsTo(address: string): Promise<number> {
+  const row = await env.DB.prepare(
+    "SELECT count(*) AS n FROM dev_mailbox WHERE lower(`to`) = lower(?1)",
   )
     .bind(address)
-    .first<{ subject: string; text: string; html: string }>();
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/**
+ * The newest email sent to an address, from the local mailbox, once the email queue has delivered
+ * it: waits (up to 5 s) until the address has more than `before` emails.
+ */
+export async function latestEmailTo(address: string, before = 0) {
+  const read = () =>
+    env.DB.prepare(
+      "SELECT count(*) OVER () AS n, * FROM dev_mailbox WHERE lower(`to`) = lower(?1) ORDER BY id DESC LIMIT 1",
+    )
+      .bind(address)
+      .first<{ n: number; subject: string; text: string; html: string }>();
+  const deadline = Date.now() + 5000;
+  let latest = await read();
+  while ((latest?.n ?? 0) <= before && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    latest = await read();
+  }
+  return (latest?.n ?? 0) > before ? latest : null;
 }
 
 export function firstLink(text: string) {

@@ -1,8 +1,6 @@
-import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sendMail } from "~/server/mail.server";
 import { verifiedMember } from "../helpers/members";
-import { databaseFailingOn, failingDatabase, fetchWith, PRODUCTION } from "../helpers/worker";
+import { databaseFailingOn, failingDatabase, fetchWith } from "../helpers/worker";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -74,22 +72,6 @@ describe("counters", () => {
     const res = await fetchWith({}, "/healthz");
     expect(res.status).toBe(200);
     await res.body?.cancel();
-  });
-
-  it("count emails sent and emails that failed", async () => {
-    const { dataset, counted } = recordingDataset();
-    const production = { ...env, ...PRODUCTION, METRICS: dataset } as Cloudflare.Env;
-    const email = { to: "a@example.com", subject: "s", text: "t", html: "<p>t</p>" };
-    // Resend's API is a service that cannot run here: the network edge answers for it.
-    const resend = vi
-      .spyOn(globalThis, "fetch")
-      .mockResolvedValueOnce(new Response("{}", { status: 200 }))
-      .mockResolvedValueOnce(new Response("{}", { status: 503 }));
-    await sendMail(production, email);
-    await expect(sendMail(production, email)).rejects.toThrow(/status 503/);
-    expect(resend).toHaveBeenCalledTimes(2);
-    expect(counted("email_sent")).toBe(1);
-    expect(counted("email_failed")).toBe(1);
   });
 
   it("count a Stripe webhook that failed", async () => {

@@ -47,9 +47,7 @@ authApi.post("/logout", async (c, next) => {
 authApi.post("/forgot-password", async (c, next) => {
   if (!wantsJson(c)) return next();
   const { email } = parseInput(forgotPasswordSchema, await readBody(c.req.raw));
-  const rc = c.get("rc");
-  const deliver = (work: Promise<unknown>) => rc.executionCtx.waitUntil(work);
-  return c.json(await auth.requestPasswordReset(c.env, email, rc.meta, deliver));
+  return c.json(await auth.requestPasswordReset(c.env, email, c.get("rc").meta));
 });
 
 authApi.post("/reset-password", async (c, next) => {
