@@ -84,7 +84,7 @@ function expectTooMany(res: JsonResult, windowSeconds: number, why?: string) {
  * A browser the member signed in from and then signed out of: it keeps the device cookie, and a
  * page's fresh CSRF token.
  */
-async function knownDevice(email: string, password: string, ip = freshNetwork()) {
+async function knownBrowser(email: string, password: string, ip = freshNetwork()) {
   const { client, res } = await signInAs(email, password, { client: new TestClient(ip) });
   expect(setCookieLine(res.headers, DEVICE_COOKIE)).toBeDefined();
   expect((await client.json("POST", "/logout")).status).toBe(204);
@@ -106,7 +106,7 @@ describe("an owner's known device", () => {
   it("still signs in after 100 failures from 20 networks, while strangers stay throttled", async () => {
     const owner = await verifiedMember();
     const { email, password } = owner.details;
-    const phone = await knownDevice(email, password);
+    const phone = await knownBrowser(email, password);
 
     // 100 wrong passwords: five from each of ten IPv4 /24s and ten IPv6 /64s.
     const statuses = await strangersGuess(email, 20);
@@ -142,8 +142,8 @@ describe("an owner's known device", () => {
   it("limits its own failures, so a copy of its cookie guesses no more than login_device", async () => {
     const owner = await verifiedMember();
     const { email, password } = owner.details;
-    const phone = await knownDevice(email, password);
-    const laptop = await knownDevice(email, password);
+    const phone = await knownBrowser(email, password);
+    const laptop = await knownBrowser(email, password);
 
     const [max, seconds] = LIMITS.login_device;
     const copy = cloneClient(phone, freshNetwork());
@@ -164,7 +164,7 @@ describe("an owner's known device", () => {
 
   it("lets no more guesses through than its limit when they arrive all at once", async () => {
     const owner = await verifiedMember();
-    const phone = await knownDevice(owner.details.email, owner.details.password);
+    const phone = await knownBrowser(owner.details.email, owner.details.password);
     const [max, seconds] = LIMITS.login_device;
     const results = await Promise.all(
       Array.from({ length: max + 5 }, () => attempt(phone, owner.details.email, "a guess")),
@@ -179,8 +179,8 @@ describe("an owner's known device", () => {
     const owner = await verifiedMember();
     const other = await verifiedMember();
     const { email, password } = owner.details;
-    const phone = await knownDevice(email, password);
-    const othersPhone = await knownDevice(other.details.email, other.details.password);
+    const phone = await knownBrowser(email, password);
+    const othersPhone = await knownBrowser(other.details.email, other.details.password);
 
     // Twenty failures from four networks exhaust the backstop (the finding's own numbers).
     const statuses = await strangersGuess(email, 4);
@@ -236,7 +236,7 @@ describe("an owner's known device", () => {
 
   it("is no session: the cookie alone signs nobody in", async () => {
     const owner = await verifiedMember();
-    const phone = await knownDevice(owner.details.email, owner.details.password);
+    const phone = await knownBrowser(owner.details.email, owner.details.password);
     expect(await authStatus(phone)).toBe(401);
     const bare = new TestClient();
     bare.cookies.set(DEVICE_COOKIE, phone.cookies.get(DEVICE_COOKIE)!);
