@@ -15,6 +15,7 @@ import { loginSchema } from "~/schemas/auth";
 import type { ActionErrors } from "~/server/actions.server";
 import { formAction } from "~/server/actions.server";
 import { login } from "~/server/auth.server";
+import { knownDevice } from "~/server/device.server";
 import { requireGuest, safeRedirect } from "~/server/guards.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { signIn } from "~/server/web-auth.server";
@@ -32,8 +33,9 @@ export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const body = await readBody(request);
     const input = parseInput(loginSchema, body);
-    const { session } = await login(context.env, input, context.meta);
-    await signIn(context, session.cookie);
+    const device = await knownDevice(context.env, request);
+    const { user, session } = await login(context.env, input, context.meta, device);
+    await signIn(context, session.cookie, user.id);
     return redirect(safeRedirect(body.redirectTo as string | undefined));
   });
 }

@@ -32,8 +32,8 @@ export function loader({ context }: LoaderFunctionArgs) {
 export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const input = parseInput(registerSchema, await readBody(request));
-    const { session } = await register(context.env, input, context.meta);
-    await signIn(context, session.cookie);
+    const { user, session } = await register(context.env, input, context.meta);
+    await signIn(context, session.cookie, user.id);
     return redirect("/verify-email");
   });
 }

@@ -18,7 +18,8 @@ import {
   verificationEmail,
 } from "./emails.server";
 import { DISPOSABLE_EMAIL, isDisposableEmail } from "./email-domains.server";
-import type { Env } from "./env.server";
+import type { KnownDevice } from "./device.server";
+import type { Env, RateLimitName } from "./env.server";
 import { HttpError, tooManyRequests, ValidationError } from "./errors.server";
 import { queueEmail, queueMail, type Email } from "./mail.server";
 import { endMemberSockets } from "./member-channel.server";
@@ -147,32 +148,89 @@ export async function register(env: Env, input: RegisterInput, meta: RequestMeta
   return { user, session };
 }
 
-export async function login(env: Env, input: LoginInput, meta: RequestMeta) {
-  await limited(rateLimit.hit(env, "login_ip", meta.ip));
-  const account = input.email.toLowerCase();
-  // Only failures count against an account, so the member can still sign in once the window ends.
-  // The attempt is counted before the password check (so parallel guesses cannot all get past the
-  // limit) and given back below when the password was right. The fast limit is per account and
-  // network, so a stranger's guesses do not lock the owner out at home; the slow global one stops
-  // guesses spread over many networks (docs/decisions/009).
-  const attemptAt = Date.now();
-  const here = `${account}|${networkOf(meta.ip)}`;
+/** A rate-limit counter one sign-in attempt hit, to give back if the password was right. */
+type Counted = [name: RateLimitName, subject: string];
+
+/**
+ * Counts a failed sign-in (until proven otherwise) the way strangers' are counted: per account
+ * and network, so that a stranger's guesses do not lock the owner out at home, and per account
+ * from everywhere, a slower backstop against guesses spread over many networks
+ * (docs/decisions/009).
+ */
+async function countAccountAttempt(
+  env: Env,
+  email: string,
+  ip: string,
+  attemptAt: number,
+): Promise<Counted[]> {
+  const account = email.toLowerCase();
+  const here = `${account}|${networkOf(ip)}`;
   await limited(rateLimit.hit(env, "login_account", here, attemptAt));
   const global = await rateLimit.hit(env, "login_account_global", account, attemptAt);
   if (!global.allowed) {
     await rateLimit.release(env, "login_account", here, attemptAt);
     throw tooManyRequests(global.retryAfter);
   }
+  return [
+    ["login_account", here],
+    ["login_account_global", account],
+  ];
+}
 
-  const user = await getDb(env.DB)
-    .select()
-    .from(schema.users)
-    .where(sql`${schema.users.email} = ${input.email} COLLATE NOCASE`)
-    .get();
+/**
+ * Counts an attempt from a device the account's member signed in from before in that device's
+ * own bucket (docs/decisions/021 "An owner's known device"): strangers have no such cookie, so
+ * however many networks they guess from, this bucket stays the owner's; and the device's own
+ * failures are still limited, whoever holds a copy of its cookie.
+ */
+async function countDeviceAttempt(
+  env: Env,
+  device: KnownDevice,
+  attemptAt: number,
+): Promise<Counted[]> {
+  const subject = `${device.memberId}|${device.deviceId}`;
+  await limited(rateLimit.hit(env, "login_device", subject, attemptAt));
+  return [["login_device", subject]];
+}
+
+/**
+ * Signs in with an email and password. `device` is the known device the request's cookie names
+ * (`knownDevice`), if any: it changes which failure limits count the attempt, nothing else.
+ */
+export async function login(
+  env: Env,
+  input: LoginInput,
+  meta: RequestMeta,
+  device: KnownDevice | null,
+) {
+  // Per address, for everyone: it bounds the sign-ins (each a password hash) one address can ask
+  // for, successful or not, and a device cookie is had for signing in to one's own account. A
+  // stranger reaches the owner through it only from the owner's very address (docs/decisions/021).
+  await limited(rateLimit.hit(env, "login_ip", meta.ip));
+  const findUser = () =>
+    getDb(env.DB)
+      .select()
+      .from(schema.users)
+      .where(sql`${schema.users.email} = ${input.email} COLLATE NOCASE`)
+      .get();
+  // A device cookie counts only for the member who earned it, so with one the account is read
+  // before the limits (without one, nothing changes). The cookie names the member's id, not the
+  // address: it survives an email change, and an address that passes to another account later
+  // does not bring the old owner's devices with it.
+  const early = device ? await findUser() : undefined;
+  // Only failures count against an account, so the member can still sign in once the window ends.
+  // The attempt is counted before the password check (so parallel guesses cannot all get past the
+  // limit) and given back below when the password was right.
+  const attemptAt = Date.now();
+  const counted =
+    device && early?.id === device.memberId
+      ? await countDeviceAttempt(env, device, attemptAt)
+      : await countAccountAttempt(env, input.email, meta.ip, attemptAt);
+
+  const user = device ? early : await findUser();
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) throw new ValidationError({ email: [CREDENTIALS_MESSAGE] });
-  await rateLimit.release(env, "login_account", here, attemptAt);
-  await rateLimit.release(env, "login_account_global", account, attemptAt);
+  for (const [name, subject] of counted) await rateLimit.release(env, name, subject, attemptAt);
   if (user.status === "suspended") throw new ValidationError({ email: [SUSPENDED_MESSAGE] });
   if (needsRehash(user.passwordHash)) {
     await getDb(env.DB)

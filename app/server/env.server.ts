@@ -59,6 +59,7 @@ export const rateLimitNames = [
   "login_ip",
   "login_account",
   "login_account_global",
+  "login_device",
   "register_ip",
   "forgot_password_ip",
   "forgot_password_account",

@@ -1,14 +1,21 @@
 import type { RequestContext } from "./context.server";
+import { deviceCookie } from "./device.server";
 import { endMemberSockets } from "./member-channel.server";
 import { clearSessionCookie, destroySession } from "./session.server";
 
 /**
  * Finishes a sign-in for the web: the new session's cookie (a fresh id, so a planted id is never
- * promoted) and a new CSRF secret. Returns the new CSRF token.
+ * promoted), a new CSRF secret, and the cookie that makes this browser a device the member signed
+ * in from (app/server/device.server.ts), renewed at each sign-in. Returns the new CSRF token.
  */
-export async function signIn(rc: RequestContext, sessionCookie: string): Promise<string> {
+export async function signIn(
+  rc: RequestContext,
+  sessionCookie: string,
+  memberId: string,
+): Promise<string> {
   if (rc.session) await destroySession(rc.env, rc.session.idHash);
   rc.appendCookie(sessionCookie);
+  rc.appendCookie(await deviceCookie(rc.env, memberId));
   return rc.rotateCsrf();
 }
 

@@ -8,6 +8,7 @@ import {
   updatePasswordSchema,
 } from "~/schemas/auth";
 import * as auth from "~/server/auth.server";
+import { knownDevice } from "~/server/device.server";
 import { signIn, signOut } from "~/server/web-auth.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { currentUser, requirePasswordConfirmed, requireUser } from "../middleware/auth";
@@ -25,7 +26,7 @@ authApi.post("/register", async (c, next) => {
   const rc = c.get("rc");
   const input = parseInput(registerSchema, await readBody(c.req.raw));
   const { user, session } = await auth.register(c.env, input, rc.meta);
-  const csrfToken = await signIn(rc, session.cookie);
+  const csrfToken = await signIn(rc, session.cookie, user.id);
   return c.json({ user: auth.publicUser(user), csrf_token: csrfToken }, 201);
 });
 
@@ -33,8 +34,9 @@ authApi.post("/login", async (c, next) => {
   if (!wantsJson(c)) return next();
   const rc = c.get("rc");
   const input = parseInput(loginSchema, await readBody(c.req.raw));
-  const { user, session } = await auth.login(c.env, input, rc.meta);
-  const csrfToken = await signIn(rc, session.cookie);
+  const device = await knownDevice(c.env, c.req.raw);
+  const { user, session } = await auth.login(c.env, input, rc.meta, device);
+  const csrfToken = await signIn(rc, session.cookie, user.id);
   return c.json({ user: auth.publicUser(user), csrf_token: csrfToken });
 });
 
