@@ -15,24 +15,24 @@ import { Avatar } from "~/components/profile/member";
 import { AppShell } from "~/components/shell";
 import { api } from "~/lib/http";
 import { displayName } from "~/lib/members";
-import {
-  NOTIFICATION_ICONS,
-  notificationActor,
-  notificationHref,
-  notificationText,
-} from "~/lib/notifications";
+import { groupNotifications, groupText, type NotificationGroup } from "~/lib/notification-groups";
+import { NOTIFICATION_ICONS, notificationActor, notificationHref } from "~/lib/notifications";
 import { titleMeta } from "~/lib/title";
 import { subscribeMemberFrames } from "~/realtime/client";
-import { notificationsQuerySchema, type NotificationView } from "~/schemas/notifications";
+import {
+  notificationsQuerySchema,
+  notificationsReadFormSchema,
+  type NotificationView,
+} from "~/schemas/notifications";
 import { formAction } from "~/server/actions.server";
 import { ValidationError } from "~/server/errors.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import {
   listNotifications,
   markAllNotificationsRead,
-  markNotificationRead,
+  markNotificationsRead,
 } from "~/server/notifications.server";
-import { readBody } from "~/server/validation.server";
+import { parseInput, readBody } from "~/server/validation.server";
 import { useSetAtom } from "~/state/jotai";
 import { notificationsRead, notificationsStateAtom } from "~/state/notifications";
 
@@ -56,7 +56,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   return json(page, { headers: { "Cache-Control": "private, no-store" } });
 }
 
-/** The page's forms (they work without JavaScript too): mark one read, or all. */
+/** The page's forms (they work without JavaScript too): mark one row read, or all. */
 export function action({ request, context }: ActionFunctionArgs) {
   return formAction(async () => {
     const { user } = requireVerifiedUser(context, request);
@@ -64,8 +64,9 @@ export function action({ request, context }: ActionFunctionArgs) {
     if (body.intent === "read-all") {
       return json(await markAllNotificationsRead(context.env, user.id));
     }
-    if (body.intent === "read" && typeof body.id === "string") {
-      return json(await markNotificationRead(context.env, user.id, body.id));
+    if (body.intent === "read") {
+      const { ids } = parseInput(notificationsReadFormSchema, body);
+      return json(await markNotificationsRead(context.env, user.id, ids));
     }
     throw new ValidationError({ intent: ["Unknown action."] });
   });
@@ -118,8 +119,9 @@ export default function NotificationsPage() {
   }, [readAll.data, setCounts]);
 
   const unread = items.filter((n) => n.read_at === null).length;
-  const onRead = (id: string) => {
-    setItems((list) => markRead(list, [id], new Date().toISOString()));
+  const groups = groupNotifications(items);
+  const onRead = (ids: string[]) => {
+    setItems((list) => markRead(list, ids, new Date().toISOString()));
   };
 
   return (
@@ -156,8 +158,8 @@ export default function NotificationsPage() {
           </EmptyState>
         ) : (
           <ul className="notification-list" aria-label="Notifications">
-            {items.map((n) => (
-              <NotificationItem key={n.id} notification={n} onRead={onRead} />
+            {groups.map((group) => (
+              <NotificationRow key={group.key} group={group} onRead={onRead} />
             ))}
           </ul>
         )}
@@ -185,30 +187,45 @@ export default function NotificationsPage() {
   );
 }
 
-function NotificationItem({
-  notification: n,
+/** One row: a notification, or a group of them (one conversation, the likes, the views). */
+function NotificationRow({
+  group,
   onRead,
 }: {
-  notification: NotificationView;
-  onRead: (id: string) => void;
+  group: NotificationGroup;
+  onRead: (ids: string[]) => void;
 }) {
   const fetcher = useFetcher<{ unread_count: number }>();
   const setCounts = useSetAtom(notificationsStateAtom);
-  const actor = notificationActor(n);
-  const unread = n.read_at === null;
+  const latest = group.items[0]!;
+  const actor = notificationActor(latest);
+  const unreadIds = group.unreadIds;
+  const unread = unreadIds.length > 0;
+  const text = groupText(group);
+  // The ids this row's form marks read, fixed when it was sent (the row changes meanwhile).
+  const [sentIds, setSentIds] = useState<string[]>([]);
 
   useEffect(() => {
-    if (fetcher.data) setCounts((s) => notificationsRead(s, [n.id], fetcher.data!.unread_count));
-  }, [fetcher.data, n.id, setCounts]);
+    if (fetcher.data) setCounts((s) => notificationsRead(s, sentIds, fetcher.data!.unread_count));
+  }, [fetcher.data, sentIds, setCounts]);
 
-  const openIt = () => {
+  // Opening a row marks it read on the way out: plain requests, which outlive the page.
+  const openRow = () => {
     if (!unread) return;
-    onRead(n.id);
-    api<{ unread_count: number }>(`/notifications/${encodeURIComponent(n.id)}/read`, {
-      method: "POST",
-    })
-      .then((res) => setCounts((s) => notificationsRead(s, [n.id], res.unread_count)))
-      .catch((error: unknown) => console.error("Failed to mark the notification read", error));
+    const ids = unreadIds;
+    onRead(ids);
+    Promise.all(
+      ids.map((id) =>
+        api<{ unread_count: number }>(`/notifications/${encodeURIComponent(id)}/read`, {
+          method: "POST",
+        }),
+      ),
+    )
+      .then((answers) => {
+        const remaining = Math.min(...answers.map((a) => a.unread_count));
+        setCounts((s) => notificationsRead(s, ids, remaining));
+      })
+      .catch((error: unknown) => console.error("Failed to mark the notifications read", error));
   };
 
   return (
@@ -218,30 +235,44 @@ function NotificationItem({
           <Avatar name={displayName(actor)} url={actor.photo_url} size={44} />
         ) : (
           <span className="notification-icon" aria-hidden="true">
-            {NOTIFICATION_ICONS[n.type]}
+            {NOTIFICATION_ICONS[latest.type]}
           </span>
         )}
+        {unreadIds.length > 1 ? (
+          <span className="notification-count" aria-hidden="true">
+            {unreadIds.length}
+          </span>
+        ) : null}
       </span>
       <span className="notification-body">
-        <Link to={notificationHref(n)} onClick={openIt}>
-          {notificationText(n)}
+        <Link to={notificationHref(latest)} onClick={openRow}>
+          <span className="notification-text">{text}</span>
         </Link>
-        <time className="muted small" dateTime={n.created_at}>
-          <span aria-hidden="true">{NOTIFICATION_ICONS[n.type]} </span>
-          <TimeAgo iso={n.created_at} />
+        <time className="muted small" dateTime={latest.created_at}>
+          <span aria-hidden="true">{NOTIFICATION_ICONS[latest.type]} </span>
+          <TimeAgo iso={latest.created_at} />
+          {unreadIds.length > 1 ? (
+            <span className="sr-only">, {unreadIds.length} unread</span>
+          ) : null}
         </time>
       </span>
       {unread ? (
-        <fetcher.Form method="post" onSubmit={() => onRead(n.id)}>
+        <fetcher.Form
+          method="post"
+          onSubmit={() => {
+            setSentIds(unreadIds);
+            onRead(unreadIds);
+          }}
+        >
           <CsrfInput />
           <input type="hidden" name="intent" value="read" />
-          <input type="hidden" name="id" value={n.id} />
+          <input type="hidden" name="ids" value={unreadIds.join(",")} />
           <button type="submit" className="btn btn-ghost btn-sm mark-read">
             <span className="mark-read-icon" aria-hidden="true">
               ✓
             </span>
             <span className="mark-read-text">Mark read</span>
-            <span className="sr-only">: {notificationText(n)}</span>
+            <span className="sr-only">: {text}</span>
           </button>
         </fetcher.Form>
       ) : (

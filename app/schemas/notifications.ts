@@ -51,3 +51,19 @@ export const notificationFormSchema = z.object(
 export const privacySchema = z.strictObject({
   hide_online: z.boolean({ error: "Must be true or false." }),
 });
+
+/**
+ * The notifications page's "mark read" form: the ids of one row (a notification, or a grouped
+ * row's unread ones), comma-separated, at most a page's worth.
+ */
+export const notificationsReadFormSchema = z.object({
+  ids: z
+    .string({ error: "Choose what to mark read." })
+    .transform((v) => v.split(",").filter((id) => id.length > 0))
+    .pipe(
+      z
+        .array(z.string().max(64, "Unknown notification."))
+        .min(1, "Choose what to mark read.")
+        .max(100, "Too many at once."),
+    ),
+});

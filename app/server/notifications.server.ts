@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import {
   NOTIFICATION_TYPES,
   type NotificationPreferences,
@@ -229,6 +229,33 @@ export async function markNotificationRead(env: Env, userId: string, id: string)
     unreadCount(env, userId),
   ]);
   return { notification: notification!, unread_count: unread };
+}
+
+/**
+ * Marks several of the member's notifications read at once (a grouped row of the notifications
+ * page: one conversation's messages, the likes). Ids that are not the member's, or not visible to
+ * them, are ignored: nothing tells whether they exist.
+ */
+export async function markNotificationsRead(env: Env, userId: string, ids: string[]) {
+  const now = nowIso();
+  const changed = await getDb(env.DB)
+    .update(notifications)
+    .set({ readAt: now })
+    .where(
+      and(
+        eq(notifications.userId, userId),
+        inArray(notifications.id, ids),
+        isNull(notifications.readAt),
+      ),
+    )
+    .returning({ id: notifications.id });
+  if (changed.length > 0)
+    await publishRead(
+      env,
+      userId,
+      changed.map((r) => r.id),
+    );
+  return { ids: changed.map((r) => r.id), unread_count: await unreadCount(env, userId) };
 }
 
 /** POST /notifications/read-all. */

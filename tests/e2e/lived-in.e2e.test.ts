@@ -6,6 +6,8 @@
  * window; names in "Conversations waiting" keep their width; on Likes, every button sits inside
  * its member's row.
  */
+import { mkdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { beforeAll, describe, expect, test } from "vitest";
 import { ApiMember, idOf, likeFromPage } from "./api-member";
@@ -20,6 +22,7 @@ import {
 } from "./helpers";
 
 const WIDTHS = [320, 390, 1280, 1440] as const;
+const SCREENSHOTS_DIR = fileURLToPath(new URL("../../test-results/screenshots/", import.meta.url));
 const THEMES = ["dark", "light"] as const;
 
 /** First names as long as a profile allows, and a few ordinary ones. */
@@ -48,6 +51,7 @@ describe("layouts that hold with a lived-in account", () => {
   let fresh: Awaited<ReturnType<BrowserContext["storageState"]>>;
   let conversationPath = "/chat";
   let likerUsername = "";
+  let lastMatch: { member: ApiMember; conversationId: string } | undefined;
 
   beforeAll(async () => {
     const member = uniqueMember("lived");
@@ -76,7 +80,9 @@ describe("layouts that hold with a lived-in account", () => {
         user_id: memberId,
         message: LONG_MESSAGE,
       });
-      conversationPath = `/chat?conversation=${(started?.conversation as { id: string }).id}`;
+      const conversationId = (started?.conversation as { id: string }).id;
+      conversationPath = `/chat?conversation=${conversationId}`;
+      lastMatch = { member: match, conversationId };
     }
     lived = await context.storageState();
     await context.close();
@@ -126,6 +132,74 @@ describe("layouts that hold with a lived-in account", () => {
     }
     expect(found).toEqual([]);
   }, 600_000);
+
+  test("notifications: one row per conversation and per kind, each at most two lines on a phone", async () => {
+    const context = await newContext(browser(), {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      storageState: lived,
+    });
+    const page = await context.newPage();
+    try {
+      // A conversation read, then written to again: its earlier notification and the new one.
+      await visit(page, conversationPath);
+      const { member: sender, conversationId } = lastMatch!;
+      await sender.expect("POST", `/chat/conversations/${conversationId}/messages`, 201, {
+        message: "Are you around this weekend?",
+      });
+      await visit(page, "/notifications");
+      const rows = page.getByRole("list", { name: "Notifications" }).getByRole("listitem");
+      await expect.poll(() => rows.filter({ hasText: "Are you around" }).count()).toBe(1);
+      const links = await rows.evaluateAll((items) =>
+        items.map((li) => ({
+          text: li.querySelector(".notification-body a")?.textContent ?? "",
+          href: li.querySelector(".notification-body a")?.getAttribute("href") ?? "",
+        })),
+      );
+      // Each conversation is one row, whatever number of notifications it holds.
+      const chats = links.filter((l) => l.href.startsWith("/chat")).map((l) => l.href);
+      expect(new Set(chats).size).toBe(chats.length);
+      expect(chats).toContain(`/chat?conversation=${conversationId}`);
+      // The likes (the likers and the matches) are one row naming two and counting the rest; the
+      // profile views are one row.
+      const likes = links.filter((l) => l.text.endsWith("liked you"));
+      expect(likes).toHaveLength(1);
+      expect(likes[0]!.text).toMatch(/, .+ and \d+ others liked you$/);
+      expect(links.filter((l) => l.text.endsWith("viewed your profile"))).toHaveLength(1);
+      const likeRow = rows.filter({ hasText: /liked you$/ });
+      const count = Number(await likeRow.locator(".notification-count").innerText());
+      expect(count).toBeGreaterThan(1);
+      // Compact: no row is taller than two lines of text and its time beside a face.
+      const heights = await rows.evaluateAll((items) =>
+        items.map((li) => Math.round(li.getBoundingClientRect().height)),
+      );
+      expect(Math.max(...heights)).toBeLessThanOrEqual(100);
+      await mkdir(SCREENSHOTS_DIR, { recursive: true });
+      await page.screenshot({ path: `${SCREENSHOTS_DIR}lived-in-notifications-phone.png` });
+
+      // "Mark read" on the likes row marks every like read at once; the bell follows.
+      const bell = page.getByRole("link", { name: /^Notifications, \d+ unread$/ });
+      const unreadBefore = Number((await bell.getAttribute("aria-label"))!.match(/\d+/)![0]);
+      await likeRow.getByRole("button", { name: /^Mark read/ }).click();
+      await expect.poll(() => likeRow.locator(".notification-count").count()).toBe(0);
+      await expect
+        .poll(async () => {
+          const label = (await bell.count()) ? await bell.getAttribute("aria-label") : "0";
+          return Number(label!.match(/\d+/)![0]);
+        })
+        .toBe(unreadBefore - count);
+      await page.reload();
+      expect(
+        await rows
+          .filter({ hasText: /liked you$/ })
+          .getByRole("button")
+          .count(),
+      ).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 
   test("dashboard: six and more likers scroll inside their strip; waiting names keep their width", async () => {
     for (const width of [390, 1280]) {

@@ -323,10 +323,33 @@ describe("reading notifications", () => {
     const one = await notify(env, { to: me.id, type: "like", actorId: other.id });
     await notify(env, { to: me.id, type: "match", actorId: other.id });
     await me.client.loadCsrfFromPage("/notifications");
-    const read = await me.client.form("/notifications", { intent: "read", id: one!.id });
+    const read = await me.client.form("/notifications", { intent: "read", ids: one!.id });
     expect(read.status).toBe(200);
     expect((await list(me)).unread_count).toBe(1);
     await me.client.form("/notifications", { intent: "read-all" });
     expect((await list(me)).unread_count).toBe(0);
+  });
+
+  it("marks a grouped row read in one go, and only the member's own notifications", async () => {
+    const me = await verifiedMember();
+    const maya = await verifiedMember();
+    const tom = await verifiedMember();
+    const likes = [
+      await notify(env, { to: me.id, type: "like", actorId: maya.id }),
+      await notify(env, { to: me.id, type: "like", actorId: tom.id }),
+    ];
+    const theirs = await notify(env, { to: maya.id, type: "like", actorId: tom.id });
+    await notify(env, { to: me.id, type: "match", actorId: maya.id });
+    await me.client.loadCsrfFromPage("/notifications");
+    const ids = [...likes.map((n) => n!.id), theirs!.id].join(",");
+    const read = await me.client.form("/notifications", { intent: "read", ids });
+    expect(read.status).toBe(200);
+    expect((await list(me)).unread_count).toBe(1);
+    // Maya's notification, named among mine, stays unread.
+    expect((await list(maya)).unread_count).toBe(1);
+    // A form without ids changes nothing and says why.
+    const empty = await me.client.form("/notifications", { intent: "read", ids: "" });
+    expect(empty.status).toBe(422);
+    expect((await list(me)).unread_count).toBe(1);
   });
 });
