@@ -10,13 +10,14 @@ import { nowIso } from "./db.server";
 import type { PaymentLine } from "./db/money";
 import { isProduction, type Env } from "./env.server";
 import { HttpError, ValidationError } from "./errors.server";
+import type { Job } from "./housekeeping.server";
 import {
   changeStripeSubscriptionPrice,
   PAYMENTS_UNAVAILABLE,
   paymentProvider,
   stripePriceFor,
 } from "./payments.server";
-import { statement } from "./sql.server";
+import { all, statement } from "./sql.server";
 import {
   activePlan,
   isCurrent,
@@ -39,7 +40,8 @@ import {
  * new period starts now and the charge is the new price in full. With Stripe the subscription's
  * one item moves to the new plan's Price and Stripe makes the invoice; our row follows its signed
  * webhook. The test provider changes the row at once and records the proration as a payment whose
- * lines are the invoice Stripe would have made.
+ * lines are the invoice Stripe would have made, and renews its subscriptions at their period end
+ * from the Cron Trigger, as Stripe renews its own.
  */
 
 type Priced = { price_monthly_cents: number; price_yearly_cents: number };
@@ -349,3 +351,126 @@ export async function planChangeQuotes(
   }
   return quotes;
 }
+
+// The test provider's renewals
+
+interface DueRow {
+  user_id: string;
+  plan_id: string;
+  name: string;
+  currency: string;
+  billing_cycle: BillingCycle;
+  status: "active" | "cancelled";
+  current_period_start: string;
+  current_period_end: string;
+  billing_anchor: string | null;
+  price_cents: number;
+  credit_cents: number;
+}
+
+/** The end of the period after the one ending at `end`, on the anchor's day of the month. */
+export function nextPeriodEnd(anchor: number, cycle: BillingCycle, end: number): number {
+  let count = 1;
+  while (periodEnd(anchor, cycle, count) <= end) count++;
+  return periodEnd(anchor, cycle, count);
+}
+
+/**
+ * One due subscription of the test provider at its period end: renewed for the next period (a
+ * renewal payment recorded, credit held taken first), or, when it was cancelled, ended (as
+ * Stripe ends one set to cancel at its period end). Returns 1 when it changed it.
+ */
+async function renewOrEnd(env: Env, row: DueRow, now: number): Promise<number> {
+  const at = nowIso(now);
+  if (row.status === "cancelled") {
+    const [ended] = await env.DB.batch<{ user_id: string }>([
+      statement(
+        env.DB,
+        sql`UPDATE subscriptions SET status = 'expired', updated_at = ${at}
+         WHERE user_id = ${row.user_id} AND provider = 'test' AND status = 'cancelled'
+           AND current_period_end = ${row.current_period_end}
+         RETURNING user_id`,
+      ),
+      statement(
+        env.DB,
+        sql`INSERT INTO activities (id, user_id, type, other_user_id, data, created_at, seq)
+         SELECT ${newId()}, ${row.user_id}, 'subscription_changed', NULL,
+           ${JSON.stringify({ plan: row.name, billing_cycle: row.billing_cycle, status: "expired" })}, ${at},
+           (SELECT coalesce(max(seq), 0) + 1 FROM activities WHERE user_id = ${row.user_id})
+         WHERE changes() = 1`,
+      ),
+    ]);
+    return ended?.results.length ? 1 : 0;
+  }
+  const start = Date.parse(row.current_period_end);
+  const anchor = Date.parse(row.billing_anchor ?? row.current_period_start);
+  const end = nextPeriodEnd(anchor, row.billing_cycle, start);
+  const settled = settle(row.price_cents, row.credit_cents);
+  const lines: PaymentLine[] = [
+    {
+      description: `${labelOf(row.name, row.billing_cycle)}, ${day(start)} to ${day(end)}`,
+      amount_cents: row.price_cents,
+    },
+  ];
+  if (settled.applied > 0) {
+    lines.push({ description: "Credit applied", amount_cents: -settled.applied });
+  }
+  const renewedAt = nowIso(start);
+  const [renewed] = await env.DB.batch<{ user_id: string }>([
+    statement(
+      env.DB,
+      sql`UPDATE subscriptions SET current_period_start = ${renewedAt}, current_period_end = ${nowIso(end)},
+         credit_cents = ${settled.held}, updated_at = ${at}
+       WHERE user_id = ${row.user_id} AND provider = 'test' AND status = 'active'
+         AND current_period_end = ${row.current_period_end} AND credit_cents = ${row.credit_cents}
+       RETURNING user_id`,
+    ),
+    // One payment per period: the reference names the period it renews from.
+    statement(
+      env.DB,
+      sql`INSERT INTO payments (id, user_id, kind, plan_id, billing_cycle, amount_cents, currency,
+         provider, provider_ref, status, created_at, completed_at, purpose, lines)
+       SELECT ${newId()}, ${row.user_id}, 'subscription', ${row.plan_id}, ${row.billing_cycle}, ${settled.due},
+         ${row.currency}, 'test', ${`renewal:${row.user_id}:${renewedAt}`}, 'completed', ${renewedAt}, ${renewedAt},
+         'renewal', ${JSON.stringify(lines)}
+       WHERE changes() = 1`,
+    ),
+  ]);
+  return renewed?.results.length ? 1 : 0;
+}
+
+/**
+ * The Cron Trigger's job (worker/scheduled.ts): every subscription of the test provider whose
+ * period has ended by `now` (the trigger's time) renews or, cancelled, ends; in bounded batches.
+ * One that missed several periods (no trigger ran) renews once per period, each paid. Stripe's
+ * subscriptions are left to Stripe's webhooks; in production the test provider does not run.
+ */
+export const TEST_PROVIDER_RENEWALS: Job = {
+  name: "test_provider_renewals",
+  async run(env, now, { batchSize, maxBatches }) {
+    if (isProduction(env)) return { deleted: 0, batches: 0, done: true };
+    let changed = 0;
+    for (let batches = 1; batches <= maxBatches; batches++) {
+      const due = await all<DueRow>(
+        env.DB,
+        sql`SELECT s.user_id, s.plan_id, p.name, p.currency, s.billing_cycle, s.status,
+           s.current_period_start, s.current_period_end, s.billing_anchor, s.credit_cents,
+           coalesce(s.price_cents,
+             CASE s.billing_cycle WHEN 'yearly' THEN p.price_yearly_cents ELSE p.price_monthly_cents END) AS price_cents
+         FROM subscriptions s JOIN plans p ON p.id = s.plan_id
+         WHERE s.current_period_end <= ${nowIso(now)} AND s.provider = 'test'
+           AND s.status IN ('active', 'cancelled')
+         ORDER BY s.current_period_end
+         LIMIT ${batchSize}`,
+      );
+      let changedNow = 0;
+      for (const row of due) changedNow += await renewOrEnd(env, row, now);
+      changed += changedNow;
+      // A short batch is the last, unless it renewed one that may still be due for another period.
+      if (due.length === 0 || (due.length < batchSize && changedNow === 0)) {
+        return { deleted: changed, batches, done: true };
+      }
+    }
+    return { deleted: changed, batches: maxBatches, done: false };
+  },
+};

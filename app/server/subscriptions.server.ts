@@ -31,7 +31,8 @@ import { all, allOf, first, firstOf, run, selection, statement } from "./sql.ser
  * at most one subscription row. It gives its plan's perks while its status is `active` or
  * `cancelled` and its period has not ended; after the period end the member is back to free,
  * computed on read (no job needs to run). The test provider starts a period of one month or one
- * year at once (plan-changes.server.ts changes plans in place); with Stripe, Checkout starts it and
+ * year at once, and renews it at its end from the Cron Trigger as Stripe renews its own
+ * (plan-changes.server.ts, which also changes plans in place); with Stripe, Checkout starts it and
  * Stripe's webhooks keep it true.
  */
 
