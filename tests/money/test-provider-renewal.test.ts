@@ -4,7 +4,7 @@ import {
   env,
   waitOnExecutionContext,
 } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { listPayments } from "~/server/billing.server";
 import { DEFAULT_LIMITS } from "~/server/housekeeping.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
@@ -30,7 +30,13 @@ const at = (s: string) => Date.parse(s);
 
 const touched = new Set<string>();
 
+// Each run logs a line per job: not this file's concern.
+beforeEach(() => {
+  vi.spyOn(console, "info").mockImplementation(() => {});
+});
+
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const userId of touched) await expectLedgerInvariant(userId);
   touched.clear();
 });
