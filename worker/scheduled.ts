@@ -8,6 +8,7 @@ import {
   type Limits,
 } from "~/server/housekeeping.server";
 import { log, loggedError } from "~/server/log.server";
+import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
 
 /**
  * Background work's one entry (wrangler.toml [triggers] crons): a small dispatcher. Each job is
@@ -15,7 +16,11 @@ import { log, loggedError } from "~/server/log.server";
  * `scheduledTime`); one that fails is logged and counted, and the others still run. A job of
  * another concern joins by being added to `JOBS`.
  */
-const JOBS: Job[] = [...HOUSEKEEPING_JOBS];
+const JOBS: Job[] = [
+  // Before housekeeping's subscriptions_expired, so that a renewal is never taken for an end.
+  TEST_PROVIDER_RENEWALS,
+  ...HOUSEKEEPING_JOBS,
+];
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
   const problems = configRefusal(env);

@@ -1,17 +1,31 @@
-import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import type {
+  ActionFunctionArgs,
+  HeadersFunction,
+  LoaderFunctionArgs,
+  MetaFunction,
+} from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
-import { useLoaderData, useNavigate } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigate, useNavigation } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
-import { FormAlert } from "~/components/form";
+import { CsrfInput, FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { moneyLinks, TestPaymentsNote } from "~/components/money";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { formatPrice } from "~/schemas/credits";
-import { PAST_DUE_GRACE_DAYS, type BillingCycle } from "~/schemas/subscription";
+import {
+  changePlanSchema,
+  PAST_DUE_GRACE_DAYS,
+  type BillingCycle,
+  type CurrentSubscription,
+  type PlanChangeQuote,
+} from "~/schemas/subscription";
+import { formAction, type ActionErrors } from "~/server/actions.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { isTestPayments } from "~/server/payments.server";
+import { changePlan, planChangeQuotes } from "~/server/plan-changes.server";
 import { subscriptionStatus } from "~/server/subscriptions.server";
+import { parseInput, readBody } from "~/server/validation.server";
 import { useAtom, useHydrateAtoms, useSetAtom } from "~/state/jotai";
 import {
   cancelSubscriptionAtom,
@@ -27,13 +41,29 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
+  const [status, quotes] = await Promise.all([
+    subscriptionStatus(context.env, user.id),
+    planChangeQuotes(context.env, user.id),
+  ]);
   return json(
-    {
-      ...(await subscriptionStatus(context.env, user.id)),
-      testPayments: isTestPayments(context.env),
-    },
+    { ...status, quotes, testPayments: isTestPayments(context.env) },
     { headers: { "Cache-Control": "private, no-store" } },
   );
+}
+
+type ChangeAnswer = { changed: CurrentSubscription; pending: boolean };
+
+/**
+ * "Change plan": the same change as `PUT /my/subscription`, from the page's form. With Stripe the
+ * page shows the new plan once Stripe's webhook has changed it (`pending`).
+ */
+export function action({ context, request }: ActionFunctionArgs) {
+  return formAction(async () => {
+    const { user } = requireVerifiedUser(context, request);
+    const input = parseInput(changePlanSchema, await readBody(request));
+    const changed = await changePlan(context.env, user.id, input);
+    return json<ChangeAnswer>({ changed, pending: !isTestPayments(context.env) });
+  });
 }
 
 const STATUS_TEXT = {
@@ -49,6 +79,91 @@ const day = (iso: string) =>
     day: "numeric",
     timeZone: "UTC",
   });
+
+const per = (cycle: BillingCycle) => (cycle === "yearly" ? "a year" : "a month");
+
+/** What a change costs, in words: paid now, or kept as credit; prorated either way. */
+function quoteText(q: PlanChangeQuote): string {
+  const price = (cents: number) => formatPrice(cents, q.currency);
+  const then = `Then ${price(q.price_cents)} ${per(q.billing_cycle)} from ${day(q.renews_at)}.`;
+  const span = q.new_period
+    ? `a ${q.billing_cycle === "yearly" ? "year" : "month"} from today`
+    : "the rest of this period";
+  if (q.due_now_cents > 0) {
+    const held = q.charge_cents - q.credit_cents - q.due_now_cents;
+    return `Pay ${price(q.due_now_cents)} now: ${price(q.charge_cents)} for ${span}, less ${price(q.credit_cents)} for the unused part of your plan${held > 0 ? ` and ${price(held)} of your credit` : ""}. ${then}`;
+  }
+  if (q.credit_kept_cents > 0) {
+    return `Nothing to pay now: ${price(q.charge_cents)} for ${span}, less ${price(q.credit_cents)} for the unused part of your plan; the ${price(q.credit_kept_cents)} left is credit toward your next payments. ${then}`;
+  }
+  return `Nothing to pay now: your credit covers ${price(q.charge_cents - q.credit_cents)} for ${span}. ${then}`;
+}
+
+/** The other plans and cycles, each with what changing to it costs now, and its button. */
+function ChangePlan({
+  current,
+  quotes,
+  testPayments,
+}: {
+  current: CurrentSubscription;
+  quotes: PlanChangeQuote[];
+  testPayments: boolean;
+}) {
+  const answer = useActionData<ChangeAnswer | ActionErrors>();
+  const busy = useNavigation().state === "submitting";
+  const error =
+    answer && "errors" in answer
+      ? (answer.errors.plan_id?.[0] ?? answer.errors.billing_cycle?.[0] ?? answer.message)
+      : null;
+  const done =
+    answer && "changed" in answer
+      ? answer.pending
+        ? `Your change to ${answer.changed.plan.name} (${answer.changed.billing_cycle}) is with Stripe; this page shows it once Stripe confirms.`
+        : `Your plan is now ${answer.changed.plan.name} (${answer.changed.billing_cycle}).`
+      : null;
+  return (
+    <section className="money-change" aria-labelledby="change-heading">
+      <h3 id="change-heading">Change plan</h3>
+      <FormAlert message={error} />
+      <FormAlert message={done} tone="success" />
+      <p className="muted small">
+        A change applies at once and is prorated: the unused part of this period counts toward the
+        new price.
+        {current.status === "cancelled" ? " Changing plan also resumes your subscription." : ""}
+        {testPayments ? "" : " Stripe's invoice has the exact amounts."}
+      </p>
+      <ul className="money-change-options">
+        {quotes.map((q) => {
+          const id = `change-${q.plan_id}-${q.billing_cycle}`;
+          return (
+            <li key={id}>
+              <p id={`${id}-cost`}>
+                <strong>
+                  {q.plan_name}, {q.billing_cycle}
+                </strong>
+                : {formatPrice(q.price_cents, q.currency)} {per(q.billing_cycle)}.{" "}
+                <span className="muted small">{quoteText(q)}</span>
+              </p>
+              <Form method="post">
+                <CsrfInput />
+                <input type="hidden" name="plan_id" value={q.plan_id} />
+                <input type="hidden" name="billing_cycle" value={q.billing_cycle} />
+                <button
+                  type="submit"
+                  className="btn btn-secondary"
+                  disabled={busy}
+                  aria-describedby={`${id}-cost`}
+                >
+                  Change to {q.plan_name}, {q.billing_cycle}
+                </button>
+              </Form>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
 
 export default function SubscriptionPage() {
   const loaded = useLoaderData<typeof loader>();
@@ -124,6 +239,13 @@ export default function SubscriptionPage() {
                 <p>
                   <AppLink to="/my/payments">Payments and receipts</AppLink>
                 </p>
+              ) : null}
+              {loaded.quotes.length > 0 ? (
+                <ChangePlan
+                  current={current}
+                  quotes={loaded.quotes}
+                  testPayments={loaded.testPayments}
+                />
               ) : null}
               {renews ? (
                 confirming ? (

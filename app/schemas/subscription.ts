@@ -14,6 +14,10 @@ export const SUBSCRIPTION_MESSAGES = {
   reasonLength: "The reason may not be longer than 500 characters.",
   alreadySubscribed: "You already have a subscription.",
   notSubscribed: "You have no subscription to cancel.",
+  noSubscriptionToChange: "You have no subscription to change. Choose a plan to subscribe.",
+  samePlan: "That is already your plan and billing.",
+  pastDueChange:
+    "Your last payment failed. Update your card under Payments and receipts before changing plans.",
   advancedFilters: "Interests, online now and with a photo are search filters for subscribers.",
 } as const;
 
@@ -26,6 +30,12 @@ export const subscribeSchema = z.object({
     .max(64, SUBSCRIPTION_MESSAGES.plan),
   billing_cycle: z.enum(BILLING_CYCLES, { error: SUBSCRIPTION_MESSAGES.cycle }),
 });
+
+/**
+ * PUT /my/subscription and the subscription page's "Change plan" form: the plan and cycle to
+ * change to, in place (the same fields as subscribing).
+ */
+export const changePlanSchema = subscribeSchema;
 
 /** DELETE /my/subscription. */
 export const cancelSubscriptionSchema = z.object({
@@ -60,6 +70,32 @@ export interface CurrentSubscription {
   billing_cycle: BillingCycle;
   current_period_end: string;
   cancelled_at: string | null;
+}
+
+/**
+ * What changing to another plan or cycle costs now, as the subscription page shows it before the
+ * member confirms: the proration Stripe makes (and the test provider mirrors), from the member's
+ * period and prices.
+ */
+export interface PlanChangeQuote {
+  plan_id: string;
+  plan_name: string;
+  billing_cycle: BillingCycle;
+  /** The new plan's price for the cycle. */
+  price_cents: number;
+  currency: string;
+  /** Credit for the unused time of the current price. */
+  credit_cents: number;
+  /** The new price for the rest of the period (or a whole new period when the cycle changes). */
+  charge_cents: number;
+  /** Charged now: the difference, less credit held; 0 for a downgrade. */
+  due_now_cents: number;
+  /** Left as credit toward the next payments (a downgrade). */
+  credit_kept_cents: number;
+  /** Whether the cycle changes: a new period starts now. */
+  new_period: boolean;
+  /** When the period after the change ends (the next renewal). */
+  renews_at: string;
 }
 
 export interface SubscriptionStatusResponse {

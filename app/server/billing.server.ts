@@ -1,10 +1,12 @@
 import { sql } from "drizzle-orm";
+import { formatPrice } from "~/schemas/credits";
 import {
   NO_BILLING_ACCOUNT,
   PAYMENTS_PER_PAGE,
   type PaymentStatus,
   type PaymentView,
 } from "~/schemas/payments";
+import type { PaymentLine } from "./db/money";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
 import { createPortalSession } from "./payments.server";
@@ -23,11 +25,39 @@ const statusOf = (row: {
 }): PaymentStatus =>
   row.dispute_status === "open" || row.dispute_status === "lost"
     ? "disputed"
-    : row.refunded_cents >= row.amount_cents
-      ? "refunded"
-      : row.refunded_cents > 0
-        ? "partially_refunded"
-        : "paid";
+    : row.refunded_cents <= 0
+      ? "paid"
+      : row.refunded_cents >= row.amount_cents
+        ? "refunded"
+        : "partially_refunded";
+
+/**
+ * What a payment was for, as the receipts list says it; a plan change or a renewal also says what
+ * its amount is made of (the proration's credit and charge, credit applied or kept).
+ */
+function describe(r: {
+  kind: "credits" | "subscription";
+  credits: number | null;
+  billing_cycle: string | null;
+  pack_name: string | null;
+  plan_name: string | null;
+  currency: string;
+  purpose: "change" | "renewal" | null;
+  lines: string | null;
+}): string {
+  if (r.kind === "credits") return `${r.pack_name ?? "Credits"}: ${r.credits ?? 0} credits`;
+  const plan = `${r.plan_name ?? "Subscription"} (${r.billing_cycle ?? "monthly"})`;
+  const head =
+    r.purpose === "change"
+      ? `Plan change to ${plan}, prorated`
+      : r.purpose === "renewal"
+        ? `${plan} subscription renewed`
+        : `${r.plan_name ?? "Subscription"} subscription (${r.billing_cycle ?? "monthly"})`;
+  const lines = r.lines ? (JSON.parse(r.lines) as PaymentLine[]) : [];
+  if (lines.length === 0) return head;
+  const parts = lines.map((l) => `${l.description}: ${formatPrice(l.amount_cents, r.currency)}`);
+  return `${head}. ${parts.join("; ")}`;
+}
 
 /** GET /my/payments: the member's completed payments, newest first, a page at a time. */
 export async function listPayments(
@@ -48,10 +78,13 @@ export async function listPayments(
     dispute_status: string | null;
     created_at: string;
     receipt_url: string | null;
+    purpose: "change" | "renewal" | null;
+    lines: string | null;
   }>(
     env.DB,
     sql`SELECT p.id, p.kind, p.credits, p.billing_cycle, cp.name AS pack_name, pl.name AS plan_name,
-       p.amount_cents, p.currency, p.refunded_cents, p.dispute_status, p.created_at, p.receipt_url
+       p.amount_cents, p.currency, p.refunded_cents, p.dispute_status, p.created_at, p.receipt_url,
+       p.purpose, p.lines
      FROM payments p
      LEFT JOIN credit_packs cp ON cp.id = p.pack_id
      LEFT JOIN plans pl ON pl.id = p.plan_id
@@ -62,10 +95,7 @@ export async function listPayments(
   const payments: PaymentView[] = rows.slice(0, perPage).map((r) => ({
     id: r.id,
     kind: r.kind,
-    description:
-      r.kind === "credits"
-        ? `${r.pack_name ?? "Credits"}: ${r.credits ?? 0} credits`
-        : `${r.plan_name ?? "Subscription"} subscription (${r.billing_cycle ?? "monthly"})`,
+    description: describe(r),
     amount_cents: r.amount_cents,
     currency: r.currency,
     status: statusOf(r),

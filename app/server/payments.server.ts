@@ -229,43 +229,112 @@ export async function createPortalSession(
   }
 }
 
+/** What a plan and cycle cost at Stripe: one recurring Price, found again by its lookup key. */
+export interface StripePriceSpec {
+  planId: string;
+  /** The product's name on Stripe's invoices: "Premium (yearly)". */
+  name: string;
+  cycle: "monthly" | "yearly";
+  amountCents: number;
+  currency: string;
+}
+
 /**
- * Changes a subscription's price in place: its one item gets the new plan's price for the new
- * interval, prorated by Stripe (the difference is invoiced now), and the metadata names the new
- * plan so that its later events say so.
+ * The lookup key of a plan's price: it names the amount, so a price changed in D1 is a new Price
+ * (one attached to a subscription is never changed, as at Stripe).
  */
-export async function changeStripeSubscription(
+export const priceLookupKey = (p: StripePriceSpec) =>
+  `heartline_${p.planId}_${p.cycle}_${p.amountCents}_${p.currency}`;
+
+/**
+ * The id of the Stripe Price for a plan and cycle: the active one with its lookup key, or a new
+ * one (with a product of its own, named for the invoice). Checkout needs none (its prices are
+ * inline), but a subscription item is changed to a Price by id.
+ */
+export async function stripePriceFor(env: Env, spec: StripePriceSpec): Promise<string> {
+  const stripe = stripeClient(env);
+  const lookupKey = priceLookupKey(spec);
+  const find = async () =>
+    (await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 })).data[0]?.id;
+  try {
+    const known = await find();
+    if (known) return known;
+    try {
+      const price = await stripe.prices.create(
+        {
+          currency: spec.currency,
+          unit_amount: spec.amountCents,
+          recurring: { interval: spec.cycle === "yearly" ? "year" : "month" },
+          lookup_key: lookupKey,
+          product_data: { name: spec.name },
+          metadata: { plan_id: spec.planId, billing_cycle: spec.cycle },
+        },
+        // Concurrent first changes to a plan make one Price (Stripe keeps a key for 24 hours;
+        // after that the lookup above finds it).
+        { idempotencyKey: `price-${lookupKey}` },
+      );
+      return price.id;
+    } catch (error) {
+      // Another request made it after our lookup (its key had expired): that one is the price.
+      if (!isStripeInvalid(error)) throw error;
+      const made = await find();
+      if (made) return made;
+      throw error;
+    }
+  } catch (error) {
+    throw paymentsDown(error);
+  }
+}
+
+/**
+ * Changes a live subscription's one item to another Price in place. Stripe prorates it
+ * (`proration_behavior`: `always_invoice` invoices the difference now, `create_prorations` leaves
+ * it on the next invoice), a subscription set to end with its period renews again, and the
+ * metadata names the new plan so that its events say so. Returns the subscription as Stripe
+ * answered, or null when Stripe has no live subscription by that id (the webhook that says so is
+ * on its way).
+ *
+ * The idempotency key names the subscription, the Price and this request: the SDK's retry of the
+ * call is one change at Stripe; two requests are two changes, each made from what Stripe has then
+ * (a second change to the same Price prorates nothing).
+ */
+export async function changeStripeSubscriptionPrice(
   env: Env,
   subscriptionId: string,
-  change: { line: CheckoutLine; metadata: Record<string, string>; key: string },
-): Promise<Stripe.Subscription> {
+  change: {
+    priceId: string;
+    prorationBehavior: "always_invoice" | "create_prorations";
+    metadata: Record<string, string>;
+  },
+): Promise<Stripe.Subscription | null> {
   const stripe = stripeClient(env);
+  let current: Stripe.Subscription;
   try {
-    const current = await stripe.subscriptions.retrieve(subscriptionId);
-    const item = current.items.data[0];
-    if (!item) throw new Error(`subscription ${subscriptionId} has no item`);
-    const product =
-      typeof item.price.product === "string" ? item.price.product : item.price.product.id;
+    current = await stripe.subscriptions.retrieve(subscriptionId);
+  } catch (error) {
+    if (isStripeMissing(error)) return null;
+    throw paymentsDown(error);
+  }
+  if (!["active", "trialing"].includes(current.status)) return null;
+  const items = current.items?.data ?? [];
+  if (items.length !== 1) {
+    throw paymentsDown(new Error(`subscription ${subscriptionId} has ${items.length} items`));
+  }
+  try {
     return await stripe.subscriptions.update(
       subscriptionId,
       {
-        items: [
-          {
-            id: item.id,
-            price_data: {
-              currency: change.line.currency,
-              unit_amount: change.line.amountCents,
-              product,
-              recurring: { interval: change.line.interval ?? "month" },
-            },
-          },
-        ],
-        proration_behavior: "always_invoice",
+        items: [{ id: items[0]!.id, price: change.priceId }],
+        proration_behavior: change.prorationBehavior,
+        cancel_at_period_end: false,
         metadata: change.metadata,
       },
-      { idempotencyKey: change.key },
+      {
+        idempotencyKey: `change-plan-${subscriptionId}-${change.priceId}-${crypto.randomUUID()}`,
+      },
     );
   } catch (error) {
+    if (isStripeMissing(error)) return null;
     throw paymentsDown(error);
   }
 }

@@ -31,7 +31,9 @@ import { all, allOf, first, firstOf, run, selection, statement } from "./sql.ser
  * at most one subscription row. It gives its plan's perks while its status is `active` or
  * `cancelled` and its period has not ended; after the period end the member is back to free,
  * computed on read (no job needs to run). The test provider starts a period of one month or one
- * year at once; with Stripe, Checkout starts it and Stripe's webhooks keep it true.
+ * year at once, and renews it at its end from the Cron Trigger as Stripe renews its own
+ * (plan-changes.server.ts, which also changes plans in place); with Stripe, Checkout starts it and
+ * Stripe's webhooks keep it true.
  */
 
 /** A plan as the API shows it (`perks` read from its JSON). */
@@ -47,7 +49,7 @@ const planFields = selection(planColumns);
 
 type PlanRow = ReturnType<typeof planFields.read>;
 
-const toPlan = (row: PlanRow): Plan => ({
+export const toPlan = (row: PlanRow): Plan => ({
   id: row.id,
   name: row.name,
   price_monthly_cents: row.price_monthly_cents,
@@ -72,13 +74,17 @@ const subscriptionFields = selection({
   billing_cycle: subscriptions.billingCycle,
   provider: subscriptions.provider,
   provider_ref: subscriptions.providerRef,
+  current_period_start: subscriptions.currentPeriodStart,
   current_period_end: subscriptions.currentPeriodEnd,
   cancelled_at: subscriptions.cancelledAt,
+  price_cents: subscriptions.priceCents,
+  billing_anchor: subscriptions.billingAnchor,
+  credit_cents: subscriptions.creditCents,
 });
 
-type SubscriptionRow = ReturnType<typeof subscriptionFields.read>;
+export type SubscriptionRow = ReturnType<typeof subscriptionFields.read>;
 
-async function subscriptionRow(env: Env, userId: string) {
+export async function subscriptionRow(env: Env, userId: string) {
   return firstOf(
     env.DB,
     subscriptionFields,
@@ -89,10 +95,12 @@ async function subscriptionRow(env: Env, userId: string) {
 }
 
 /** Whether a stored subscription still counts (its period has not ended, it was not ended). */
-const isCurrent = (row: Pick<SubscriptionRow, "status" | "current_period_end">, now: number) =>
-  row.status !== "expired" && Date.parse(row.current_period_end) > now;
+export const isCurrent = (
+  row: Pick<SubscriptionRow, "status" | "current_period_end">,
+  now: number,
+) => row.status !== "expired" && Date.parse(row.current_period_end) > now;
 
-function toCurrent(row: SubscriptionRow): CurrentSubscription {
+export function toCurrent(row: SubscriptionRow): CurrentSubscription {
   return {
     status: row.status as SubscriptionStatus,
     plan: toPlan(row),
@@ -185,7 +193,8 @@ export async function assertSearchFiltersAllowed(
 
 // Subscribing and cancelling
 
-async function activePlan(env: Env, planId: string) {
+/** A plan on sale (422 with the schema's message otherwise). */
+export async function activePlan(env: Env, planId: string) {
   const row = await firstOf(
     env.DB,
     planFields,
@@ -195,10 +204,14 @@ async function activePlan(env: Env, planId: string) {
   return row;
 }
 
-/** The end of a period that starts at `from`: one calendar month or one year later (UTC). */
-export function periodEnd(from: number, cycle: BillingCycle): number {
+/**
+ * The end of a period that starts at `from`: one calendar month or one year later (UTC); with
+ * `count`, that many periods later, still on `from`'s day of the month (Stripe's billing cycle
+ * anchor: 31 January → 28 February → 31 March).
+ */
+export function periodEnd(from: number, cycle: BillingCycle, count = 1): number {
   const d = new Date(from);
-  const months = cycle === "yearly" ? 12 : 1;
+  const months = (cycle === "yearly" ? 12 : 1) * count;
   const target = new Date(
     Date.UTC(
       d.getUTCFullYear(),
@@ -306,6 +319,7 @@ export async function subscribe(
       start,
       end,
       now: start,
+      priceCents: amount,
       onlyIfMaySubscribe: true,
     }),
     insertPayment(env, { ...payment, ref: null, status: "completed", at: start }),
@@ -384,21 +398,26 @@ interface SubscriptionWrite {
   end: string;
   now: string;
   cancelledAt?: string | null;
+  /** Test provider: what each period bills; the anchor is the start. */
+  priceCents?: number | null;
   /** Only over a subscription that has ended or was cancelled (a new subscription). */
   onlyIfMaySubscribe?: boolean;
 }
 
 /** Writes the member's one subscription row (RETURNING user_id when it was written). */
 function upsertSubscription(env: Env, w: SubscriptionWrite) {
+  const price = w.priceCents ?? null;
+  const anchor = price === null ? null : w.start;
   return statement(
     env.DB,
     sql`INSERT INTO subscriptions (user_id, plan_id, billing_cycle, status, provider, provider_ref,
        provider_event_at, current_period_start, current_period_end, cancelled_at, cancel_reason,
-       created_at, updated_at)
-     VALUES (${w.userId}, ${w.planId}, ${w.cycle}, ${w.status}, ${w.provider}, ${w.ref}, ${w.eventAt}, ${w.start}, ${w.end}, ${w.cancelledAt ?? null}, NULL, ${w.now}, ${w.now})
+       created_at, updated_at, price_cents, billing_anchor)
+     VALUES (${w.userId}, ${w.planId}, ${w.cycle}, ${w.status}, ${w.provider}, ${w.ref}, ${w.eventAt}, ${w.start}, ${w.end}, ${w.cancelledAt ?? null}, NULL, ${w.now}, ${w.now}, ${price}, ${anchor})
      ON CONFLICT (user_id) DO UPDATE SET plan_id = ${w.planId}, billing_cycle = ${w.cycle}, status = ${w.status},
        provider = ${w.provider}, provider_ref = ${w.ref}, provider_event_at = ${w.eventAt}, current_period_start = ${w.start},
-       current_period_end = ${w.end}, cancelled_at = ${w.cancelledAt ?? null}, cancel_reason = NULL, updated_at = ${w.now}
+       current_period_end = ${w.end}, cancelled_at = ${w.cancelledAt ?? null}, cancel_reason = NULL, updated_at = ${w.now},
+       price_cents = ${price}, billing_anchor = ${anchor}
      WHERE ${w.onlyIfMaySubscribe ? maySubscribe(w.now) : sql`1`}
      RETURNING user_id`,
   );
@@ -449,7 +468,7 @@ export async function cancelSubscription(
 const fromUnix = (seconds: number) => nowIso(seconds * 1000);
 
 /** The status we keep for a Stripe subscription. */
-function statusOf(sub: Stripe.Subscription): SubscriptionStatus | "expired" {
+export function statusOf(sub: Stripe.Subscription): SubscriptionStatus | "expired" {
   switch (sub.status) {
     case "active":
     case "trialing":
@@ -463,7 +482,7 @@ function statusOf(sub: Stripe.Subscription): SubscriptionStatus | "expired" {
   }
 }
 
-function periodOf(sub: Stripe.Subscription, fallbackEnd: number) {
+export function periodOf(sub: Stripe.Subscription, fallbackEnd: number) {
   const item = sub.items?.data?.[0];
   const start = item?.current_period_start ?? sub.start_date;
   const end = item?.current_period_end ?? fallbackEnd;
@@ -473,6 +492,8 @@ function periodOf(sub: Stripe.Subscription, fallbackEnd: number) {
 /** What a Stripe event changes the activity by: the subscription as it was stored before. */
 const storedFields = selection({
   status: subscriptions.status,
+  plan_id: subscriptions.planId,
+  billing_cycle: subscriptions.billingCycle,
   provider_ref: subscriptions.providerRef,
   cancelled_at: subscriptions.cancelledAt,
 });
@@ -543,6 +564,7 @@ export async function applyStripeSubscription(
        provider = 'stripe', provider_ref = ${sub.id}, provider_event_at = ${eventCreated}, current_period_start = ${period.start},
        current_period_end = ${period.end}, cancelled_at = ${cancelledAt}, updated_at = ${at},
        customer_ref = coalesce(${customer}, subscriptions.customer_ref),
+       price_cents = NULL, billing_anchor = NULL,
        past_due_since = CASE WHEN ${status} = 'past_due'
          THEN coalesce(CASE WHEN subscriptions.status = 'past_due' THEN subscriptions.past_due_since END, ${pastDueSince})
          END
@@ -567,7 +589,7 @@ export async function applyStripeSubscription(
       ? "subscription_started"
       : status === "cancelled" && before?.status !== "cancelled"
         ? "subscription_cancelled"
-        : status !== before?.status
+        : status !== before?.status || planId !== before?.plan_id || cycle !== before?.billing_cycle
           ? "subscription_changed"
           : null;
   if (type) {

@@ -9,6 +9,7 @@ import {
   buyPack,
   deliver,
   eventId,
+  expectLedgerInvariant,
   ledgerOf,
   postWebhook,
   signedEvent,
@@ -31,43 +32,9 @@ const DAY = 86_400_000;
 
 const touched = new Set<string>();
 
-/**
- * The ledger invariant, for every member a test touched: balance = lifetime_earned −
- * lifetime_spent = the ledger's sum; what is owed = what refunds and disputes could not take from
- * the balance − what later purchases paid back − what won disputes forgave (each gives back all
- * it took: what it does not credit again is forgiven).
- */
+/** The ledger invariant (helpers.ts), for every member a test touched. */
 afterEach(async () => {
-  for (const userId of touched) {
-    const totals = await env.DB.prepare(
-      "SELECT balance, lifetime_earned, lifetime_spent, owed FROM user_credits WHERE user_id = ?1",
-    )
-      .bind(userId)
-      .first<{ balance: number; lifetime_earned: number; lifetime_spent: number; owed: number }>();
-    const sums = await env.DB.prepare(
-      `SELECT coalesce(sum(CASE WHEN direction = 'in' THEN amount END), 0) AS earned,
-         coalesce(sum(CASE WHEN direction = 'out' THEN amount END), 0) AS spent,
-         coalesce(sum(CASE WHEN reason = 'owed' THEN amount END), 0) AS repaid,
-         coalesce(sum(CASE WHEN reason = 'dispute_won' THEN amount END), 0) AS returned
-       FROM credit_transactions WHERE user_id = ?1`,
-    )
-      .bind(userId)
-      .first<{ earned: number; spent: number; repaid: number; returned: number }>();
-    const owed = await env.DB.prepare(
-      `SELECT coalesce(sum(r.owed), 0) AS owed,
-         coalesce(sum(CASE WHEN r.reason = 'dispute' AND p.dispute_status = 'won' THEN r.credits END), 0) AS won
-       FROM credit_reversals r JOIN payments p ON p.id = r.payment_id
-       WHERE r.user_id = ?1`,
-    )
-      .bind(userId)
-      .first<{ owed: number; won: number }>();
-    const t = totals ?? { balance: 0, lifetime_earned: 0, lifetime_spent: 0, owed: 0 };
-    expect(t.balance).toBeGreaterThanOrEqual(0);
-    expect(t.balance).toBe(t.lifetime_earned - t.lifetime_spent);
-    expect(t.lifetime_earned).toBe(sums!.earned);
-    expect(t.lifetime_spent).toBe(sums!.spent);
-    expect(t.owed).toBe(owed!.owed - sums!.repaid - (owed!.won - sums!.returned));
-  }
+  for (const userId of touched) await expectLedgerInvariant(userId);
   touched.clear();
 });
 

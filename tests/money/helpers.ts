@@ -1,5 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import Stripe from "stripe";
+import { expect } from "vitest";
 import type { Env } from "~/server/env.server";
 import type { JsonResult, TestClient } from "../helpers/client";
 import { fetchWith } from "../helpers/worker";
@@ -166,6 +167,100 @@ export async function subscribeTo(client: TestClient, planId: string, cycle = "m
   if (res.status !== 201)
     throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.subscription;
+}
+
+/**
+ * The ledger invariant for one member: balance = lifetime_earned − lifetime_spent = the ledger's
+ * sum; what is owed = what refunds and disputes could not take from the balance − what later
+ * purchases paid back − what won disputes forgave (each gives back all it took: what it does not
+ * credit again is forgiven).
+ */
+export async function expectLedgerInvariant(userId: string) {
+  const totals = await env.DB.prepare(
+    "SELECT balance, lifetime_earned, lifetime_spent, owed FROM user_credits WHERE user_id = ?1",
+  )
+    .bind(userId)
+    .first<{ balance: number; lifetime_earned: number; lifetime_spent: number; owed: number }>();
+  const sums = await env.DB.prepare(
+    `SELECT coalesce(sum(CASE WHEN direction = 'in' THEN amount END), 0) AS earned,
+       coalesce(sum(CASE WHEN direction = 'out' THEN amount END), 0) AS spent,
+       coalesce(sum(CASE WHEN reason = 'owed' THEN amount END), 0) AS repaid,
+       coalesce(sum(CASE WHEN reason = 'dispute_won' THEN amount END), 0) AS returned
+     FROM credit_transactions WHERE user_id = ?1`,
+  )
+    .bind(userId)
+    .first<{ earned: number; spent: number; repaid: number; returned: number }>();
+  const owed = await env.DB.prepare(
+    `SELECT coalesce(sum(r.owed), 0) AS owed,
+       coalesce(sum(CASE WHEN r.reason = 'dispute' AND p.dispute_status = 'won' THEN r.credits END), 0) AS won
+     FROM credit_reversals r JOIN payments p ON p.id = r.payment_id
+     WHERE r.user_id = ?1`,
+  )
+    .bind(userId)
+    .first<{ owed: number; won: number }>();
+  const t = totals ?? { balance: 0, lifetime_earned: 0, lifetime_spent: 0, owed: 0 };
+  expect(t.balance).toBeGreaterThanOrEqual(0);
+  expect(t.balance).toBe(t.lifetime_earned - t.lifetime_spent);
+  expect(t.lifetime_earned).toBe(sums!.earned);
+  expect(t.lifetime_spent).toBe(sums!.spent);
+  expect(t.owed).toBe(owed!.owed - sums!.repaid - (owed!.won - sums!.returned));
+}
+
+/** A Stripe subscription at the stand-in, as a completed Checkout leaves it. */
+export interface StandInSubscription {
+  id: string;
+  status: string;
+  customer: string | null;
+  cancel_at_period_end: boolean;
+  latest_invoice: string | null;
+  metadata: Record<string, string>;
+  items: {
+    data: {
+      id: string;
+      price: {
+        id: string;
+        unit_amount: number;
+        currency: string;
+        recurring: { interval: string };
+        lookup_key: string | null;
+      };
+      current_period_start: number;
+      current_period_end: number;
+    }[];
+  };
+}
+
+/** Puts a live subscription at the stand-in (what a completed Checkout leaves at Stripe). */
+export async function putStandInSubscription(fixture: {
+  id: string;
+  customer?: string;
+  price: { unit_amount: number; currency: string; interval: "month" | "year" };
+  metadata: Record<string, string>;
+  current_period_start: number;
+  current_period_end: number;
+}): Promise<StandInSubscription> {
+  const res = await fetch(`${env.STRIPE_API_BASE}/__subscriptions`, {
+    method: "POST",
+    body: JSON.stringify(fixture),
+  });
+  return res.json();
+}
+
+/** The subscription as the stand-in has it now. */
+export async function standInSubscription(id: string): Promise<StandInSubscription> {
+  const res = await fetch(`${env.STRIPE_API_BASE}/__subscriptions/${id}`);
+  if (res.status !== 200) throw new Error(`no subscription ${id} at the stand-in`);
+  return res.json();
+}
+
+/** Stripe's webhook about a subscription, with the subscription as the stand-in has it now. */
+export async function deliverSubscriptionEvent(
+  id: string,
+  type = "customer.subscription.updated",
+  created?: number,
+) {
+  const object = { ...(await standInSubscription(id)), object: "subscription" };
+  return deliver({ type, ...(created === undefined ? {} : { created }), data: { object } });
 }
 
 export { verifiedMember };

@@ -317,6 +317,7 @@ const ROWS: Record<string, Row> = {
   "GET /my/payments": unrelated("the member's own receipts"),
   "GET /healthz": unrelated("the service's health, no member data"),
   "DELETE /my/subscription": unrelated("the member's own subscription"),
+  "PUT /my/subscription": unrelated("the member's own subscription"),
   "POST /webhooks/stripe": unrelated("Stripe's signed events, no member session"),
   "GET /moderation/reports": unrelated("moderators only; reports are kept across blocks"),
   "POST /moderation/reports/:id/dismiss": unrelated("moderators only"),

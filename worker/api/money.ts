@@ -1,13 +1,18 @@
 import { Hono } from "hono";
 import { purchaseCreditsSchema } from "~/schemas/credits";
 import { pageParam } from "~/schemas/query";
-import { cancelSubscriptionSchema, subscribeSchema } from "~/schemas/subscription";
+import {
+  cancelSubscriptionSchema,
+  changePlanSchema,
+  subscribeSchema,
+} from "~/schemas/subscription";
 import { billingPortal, listPayments } from "~/server/billing.server";
 import { creditStatus, listPacks, purchaseCredits } from "~/server/credits.server";
 import { safeRedirect } from "~/server/guards.server";
 import { siteUrl } from "~/server/payments.server";
 import { handleStripeWebhook } from "~/server/stripe-webhooks.server";
 import { count } from "~/server/metrics.server";
+import { changePlan } from "~/server/plan-changes.server";
 import { cancelSubscription, subscribe, subscriptionStatus } from "~/server/subscriptions.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { wantsJson } from "../http";
@@ -47,14 +52,23 @@ moneyApi.get("/my/subscription/status", requireVerified, async (c) => {
   return c.json(await subscriptionStatus(c.env, user.id));
 });
 
-moneyApi.post("/my/subscription", requireVerified, async (c) => {
-  const { user } = currentUser(c);
+// The subscription page's own form posts to the same path: JSON only when asked for.
+moneyApi.post("/my/subscription", async (c, next) => {
+  if (!wantsJson(c)) return next();
+  const user = verifiedUser(c);
   const input = parseInput(subscribeSchema, await readBody(c.req.raw));
   const result = await subscribe(c.env, user, input, {
     success: siteUrl(c.req.raw, "/my/subscription/success"),
     cancel: siteUrl(c.req.raw, "/my/subscription/cancel"),
   });
   return "subscription" in result ? c.json(result, 201) : c.json(result, 200);
+});
+
+// In place, prorated (with Stripe, the row follows its webhook; the answer is what Stripe answered).
+moneyApi.put("/my/subscription", requireVerified, async (c) => {
+  const { user } = currentUser(c);
+  const input = parseInput(changePlanSchema, await readBody(c.req.raw));
+  return c.json({ subscription: await changePlan(c.env, user.id, input) });
 });
 
 moneyApi.delete("/my/subscription", requireVerified, async (c) => {

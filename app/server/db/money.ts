@@ -1,6 +1,12 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
+/** One line of what a payment charged or credited (`payments.lines`). */
+export interface PaymentLine {
+  description: string;
+  amount_cents: number;
+}
+
 const isoNow = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
 /** The credit packs on sale (seeded by a migration). Prices in minor units of `currency`. */
@@ -75,6 +81,21 @@ export const subscriptions = sqliteTable(
     customerRef: text("customer_ref"),
     /** When the subscription became past due (the grace period runs from it; ADR 019). */
     pastDueSince: text("past_due_since"),
+    /**
+     * Test provider: what each period bills (the price it started or last changed at; a later
+     * price change in D1 reaches it at no renewal, as a Stripe price attached to a subscription).
+     */
+    priceCents: integer("price_cents"),
+    /**
+     * Test provider: the billing cycle anchor, whose day of the month every period ends on (31
+     * January → 28 February → 31 March), as Stripe's. Set when it starts and when the cycle changes.
+     */
+    billingAnchor: text("billing_anchor"),
+    /**
+     * Test provider: credit held for the member's next payments (a downgrade's proration), as
+     * Stripe's customer balance; a renewal or a plan change that charges takes from it first.
+     */
+    creditCents: integer("credit_cents").notNull().default(0),
   },
   (t) => [
     uniqueIndex("subscriptions_provider_ref").on(t.providerRef),
@@ -121,6 +142,16 @@ export const payments = sqliteTable(
     disputeStatus: text("dispute_status", { enum: ["open", "won", "lost"] }),
     /** How many of the credits it bought were taken back (refunds and disputes together). */
     creditsReversed: integer("credits_reversed").notNull().default(0),
+    /**
+     * A subscription payment of the test provider after its start: `change` (a plan change,
+     * prorated) or `renewal` (a new period). Null: a purchase or a subscription's first payment.
+     */
+    purpose: text("purpose", { enum: ["change", "renewal"] }),
+    /**
+     * What the amount is made of, as the lines of a Stripe invoice: `[{description, amount_cents}]`
+     * (a credit is negative; the lines add up to `amount_cents`). Null: one line, the description.
+     */
+    lines: text("lines", { mode: "json" }).$type<PaymentLine[]>(),
   },
   (t) => [
     uniqueIndex("payments_provider_ref").on(t.provider, t.providerRef),
