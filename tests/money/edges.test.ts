@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { creditsOwed, reverseCredits, spendStatements } from "~/server/credits.server";
 import { memberPerks } from "~/server/subscriptions.server";
 import { NO_BILLING_ACCOUNT } from "~/schemas/payments";
@@ -9,7 +9,6 @@ import {
   buyPack,
   deliver,
   eventId,
-  expectLedgerInvariant,
   ledgerOf,
   postWebhook,
   signedEvent,
@@ -18,6 +17,7 @@ import {
   verifiedMember,
   withStripe,
   type Member,
+  ledgerCheckedMembers,
 } from "./helpers";
 
 /**
@@ -30,19 +30,8 @@ let counter = 0;
 const unix = (ms: number) => Math.floor(ms / 1000);
 const DAY = 86_400_000;
 
-const touched = new Set<string>();
-
-/** The ledger invariant (helpers.ts), for every member a test touched. */
-afterEach(async () => {
-  for (const userId of touched) await expectLedgerInvariant(userId);
-  touched.clear();
-});
-
-async function member() {
-  const m = await verifiedMember();
-  touched.add(m.id);
-  return m;
-}
+/** The ledger invariant (helpers.ts), after each test, for every member made here. */
+const member = ledgerCheckedMembers();
 
 async function eventRow(id: string) {
   return env.DB.prepare("SELECT outcome, note FROM stripe_events WHERE id = ?1")

@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import Stripe from "stripe";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import type { Env } from "~/server/env.server";
 import type { JsonResult, TestClient } from "../helpers/client";
 import { fetchWith } from "../helpers/worker";
@@ -264,3 +264,20 @@ export async function deliverSubscriptionEvent(
 }
 
 export { verifiedMember };
+
+/**
+ * Checks the ledger invariant after each test of the calling file for every member made by the
+ * returned `member()`.
+ */
+export function ledgerCheckedMembers() {
+  const touched = new Set<string>();
+  afterEach(async () => {
+    for (const userId of touched) await expectLedgerInvariant(userId);
+    touched.clear();
+  });
+  return async function member() {
+    const m = await verifiedMember();
+    touched.add(m.id);
+    return m;
+  };
+}

@@ -1,19 +1,18 @@
 import { env } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { memberPerks } from "~/server/subscriptions.server";
 import { registerMember } from "../helpers/members";
 import {
   activitiesOf,
   deliver,
   deliverSubscriptionEvent,
-  expectLedgerInvariant,
   putStandInSubscription,
   standInRequests,
   standInSubscription,
   subscribeTo,
-  verifiedMember,
   withStripe,
   type Member,
+  ledgerCheckedMembers,
 } from "./helpers";
 
 /**
@@ -26,18 +25,8 @@ const DAY = 86_400_000;
 const unix = (ms: number) => Math.floor(ms / 1000);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const touched = new Set<string>();
-
-afterEach(async () => {
-  for (const userId of touched) await expectLedgerInvariant(userId);
-  touched.clear();
-});
-
-async function member() {
-  const m = await verifiedMember();
-  touched.add(m.id);
-  return m;
-}
+/** The ledger invariant (helpers.ts), after each test, for every member made here. */
+const member = ledgerCheckedMembers();
 
 interface SubscriptionView {
   status: string;

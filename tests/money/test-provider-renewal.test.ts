@@ -10,13 +10,7 @@ import { DEFAULT_LIMITS } from "~/server/housekeeping.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
 import { memberPerks } from "~/server/subscriptions.server";
 import worker from "../../worker/index";
-import {
-  activitiesOf,
-  expectLedgerInvariant,
-  subscribeTo,
-  verifiedMember,
-  type Member,
-} from "./helpers";
+import { activitiesOf, subscribeTo, type Member, ledgerCheckedMembers } from "./helpers";
 
 /**
  * The test provider renews like Stripe (ADR 008 "Plan changes and renewals"): at its period end a
@@ -28,24 +22,17 @@ const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const at = (s: string) => Date.parse(s);
 
-const touched = new Set<string>();
-
 // Each run logs a line per job: not this file's concern.
 beforeEach(() => {
   vi.spyOn(console, "info").mockImplementation(() => {});
 });
 
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  for (const userId of touched) await expectLedgerInvariant(userId);
-  touched.clear();
 });
 
-async function member() {
-  const m = await verifiedMember();
-  touched.add(m.id);
-  return m;
-}
+/** The ledger invariant (helpers.ts), after each test, for every member made here. */
+const member = ledgerCheckedMembers();
 
 async function runCron(scheduledTime: number) {
   const controller = createScheduledController({ scheduledTime, cron: "*/15 * * * *" });
