@@ -15,6 +15,7 @@ import { ProgressBar } from "~/components/progress-bar";
 import { AppLink } from "~/components/link";
 import { appearanceFromCookieHeader, APPEARANCE_STORAGE_KEY, type Appearance } from "~/lib/theme";
 import { useNonce } from "~/lib/nonce";
+import { usePageScripts } from "~/lib/static-page";
 import { type RootData, useRootData, viewerOf } from "~/lib/root-data";
 import { pageTitle } from "~/lib/title";
 import { appearanceAtom } from "~/state/appearance";
@@ -47,6 +48,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const data = useRootData();
   const appearance: Appearance = data?.appearance ?? "dark";
   const nonce = useNonce();
+  const scripts = usePageScripts();
   return (
     <html lang="en" data-theme={appearance}>
       <head>
@@ -55,15 +57,21 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="csrf-token" content={data?.csrfToken ?? ""} />
         <meta name="app-version" content={data?.buildVersion ?? ""} />
         <meta name="theme-color" content="#e11d63" />
-        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeScript }} />
+        {scripts ? (
+          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeScript }} />
+        ) : null}
         <Meta />
         <Links />
       </head>
       <body>
         <ProgressBar />
         {children}
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {scripts ? (
+          <>
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        ) : null}
       </body>
     </html>
   );

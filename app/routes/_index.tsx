@@ -4,6 +4,7 @@ import { useLoaderData } from "@remix-run/react";
 import { Icon, type IconName } from "~/components/icons";
 import { AppLink } from "~/components/link";
 import { AppShell } from "~/components/shell";
+import type { HydrateHandle } from "~/lib/static-page";
 import { titleMeta } from "~/lib/title";
 import entryStyles from "~/styles/entry.css?url";
 
@@ -17,6 +18,15 @@ export const meta: MetaFunction = () => [
 ];
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: entryStyles }];
+
+/**
+ * For a visitor who is not signed in, the welcome page is plain HTML and CSS, sent without the
+ * app's scripts: most first visits begin here, on a phone with nothing cached, and everything on
+ * it is a link. A signed-in member's header (notifications, live counts) needs them.
+ */
+export const handle: HydrateHandle<{ signedIn: boolean }> = {
+  hydrate: (data) => data?.signedIn !== false,
+};
 
 export function loader({ context }: LoaderFunctionArgs) {
   return json({ signedIn: Boolean(context.user) });

@@ -95,6 +95,10 @@ export async function waitForHydration(page: Page): Promise<void> {
   await page
     .waitForFunction(
       () => {
+        // A page sent without the app's scripts (app/lib/static-page.ts) is ready once loaded.
+        if (!document.querySelector('script[type="module"]')) {
+          return document.readyState === "complete";
+        }
         const doc = document as unknown as Record<string, unknown>;
         const key = Object.keys(doc).find((k) => k.startsWith("__reactContainer$"));
         if (!key) return false;

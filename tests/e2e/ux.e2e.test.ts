@@ -20,6 +20,7 @@ import {
   verifyEmailThroughMailbox,
   uniqueMember,
   visit,
+  waitForPath,
   type TestMember,
 } from "./helpers";
 
@@ -33,10 +34,11 @@ const THEMES = ["dark", "light"] as const;
 
 /**
  * JavaScript budgets of a first visit (gzip), the lazily loaded live chunk included: the welcome
- * page, the sign-in page (its form fetches zod on the first keystroke, not with the page) and the
- * dashboard. None of the three loads zod: they validate nothing until a form is used.
+ * page (none at all: a visitor gets it as HTML and CSS, docs/decisions/029), the sign-in page (its
+ * form fetches zod on the first keystroke, not with the page) and the dashboard. None of the three
+ * loads zod: they validate nothing until a form is used.
  */
-const JS_BUDGET_KB = { "/": 120, "/login": 120, "/dashboard": 160 } as const;
+const JS_BUDGET_KB = { "/": 0, "/login": 120, "/dashboard": 160 } as const;
 
 /** zod's global settings key, in every build of zod (and in nothing else). */
 const ZOD_MARK = "__zod_globalConfig";
@@ -254,20 +256,22 @@ describe("look, accessibility and keyboard in Chromium", () => {
     async () => {
       const found: string[] = [];
       for (const form of ["mobile", "desktop"] as const) {
-        // The median of three runs per category, as Lighthouse's own guidance on variance says:
-        // one run's performance score moves by a few points from run to run on the same page.
+        // The median of five runs per category, as Lighthouse's guidance on variability advises:
+        // one run's performance score moves by a few points from run to run on the same page
+        // (how long this machine's Chromium takes to start a page's renderer decides whether its
+        // first tasks count before the first paint or as blocking time after it).
         const runs = [];
-        for (let i = 0; i < 3; i++) runs.push(await audit(`${baseUrl()}/`, form, null));
+        for (let i = 0; i < 5; i++) runs.push(await audit(`${baseUrl()}/`, form, null));
         console.info(`[lighthouse] / ${form}: ${JSON.stringify(runs)}`);
         for (const [category, min] of Object.entries(BUDGET)) {
           const sorted = runs.map((r) => r[category as keyof typeof BUDGET]).sort((a, b) => a - b);
-          const score = sorted[1] ?? 0;
-          if (score < min) found.push(`${form} ${category} ${score} (median of 3) < ${min}`);
+          const score = sorted[2] ?? 0;
+          if (score < min) found.push(`${form} ${category} ${score} (median of 5) < ${min}`);
         }
       }
       expect(found).toEqual([]);
     },
-    240_000,
+    420_000,
   );
 
   test("first-visit JavaScript stays within budget, without zod, on /, /login and the dashboard", async () => {
@@ -286,6 +290,39 @@ describe("look, accessibility and keyboard in Chromium", () => {
       }
       console.info(`[budget] ${path}: ${sizes[path]} KB of JavaScript (gzip), budget ${budget} KB`);
       expect(sizes[path], path).toBeLessThanOrEqual(budget);
+    }
+  });
+
+  test("welcome page: a visitor gets it as HTML and CSS, without scripts, and its links open the app; a signed-in member's is the app", async () => {
+    const guest = await newContext(browser(), { viewport: VIEWPORTS.phone });
+    const member = await newContext(browser(), { storageState: session });
+    try {
+      const page = await guest.newPage();
+      const scripts: string[] = [];
+      page.on("request", (request) => {
+        if (request.resourceType() === "script") scripts.push(request.url());
+      });
+      await visit(page, "/");
+      expect(await page.locator("script").count()).toBe(0);
+      expect(scripts).toEqual([]);
+      // Its links are the browser's own: "Join free" opens the sign-up page, which is the app.
+      await page.getByRole("banner").getByRole("link", { name: "Join free" }).click();
+      await waitForPath(page, "/register");
+      expect(scripts.length).toBeGreaterThan(0);
+
+      const signedIn = await member.newPage();
+      await visit(signedIn, "/");
+      expect(await signedIn.locator('script[type="module"]').count()).toBeGreaterThan(0);
+      await expect
+        .poll(() =>
+          signedIn.evaluate(() =>
+            Object.keys(document).some((k) => k.startsWith("__reactContainer$")),
+          ),
+        )
+        .toBe(true);
+    } finally {
+      await guest.close();
+      await member.close();
     }
   });
 
