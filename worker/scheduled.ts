@@ -8,6 +8,7 @@ import {
   type Limits,
 } from "~/server/housekeeping.server";
 import { log, loggedError } from "~/server/log.server";
+import { CLEAN_STORED_PHOTOS } from "~/server/photos.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
 
 /**
@@ -20,6 +21,7 @@ const JOBS: Job[] = [
   // Before housekeeping's subscriptions_expired, so that a renewal is never taken for an end.
   TEST_PROVIDER_RENEWALS,
   ...HOUSEKEEPING_JOBS,
+  CLEAN_STORED_PHOTOS,
 ];
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {

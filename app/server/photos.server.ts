@@ -20,15 +20,16 @@ import { photoUrl } from "./members.server";
 import { requireVerifiedEmail, type SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
 import { readBytesCapped } from "./validation.server";
-import { all, run } from "./sql.server";
+import type { Job } from "./housekeeping.server";
+import { all, first, run } from "./sql.server";
 
 /** Photo ids never change content, so a browser may keep them for a year (in its own cache only). */
 export const PHOTO_CACHE_CONTROL = "private, max-age=31536000, immutable";
 
 /**
  * The most an upload request body may hold: one more photo than allowed at the size limit plus
- * room for the multipart framing, so that a slightly-too-large selection still gets SPEC.md's
- * messages while a huge body is cut off early.
+ * room for the multipart framing, so that a slightly-too-large selection still gets the messages
+ * of docs/domain.md "Profile and photos" while a huge body is cut off early.
  */
 export const MAX_UPLOAD_BODY_BYTES =
   (PHOTO_LIMITS.maxCount + 1) * PHOTO_LIMITS.maxBytes + 1024 * 1024;
@@ -93,10 +94,10 @@ function photoRuleError(messages: string[], wrongType: boolean): HttpError {
 }
 
 /**
- * POST /my/photos: checks SPEC.md's rules against the member's photos after the upload, with each
- * file's type decided from its bytes, stores the files in R2 under generated keys, and answers all
- * the member's photos. The rows are added by one conditional statement, so concurrent uploads can
- * never take a member past 5 photos or 20MB.
+ * POST /my/photos: checks the rules of docs/domain.md "Profile and photos" against the member's
+ * photos after the upload, with each file's type decided from its bytes, stores the files in R2
+ * under generated keys, and answers all the member's photos. The rows are added by one
+ * conditional statement, so concurrent uploads can never take a member past 5 photos or 20MB.
  */
 export async function uploadPhotos(
   env: Env,
@@ -393,3 +394,41 @@ export async function cleanStoredPhotos(
   }
   return { rewritten, next: rows.length === limit ? (rows.at(-1)?.id ?? null) : null };
 }
+
+/** Photos per step of the job below: each is up to 1 + PHOTO_WIDTHS.length objects read in R2. */
+const PHOTOS_PER_STEP = 25;
+const CLEAN_JOB = "clean_stored_photos";
+
+/**
+ * The housekeeping cron's walk through the photos stored before uploads were cleaned
+ * (`cleanStoredPhotos`), a few steps per trigger (HOUSEKEEPING_BATCH: at most its batch size of
+ * photos a step, its batches steps), resumed where the last trigger stopped (`job_cursors`), and
+ * never again once it reached the end: every photo uploaded since is cleaned on upload.
+ */
+export const CLEAN_STORED_PHOTOS: Job = {
+  name: CLEAN_JOB,
+  async run(env, now, { batchSize, maxBatches }) {
+    const state = await first<{ cursor: string | null; finished_at: string | null }>(
+      env.DB,
+      sql`SELECT cursor, finished_at FROM job_cursors WHERE name = ${CLEAN_JOB}`,
+    );
+    if (state?.finished_at) return { deleted: 0, batches: 0, done: true };
+    let cursor = state?.cursor ?? null;
+    let rewritten = 0;
+    for (let batches = 1; batches <= maxBatches; batches++) {
+      const step = await cleanStoredPhotos(env, cursor, Math.min(batchSize, PHOTOS_PER_STEP));
+      rewritten += step.rewritten;
+      cursor = step.next;
+      const finishedAt = cursor === null ? nowIso(now) : null;
+      await run(
+        env.DB,
+        sql`INSERT INTO job_cursors (name, cursor, finished_at, updated_at)
+            VALUES (${CLEAN_JOB}, ${cursor}, ${finishedAt}, ${nowIso(now)})
+            ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor,
+              finished_at = excluded.finished_at, updated_at = excluded.updated_at`,
+      );
+      if (finishedAt) return { deleted: rewritten, batches, done: true };
+    }
+    return { deleted: rewritten, batches: maxBatches, done: false };
+  },
+};

@@ -1,4 +1,9 @@
-import { env } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { PHOTO_WIDTHS } from "~/lib/photos";
 import { cleanStoredPhotos } from "~/server/photos.server";
@@ -6,8 +11,20 @@ import { stripImageMetadata } from "~/server/photo-metadata.server";
 import { verifiedMember } from "../helpers/members";
 import { upload } from "../profile/fixtures";
 import { GPS_PHOTOS_BASE64 } from "./fixtures/gps-photos";
+import worker from "../../worker/index";
 
 type Kind = keyof typeof GPS_PHOTOS_BASE64;
+
+const NOW = Date.parse("2027-06-01T12:00:00.000Z");
+const DAY = 24 * 3600_000;
+
+/** One trigger of the cron (worker/scheduled.ts), at `scheduledTime`. */
+async function runCron(overrides: Partial<Cloudflare.Env>, scheduledTime: number) {
+  const controller = createScheduledController({ scheduledTime, cron: "*/15 * * * *" });
+  const ctx = createExecutionContext();
+  await worker.scheduled(controller, { ...env, ...overrides }, ctx);
+  await waitOnExecutionContext(ctx);
+}
 
 const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 const latin1 = (bytes: Uint8Array) => Array.from(bytes, (b) => String.fromCharCode(b)).join("");
@@ -79,6 +96,36 @@ async function served(client: Awaited<ReturnType<typeof verifiedMember>>["client
   return new Uint8Array(await res.arrayBuffer());
 }
 
+/**
+ * A member's two photos as an older upload left them (before uploads were cleaned): the files as
+ * sent, and a width with metadata. Answers the member and the photos' rows.
+ */
+async function oldPhotos() {
+  const owner = await verifiedMember();
+  const up = await upload(owner.client, [
+    { bytes: dirtyPhoto("jpeg"), name: "a.jpg", type: "image/jpeg" },
+    { bytes: dirtyPhoto("png"), name: "b.png", type: "image/png" },
+  ]);
+  expect(up.status).toBe(201);
+  const rows = (
+    await env.DB.prepare("SELECT id, r2_key FROM photos WHERE user_id = ?1 ORDER BY id")
+      .bind(owner.id)
+      .all<{ id: string; r2_key: string }>()
+  ).results;
+  // As an older upload left them: the files as sent, and a width with metadata.
+  for (const [i, row] of rows.entries()) {
+    const kind = i === 0 ? "jpeg" : "png";
+    const bytes = dirtyPhoto(kind);
+    await env.PHOTOS.put(row.r2_key, bytes);
+    await env.DB.prepare("UPDATE photos SET size = ?1 WHERE id = ?2")
+      .bind(bytes.byteLength, row.id)
+      .run();
+  }
+  await env.PHOTOS.put(`${rows[1]!.r2_key}.w160`, fromBase64(GPS_PHOTOS_BASE64.webp));
+
+  return { owner, rows };
+}
+
 describe("clean photos", () => {
   for (const kind of ["jpeg", "png", "webp"] as const) {
     it(`stores and serves a ${kind} with GPS and XMP without them, at every width and as the original`, async () => {
@@ -120,27 +167,7 @@ describe("clean photos", () => {
   }
 
   it("cleans photos stored before uploads were cleaned: on the first serve, and by the resumable step", async () => {
-    const owner = await verifiedMember();
-    const up = await upload(owner.client, [
-      { bytes: dirtyPhoto("jpeg"), name: "a.jpg", type: "image/jpeg" },
-      { bytes: dirtyPhoto("png"), name: "b.png", type: "image/png" },
-    ]);
-    expect(up.status).toBe(201);
-    const rows = (
-      await env.DB.prepare("SELECT id, r2_key FROM photos WHERE user_id = ?1 ORDER BY id")
-        .bind(owner.id)
-        .all<{ id: string; r2_key: string }>()
-    ).results;
-    // As an older upload left them: the files as sent, and a width with metadata.
-    for (const [i, row] of rows.entries()) {
-      const kind = i === 0 ? "jpeg" : "png";
-      const bytes = dirtyPhoto(kind);
-      await env.PHOTOS.put(row.r2_key, bytes);
-      await env.DB.prepare("UPDATE photos SET size = ?1 WHERE id = ?2")
-        .bind(bytes.byteLength, row.id)
-        .run();
-    }
-    await env.PHOTOS.put(`${rows[1]!.r2_key}.w160`, fromBase64(GPS_PHOTOS_BASE64.webp));
+    const { owner, rows } = await oldPhotos();
 
     // Served: clean at once.
     expectClean(await served(owner.client, `/photos/${rows[0]!.id}`), "an old jpeg served");
@@ -165,6 +192,46 @@ describe("clean photos", () => {
     }
     // Running it again changes nothing.
     expect((await cleanStoredPhotos(env, null, 10_000)).rewritten).toBe(0);
+  });
+
+  it("the housekeeping cron walks the stored photos a step per trigger, goes on where it stopped, and stops for good at the end", async () => {
+    const { rows } = await oldPhotos();
+    await env.DB.prepare("DELETE FROM job_cursors").run();
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM photos").first<{ n: number }>();
+    const cursor = () =>
+      env.DB.prepare("SELECT cursor, finished_at, updated_at FROM job_cursors WHERE name = ?1")
+        .bind("clean_stored_photos")
+        .first<{ cursor: string | null; finished_at: string | null; updated_at: string }>();
+
+    // One photo a step and one step a trigger: the walk takes a trigger per photo, and one more
+    // that finds none left.
+    let triggers = 0;
+    let previous: string | null = null;
+    while (!(await cursor())?.finished_at && triggers <= stored!.n + 1) {
+      await runCron({ HOUSEKEEPING_BATCH: "1/1" }, NOW + triggers * 15 * 60_000);
+      triggers += 1;
+      const now = await cursor();
+      if (!now?.finished_at) {
+        // Each trigger went on after the photo the one before stopped at.
+        expect(now!.cursor! > (previous ?? "")).toBe(true);
+        previous = now!.cursor;
+      }
+    }
+    expect(triggers).toBe(stored!.n + 1);
+    for (const row of rows) {
+      for (const key of [row.r2_key, ...PHOTO_WIDTHS.map((w) => `${row.r2_key}.w${w}`)]) {
+        const object = await env.PHOTOS.get(key);
+        if (object) expectClean(new Uint8Array(await object.arrayBuffer()), key);
+      }
+    }
+
+    // Finished: a later trigger reads its row and does nothing more.
+    const finished = await cursor();
+    await env.PHOTOS.put(rows[0]!.r2_key, dirtyPhoto("jpeg"));
+    await runCron({ HOUSEKEEPING_BATCH: "1/1" }, NOW + DAY);
+    expect(await cursor()).toEqual(finished);
+    const untouched = new Uint8Array(await (await env.PHOTOS.get(rows[0]!.r2_key))!.arrayBuffer());
+    expect(latin1(untouched)).toContain("Elm Road");
   });
 
   it("gives back a clean file unchanged, and refuses broken structure", () => {

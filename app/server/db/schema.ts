@@ -8,7 +8,10 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 
-/** ISO-8601 UTC with milliseconds and a Z, as API.md requires (never SQLite's "YYYY-MM-DD HH:MM:SS"). */
+/**
+ * ISO-8601 UTC with milliseconds and a Z, as docs/api.md "Times, money and ids" requires (never
+ * SQLite's "YYYY-MM-DD HH:MM:SS").
+ */
 const isoNow = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
 export const users = sqliteTable(
@@ -197,3 +200,15 @@ export const devMailbox = sqliteTable(
   },
   (t) => [index("dev_mailbox_sent").on(t.sentAt)],
 );
+
+/**
+ * Where a background job that walks a table once stands (worker/scheduled.ts): the id it goes on
+ * after, and when it reached the end. Today one job: cleaning the photos stored before uploads
+ * were cleaned (`clean_stored_photos`, docs/decisions/020).
+ */
+export const jobCursors = sqliteTable("job_cursors", {
+  name: text("name").primaryKey(),
+  cursor: text("cursor"),
+  finishedAt: text("finished_at"),
+  updatedAt: text("updated_at").notNull(),
+});
