@@ -101,7 +101,10 @@ async function demoLife(env: Bindings, members: SeedMember[], ids: Map<SeedMembe
   );
 }
 
-/** Photo ids past a member's last seeded photo that an earlier seed may have written (SPEC: ≤ 5). */
+/**
+ * Photo ids past a member's last seeded photo that an earlier seed may have written (docs/domain.md
+ * "Profile and photos": ≤ 5).
+ */
 const MAX_PHOTOS = 5;
 /** Members per D1 batch (each batch is one transaction). */
 const BATCH_MEMBERS = 20;

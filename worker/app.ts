@@ -30,7 +30,7 @@ import type { AppBindings } from "./types";
 
 /**
  * The Worker's one request pipeline: request id, deploy-skew check, session and CSRF, the JSON API
- * of API.md, then Remix for every page and form action.
+ * of docs/api.md, then Remix for every page and form action.
  */
 export function createApp(build: ServerBuild) {
   const app = new Hono<AppBindings>();
@@ -71,7 +71,8 @@ export function createApp(build: ServerBuild) {
     // Remix answers a page's error itself (app/entry.server.tsx): onError below never sees it.
     rc.reportError = (error) => serverFailed(c, error);
     const response = await remix(c.req.raw, rc as AppLoadContext);
-    // A JSON client asking for a path no route knows gets API.md's error shape, not the 404 page.
+    // A JSON client asking for a path no route knows gets the error shape of docs/api.md "Errors",
+    // not the 404 page.
     if (response.status === 404 && wantsJson(c)) return c.json({ message: "Not found." }, 404);
     return response;
   });

@@ -31,10 +31,10 @@ export function forwardUpgrade(request: Request, user: SessionUser): Request {
 }
 
 /**
- * `?auth=` on a websocket path (API.md "Realtime"): a token from POST /broadcasting/auth stands in
- * for the session cookie. It must be genuine and unexpired, and the session that minted it still
- * alive (401), and name this path's channel (403); the socket then opens as that session's member,
- * through the same checks as a cookie.
+ * `?auth=` on a websocket path (docs/realtime.md "Authentication"): a token from POST
+ * /broadcasting/auth stands in for the session cookie. It must be genuine and unexpired, and the
+ * session that minted it still alive (401), and name this path's channel (403); the socket then
+ * opens as that session's member, through the same checks as a cookie.
  */
 export const upgradeTokenAuth = createMiddleware<AppBindings>(async (c, next) => {
   const token = c.req.query("auth");

@@ -15,7 +15,7 @@ export function useCsrfToken(): string {
   return useRootData()?.csrfToken ?? "";
 }
 
-/** The hidden `_csrf` field every plain form carries (API.md "Conventions"). */
+/** The hidden `_csrf` field every plain form carries (docs/api.md "CSRF"). */
 export function CsrfInput() {
   return <input type="hidden" name="_csrf" value={useCsrfToken()} />;
 }

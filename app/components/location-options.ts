@@ -3,8 +3,9 @@ import { loadCountries, loadStates } from "~/lib/geo";
 import type { City, Country, GeoState, Location } from "~/schemas/profile";
 
 /**
- * The option loaders of a country → state → city picker, in SPEC.md §3's object shapes. Each list
- * is fetched from the static location files only when its picker opens.
+ * The option loaders of a country → state → city picker, in the object shapes of docs/domain.md
+ * "Profile and photos". Each list is fetched from the static location files only when its picker
+ * opens.
  */
 export function locationOptions(value: Location | null) {
   const country = value?.country ?? null;

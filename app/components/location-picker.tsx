@@ -8,9 +8,10 @@ interface LocationProps {
 }
 
 /**
- * Country, then state, then city, with SPEC.md §3's object shapes, written once for the profile
- * and the search filters. Each list is fetched from the static location files when its picker
- * opens; choosing a country clears the state and city, choosing a state clears the city.
+ * Country, then state, then city, with the object shapes of docs/domain.md "Profile and photos",
+ * written once for the profile and the search filters. Each list is fetched from the static
+ * location files when its picker opens; choosing a country clears the state and city, choosing a
+ * state clears the city.
  */
 function LocationComboboxes({
   value,

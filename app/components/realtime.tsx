@@ -29,7 +29,8 @@ const TOAST_MS = 6_000;
  * The signed-in layout's realtime provider: connects the tab's realtime client (app/realtime/
  * client.ts) and feeds the presence room and the member channel into the jotai atoms every page
  * reads (online dots, the header's unread count, the live toast). Without websockets the app
- * logs SPEC.md's `Echo not initialized` and carries on with what the server rendered.
+ * logs `Echo not initialized` (docs/domain.md "Error messages") and carries on with what the server
+ * rendered.
  */
 export function RealtimeProvider({ memberId }: { memberId: string }) {
   const setPresence = useSetAtom(presenceStateAtom);

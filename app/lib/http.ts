@@ -1,7 +1,7 @@
 /**
  * The browser's one way to call the JSON API: JSON in and out, the page's CSRF token, the build
- * version (so a page from an older deploy is reloaded instead of breaking), and API.md's error
- * shape turned into an ApiError.
+ * version (so a page from an older deploy is reloaded instead of breaking), and the error
+ * shape of docs/api.md "Errors" turned into an ApiError.
  */
 export class ApiError extends Error {
   constructor(
@@ -20,10 +20,16 @@ function meta(name: string): string | null {
   return document.querySelector(`meta[name="${name}"]`)?.getAttribute("content") || null;
 }
 
-/** SPEC.md §8: a non-OK response without a server message gives 'HTTP error! status: {code}'. */
+/**
+ * docs/domain.md "Error messages": a non-OK response without a server message gives 'HTTP error!
+ * status: {code}'.
+ */
 export const httpErrorMessage = (status: number) => `HTTP error! status: ${status}`;
 
-/** SPEC.md §8: field errors joined with ', ' when the server gives no message of its own. */
+/**
+ * docs/domain.md "Error messages": field errors joined with ', ' when the server gives no message
+ * of its own.
+ */
 export function joinFieldErrors(errors: Record<string, string[]> | undefined, separator = ", ") {
   return Object.values(errors ?? {})
     .flat()
@@ -58,7 +64,8 @@ export async function api<T>(path: string, { method = "GET", body, signal }: Api
     signal,
     credentials: "same-origin",
   });
-  // SPEC.md §1: a 409 with a location header causes a full-page load of that location.
+  // docs/domain.md "Pages, navigation and appearance": a 409 with a location header causes a
+  // full-page load of that location.
   const location = response.headers.get("Location");
   if (response.status === 409 && location) {
     window.location.assign(location);

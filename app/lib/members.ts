@@ -1,6 +1,6 @@
 import type { ProfilePhoto } from "~/schemas/profile";
 
-/** API.md "Member card": how another member is shown wherever members are listed. */
+/** docs/api.md "Member card": how another member is shown wherever members are listed. */
 export interface MemberCardView {
   id: string;
   username: string;

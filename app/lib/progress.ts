@@ -1,4 +1,7 @@
-/** SPEC.md §9: the bar appears after 250 ms of navigation and trickles every 200 ms. */
+/**
+ * docs/domain.md "Limits and constants": the bar appears after 250 ms of navigation and trickles
+ * every 200 ms.
+ */
 export const PROGRESS_DELAY_MS = 250;
 export const PROGRESS_TRICKLE_MS = 200;
 

@@ -1,4 +1,7 @@
-/** SPEC.md §3/§4/§9: the appearance preference, default dark, kept for 365 days. */
+/**
+ * docs/domain.md "Pages, navigation and appearance": the appearance preference, default dark, kept
+ * for 365 days.
+ */
 export const APPEARANCES = ["dark", "light", "system"] as const;
 export type Appearance = (typeof APPEARANCES)[number];
 export const DEFAULT_APPEARANCE: Appearance = "dark";

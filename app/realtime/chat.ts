@@ -11,8 +11,8 @@ import {
 } from "./frames";
 
 /**
- * The socket protocol of a conversation's room (`/ws/chat/{conversationId}`, API.md "Realtime"):
- * one discriminated union each way, parsed by the room and the client alike.
+ * The socket protocol of a conversation's room (`/ws/chat/{conversationId}`, docs/realtime.md
+ * "Conversation room"): one discriminated union each way, parsed by the room and the client alike.
  */
 
 export const giftView = z.object({
@@ -23,9 +23,9 @@ export const giftView = z.object({
 });
 
 /**
- * API.md's Message, plus `seq` (the conversation's order: the client sorts by it and catches up
- * with `after=`) and `client_id` (the sender's idempotency key, so an optimistic message can be
- * matched with the stored one).
+ * The Message of docs/api.md "Chat", plus `seq` (the conversation's order: the client sorts by it
+ * and catches up with `after=`) and `client_id` (the sender's idempotency key, so an optimistic
+ * message can be matched with the stored one).
  */
 export const chatMessage = z.object({
   id: z.string(),
@@ -37,7 +37,9 @@ export const chatMessage = z.object({
   sent_at: z.string(),
   read_at: z.string().nullable(),
   gift: giftView.nullable(),
-  /** For the recipient only: what the room's safety rules saw in it (API.md). */
+  /**
+   * For the recipient only: what the room's safety rules saw in it (docs/api.md "Message safety").
+   */
   safety: safetyNote.optional(),
 });
 export type ChatMessageView = z.infer<typeof chatMessage>;

@@ -13,8 +13,8 @@ import {
  * The browser's realtime client: at most two sockets per page, the member's own channel
  * (`/ws/me`: notifications and conversation updates) and the presence room (`/ws/presence`,
  * told which members the page shows: `watchPresence`, through usePresenceWatch), plus the heartbeat (app/realtime/heartbeat.ts). Both are partysocket sockets (they reconnect by themselves, with backoff) and
- * both keep alive as SPEC.md §9 says: after 120 s without any frame the client pings, and when
- * no answer comes within 30 s it drops the socket and connects again.
+ * both keep alive as docs/domain.md "Limits and constants" says: after 120 s without any frame the
+ * client pings, and when no answer comes within 30 s it drops the socket and connects again.
  *
  * One client per member and browser tab, shared by every page: the signed-in layout acquires it on
  * mount and releases it on unmount, and it closes only when no page has held it for a moment
@@ -31,7 +31,7 @@ import {
  * channel (re)opens, so a feature can reload what it may have missed while disconnected.
  */
 
-/** SPEC.md §9: activity timeout and pong timeout. */
+/** docs/domain.md "Limits and constants": activity timeout and pong timeout. */
 export const ACTIVITY_TIMEOUT_MS = 120_000;
 export const PONG_TIMEOUT_MS = 30_000;
 /** How long the client outlives the last page that held it. */

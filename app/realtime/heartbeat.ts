@@ -1,9 +1,9 @@
 import { api, ApiError } from "~/lib/http";
 
 /**
- * SPEC.md §8 "Heartbeat": POST /me/heartbeat while a signed-in page is open, so that the member's
- * last_seen_at stays fresh. A 419 (the page's CSRF token expired) reloads the page; any other
- * failure is only logged.
+ * docs/domain.md "Presence": POST /me/heartbeat while a signed-in page is open, so that the
+ * member's last_seen_at stays fresh. A 419 (the page's CSRF token expired) reloads the page; any
+ * other failure is only logged.
  */
 export const HEARTBEAT_INTERVAL_MS = 60_000;
 

@@ -2,8 +2,8 @@ import { z } from "~/schemas/zod";
 import { frameJson, guardFrame, isInt, isString, isStringList, type FrameChecks } from "./frames";
 
 /**
- * Frames of the presence room (`/ws/presence`, API.md "Realtime"), parsed by the room and the
- * client alike. Presence is scoped to whom a page shows (docs/decisions/011):
+ * Frames of the presence room (`/ws/presence`, docs/realtime.md "Presence room"), parsed by the
+ * room and the client alike. Presence is scoped to whom a page shows (docs/decisions/011):
  *
  * Client → room:
  * - `watch`: the members this page shows (at most PRESENCE_WATCH_LIMIT); each one replaces the
@@ -44,7 +44,10 @@ export type PresenceServerFrame = z.infer<typeof presenceServerFrame>;
 export const PING_FRAME = '{"type":"ping"}';
 export const PONG_FRAME = '{"type":"pong"}';
 
-/** What the room answers a frame that breaks the rules (API.md: it changes nothing). */
+/**
+ * What the room answers a frame that breaks the rules (docs/realtime.md "Presence room": it changes
+ * nothing).
+ */
 export const PRESENCE_ERRORS = {
   malformed: "Frames must be JSON objects with a known type.",
   watch: "A watch frame needs user_ids: a list of member ids.",

@@ -4,8 +4,8 @@ import { watchPresence } from "./client";
 /**
  * Tells the presence room which members this page (or part of it) shows: the cards of a search,
  * the likes and matches, the conversations, the open conversation, a profile. The room then sends
- * `here` for them and their arrivals and departures only (API.md "Realtime"); every part's list
- * goes into one watch set for the page, at most 500 members.
+ * `here` for them and their arrivals and departures only (docs/realtime.md "Presence room"); every
+ * part's list goes into one watch set for the page, at most 500 members.
  *
  *   usePresenceWatch(results.map((m) => m.id));
  */

@@ -42,7 +42,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 
 /**
  * The member's own profile and who viewed it. The page is open before email verification; the
- * viewers need a verified email (API.md), so they are left out until then.
+ * viewers need a verified email (docs/api.md "Access levels"), so they are left out until then.
  */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireUser(context, request);

@@ -43,7 +43,7 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 
 type NotificationsPage = Awaited<ReturnType<typeof listNotifications>>;
 
-/** GET /notifications (API.md "Notifications"); the same path answers JSON when asked. */
+/** GET /notifications (docs/api.md "Notifications"); the same path answers JSON when asked. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireVerifiedUser(context, request);
   const query = notificationsQuerySchema.parse(

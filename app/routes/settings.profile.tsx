@@ -43,7 +43,7 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: photoStyle
 /** Personal pages: never stored by a shared cache or kept for the back button. */
 export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-store" });
 
-/** Profile editing is open before the email is verified (API.md). */
+/** Profile editing is open before the email is verified (docs/api.md "Access levels"). */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireUser(context, request);
   return json(

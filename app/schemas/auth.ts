@@ -3,7 +3,7 @@ import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
 
 /**
  * One schema per authentication form, used by the page (client-side messages) and by the server
- * (422 with a field-to-messages map). Messages of SPEC.md §5 are word for word.
+ * (422 with a field-to-messages map). Messages of docs/domain.md are word for word.
  */
 
 export const USERNAME_MESSAGES = {

@@ -1,7 +1,7 @@
 import { z } from "./zod";
 import { safeText } from "./text";
 
-/** API.md "Blocking": the reasons a member can give. */
+/** docs/api.md "Blocking": the reasons a member can give. */
 export const BLOCK_REASON_TYPES = [
   "spam",
   "harassment",

@@ -92,7 +92,10 @@ export interface Gift {
   price_credits: number;
 }
 
-/** API.md's Conversation: the other member (`user_id`, `user`) and the list entry's summary. */
+/**
+ * The Conversation of docs/api.md "Chat": the other member (`user_id`, `user`) and the list entry's
+ * summary.
+ */
 export interface ConversationView {
   id: string;
   last_message: string | null;

@@ -1,6 +1,6 @@
 import { z } from "./zod";
 
-/** Credits (API.md "Subscription and credits"): shapes shared by the pages and the server. */
+/** Credits (docs/api.md "Credits"): shapes shared by the pages and the server. */
 
 export const PACK_MESSAGE = "Please choose a credit pack.";
 
@@ -33,7 +33,7 @@ export interface CreditTransaction {
   created_at: string;
 }
 
-/** SPEC.md §9: recent transactions kept. */
+/** docs/domain.md "Limits and constants": recent transactions kept. */
 export const RECENT_TRANSACTIONS = 20;
 
 /** POST /my/credits/purchase: completed at once (test provider) or a Checkout page to pay on. */

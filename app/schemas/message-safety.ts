@@ -1,7 +1,7 @@
 import { z } from "./zod";
 
 /**
- * A note on a message (API.md "Unmatch, verification, appeals and message safety"): for its
+ * A note on a message (docs/api.md "Message safety"): for its
  * recipient (`off_platform`, `money`, `link`), shown as a warning with a one-tap report; for its
  * sender (`harassment`), the "Are you sure?" of a 409 before it is stored. The rules that set them
  * are app/server/message-safety.server.ts.

@@ -8,7 +8,7 @@ import { pageQuery } from "./query";
 
 export { NOTIFICATION_TYPE_LABELS, NOTIFICATION_TYPES, type NotificationType };
 
-/** API.md "Notifications": one notification as the list and the live channel show it. */
+/** docs/api.md "Notifications": one notification as the list and the live channel show it. */
 export interface NotificationView {
   id: string;
   type: NotificationType;

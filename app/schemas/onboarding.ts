@@ -3,8 +3,8 @@ import { profileSchema } from "./profile";
 
 /**
  * The onboarding steps that edit the profile, each a small form asking for some of the profile
- * form's fields (SPEC.md §3, §5): the step's page validates with its schema as the member types,
- * and the server parses the step's submission with the same one.
+ * form's fields (docs/domain.md "Profile and photos"): the step's page validates with its schema as
+ * the member types, and the server parses the step's submission with the same one.
  */
 export const onboardingStepSchemas = {
   about: profileSchema.pick({ firstName: true, bio: true }),

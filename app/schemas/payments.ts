@@ -1,4 +1,6 @@
-/** Receipts (API.md "Money at the edges"): shapes shared by the page and the server. */
+/**
+ * Receipts (docs/api.md "Subscriptions and payments"): shapes shared by the page and the server.
+ */
 
 export const PAYMENTS_PER_PAGE = 20;
 

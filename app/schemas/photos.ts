@@ -1,6 +1,9 @@
 import type { SniffedType } from "~/lib/image-type";
 
-/** SPEC.md §5 and §9: the photo rules, checked in the browser before upload and on the server. */
+/**
+ * docs/domain.md "Profile and photos" and "Limits and constants": the photo rules, checked in the
+ * browser before upload and on the server.
+ */
 export const MB = 1024 * 1024;
 export const PHOTO_LIMITS = {
   maxCount: 5,
@@ -33,15 +36,15 @@ export interface ExistingPhotos {
 }
 
 export interface PhotoCheck {
-  /** Every rule the selection breaks, in SPEC.md's order, each message once. */
+  /** Every rule the selection breaks, in the order of docs/domain.md, each message once. */
   messages: string[];
   /** True when a file is not an image or not one of the accepted formats. */
   wrongType: boolean;
 }
 
 /**
- * Checks a selection against SPEC.md's rules as they apply to the member's photos after the upload:
- * 1 to 5 in all, each under 4MB, JPEG/PNG/WebP only, all together under 20MB.
+ * Checks a selection against the rules of docs/domain.md as they apply to the member's photos after
+ * the upload: 1 to 5 in all, each under 4MB, JPEG/PNG/WebP only, all together under 20MB.
  */
 export function checkPhotos(
   files: PhotoCandidate[],

@@ -5,9 +5,9 @@ import { AGE_RANGE, BIO_MAX, LIST_ITEM_MAX, LIST_MAX_ITEMS } from "./profile-lim
 import { dedupe, safeText } from "./text";
 
 /**
- * The profile form of SPEC.md §3 with the rules of §5, written once: the settings page validates
- * with it as the member types, and the server parses the merged profile with it (422 with a
- * field-to-messages map, nested fields under dotted keys such as `ageRange.min`).
+ * The profile form and its rules (docs/domain.md "Profile and photos"), written once: the settings
+ * page validates with it as the member types, and the server parses the merged profile with it (422
+ * with a field-to-messages map, nested fields under dotted keys such as `ageRange.min`).
  */
 
 export const PROFILE_MESSAGES = {
@@ -39,7 +39,7 @@ const optionalText = (message: string) =>
     .nullable()
     .optional();
 
-/** SPEC.md §3: the shapes of `country-state-city`. */
+/** docs/domain.md "Profile and photos": the shapes of `country-state-city`. */
 export const countrySchema = z.object({
   isoCode: z.string().regex(/^[A-Z]{2}$/),
   name: safeText(z.string().min(1).max(100)),
@@ -81,8 +81,8 @@ export type City = z.infer<typeof citySchema>;
 export type Location = z.infer<typeof locationShape>;
 
 /**
- * SPEC.md §5: empty (null or `{}`), or an object whose country has an isoCode. Every problem is one
- * message on `location`, shown beside the picker.
+ * docs/domain.md "Profile and photos": empty (null or `{}`), or an object whose country has an
+ * isoCode. Every problem is one message on `location`, shown beside the picker.
  */
 export const locationField = z.unknown().transform((value, ctx): Location | null => {
   if (value == null) return null;
@@ -209,7 +209,10 @@ export interface ProfilePhoto {
   position: number;
 }
 
-/** GET /my/profile's `profile`: the form fields plus the account fields and photos (API.md). */
+/**
+ * GET /my/profile's `profile`: the form fields plus the account fields and photos (docs/api.md
+ * "Profile and photos").
+ */
 export interface Profile {
   id: string;
   email: string;
@@ -247,8 +250,8 @@ export interface ProfileFormValues {
 
 /**
  * What the settings page sends: every field, blanks as null, and the location only when a country
- * is set (SPEC.md §3). A member who removes a stored location sends an explicit null, so that the
- * merge (SPEC.md §4) does not keep the old one.
+ * is set (docs/domain.md). A member who removes a stored location sends an explicit null, so that
+ * the merge (docs/domain.md) does not keep the old one.
  */
 export function toProfilePayload(
   form: ProfileFormValues,

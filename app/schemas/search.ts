@@ -3,7 +3,7 @@ import { dedupe } from "./text";
 import type { MemberCardView } from "~/lib/members";
 
 /**
- * The member search of the dashboard and the matches page (API.md "Discovery, likes and
+ * The member search of the dashboard and the matches page (docs/api.md "Discovery, likes and
  * matches"), written once: the search form builds its request with it and the server parses every
  * request with it (POST as JSON, GET as query parameters), answering 422 with these messages.
  */
@@ -109,7 +109,7 @@ export const searchFiltersSchema = z
   });
 
 export type SearchFilters = z.output<typeof searchFiltersSchema>;
-/** The filters a client sends (API.md); every one may be left out. */
+/** The filters a client sends (docs/api.md); every one may be left out. */
 export interface SearchFiltersInput {
   age_min?: number | string | null;
   age_max?: number | string | null;
@@ -202,7 +202,10 @@ export function searchQueryString(
   return params.toString();
 }
 
-/** A search result: the member card plus bio, interests and whether I liked them (API.md). */
+/**
+ * A search result: the member card plus bio, interests and whether I liked them (docs/api.md
+ * "Member card").
+ */
 export interface SearchCard extends MemberCardView {
   bio: string;
   interests: string[];
@@ -229,7 +232,7 @@ export interface SearchResponse {
 /** Counting stops here: beyond it the total reads "100+" (`total_capped`); see docs/decisions/010. */
 export const SEARCH_TOTAL_CAP = 100;
 
-/** Where each search lives: the matches page and the dashboard (SPEC.md §2). */
+/** Where each search lives: the matches page and the dashboard (docs/domain.md "Search"). */
 export const SEARCH_SCOPES = {
   matches: { page: "/my/matches", endpoint: "/my/matches/search" },
   dashboard: { page: "/dashboard", endpoint: "/dashboard/search" },

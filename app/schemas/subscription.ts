@@ -2,7 +2,10 @@ import { z } from "./zod";
 import type { SearchFilters } from "./search";
 import { safeText } from "./text";
 
-/** Subscriptions (API.md "Subscription and credits"): shapes shared by the pages and the server. */
+/**
+ * Subscriptions (docs/api.md "Subscriptions and payments"): shapes shared by the pages and the
+ * server.
+ */
 
 export const BILLING_CYCLES = ["monthly", "yearly"] as const;
 export type BillingCycle = (typeof BILLING_CYCLES)[number];
@@ -59,8 +62,9 @@ export interface Plan {
 }
 
 /**
- * A member's subscription. `active` counts as subscribed (SPEC.md §4); `cancelled` keeps the perks
- * until current_period_end and renews nothing; `past_due` is a renewal Stripe could not charge.
+ * A member's subscription. `active` counts as subscribed (docs/domain.md "Subscriptions");
+ * `cancelled` keeps the perks until current_period_end and renews nothing; `past_due` is a renewal
+ * Stripe could not charge.
  */
 export type SubscriptionStatus = "active" | "cancelled" | "past_due";
 

@@ -2,7 +2,10 @@ import type { z } from "zod";
 
 export type FieldErrorMap = Record<string, string[]>;
 
-/** Turns a zod error into API.md's field-to-messages map (dotted keys for nested fields). */
+/**
+ * Turns a zod error into the field-to-messages map of docs/api.md "Errors" (dotted keys for nested
+ * fields).
+ */
 export function fieldErrors(error: z.ZodError): FieldErrorMap {
   const out: FieldErrorMap = {};
   for (const issue of error.issues) {

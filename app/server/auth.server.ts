@@ -51,7 +51,7 @@ export interface RequestMeta {
   origin: string;
 }
 
-/** The `user` object of API.md's authentication responses. */
+/** The `user` object of docs/api.md "Authentication". */
 export function publicUser(
   user: Pick<SessionUser, "id" | "username" | "email" | "emailVerifiedAt" | "createdAt">,
 ) {

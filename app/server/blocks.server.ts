@@ -91,8 +91,9 @@ export async function unblockMember(env: Env, me: string, other: string) {
 export const BLOCKED_PAGE_SIZE = 50;
 
 /**
- * The members I blocked, newest first, a page at a time (API.md: no unbounded lists). Their photo
- * and presence stay hidden (a block hides them both ways), so the cards carry neither.
+ * The members I blocked, newest first, a page at a time (docs/api.md "Pagination": no unbounded
+ * lists). Their photo and presence stay hidden (a block hides them both ways), so the cards carry
+ * neither.
  */
 export async function listBlocked(env: Env, me: string, page = 1) {
   const current = Number.isInteger(page) && page > 0 ? page : 1;

@@ -5,8 +5,9 @@ import type { Env } from "./env.server";
 import { forbidden } from "./errors.server";
 
 /**
- * POST /broadcasting/auth (API.md "Realtime"): a short-lived token, signed with APP_KEY, that lets
- * its holder open one channel's socket as one member without the session cookie (`?auth=`).
+ * POST /broadcasting/auth (docs/realtime.md "Authentication"): a short-lived token, signed with
+ * APP_KEY, that lets its holder open one channel's socket as one member without the session cookie
+ * (`?auth=`).
  *
  * Channels: `presence-global` (the presence room, any verified member), `private-member.{id}` (a
  * member's own channel, that member only) and `private-chat.{conversationId}` (a conversation's

@@ -2,7 +2,7 @@ import { UNANSWERED_MESSAGE_LIMIT } from "~/schemas/chat";
 import type { Refusal } from "./room-api.server";
 
 /**
- * The rules of sending a message (API.md "Chat"), as pure functions over what a conversation's
+ * The rules of sending a message (docs/api.md "Chat"), as pure functions over what a conversation's
  * room knows: its two members (fixed when the conversation was created), whether either blocked
  * the other and whether both are active (pushed to the room when they change, read from D1 when
  * it starts), and how many messages the sender wrote before the other member replied. The room
@@ -44,7 +44,7 @@ export type SendCounter = { windowStart: number; count: number; prev: number };
 export const otherMember = (rules: Pick<RoomRules, "low" | "high">, me: string) =>
   rules.low === me ? rules.high : rules.low;
 
-/** Whether `me` may read or write the conversation at all (403s of API.md). */
+/** Whether `me` may read or write the conversation at all (the 403s of docs/api.md "Chat"). */
 export function accessRefusal(rules: RoomRules, me: string): Refusal | null {
   if (rules.low !== me && rules.high !== me) return { status: 403, message: NOT_YOUR_CONVERSATION };
   if (rules.blocked || rules.ended) return { status: 403, message: CANNOT_MESSAGE };

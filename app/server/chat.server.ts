@@ -31,7 +31,7 @@ import { canSee, isBlockedEitherWay, visibleTo } from "./visibility.server";
 import { firstOf, run, selection, statement } from "./sql.server";
 
 /**
- * Chat (API.md "Chat"): conversations between two members, their messages in one order, read
+ * Chat (docs/api.md "Chat"): conversations between two members, their messages in one order, read
  * receipts, archiving, deletion and gifts (docs/decisions/012-chat-in-rooms.md).
  *
  * D1 holds who talks with whom (`conversations`, `conversation_members`: written once, when a
@@ -228,7 +228,7 @@ export async function listMessages(
 
 /**
  * Stores a message in the conversation's room, which checks every rule, orders it and fans it out
- * (API.md POST …/messages; the socket's `{type: "send"}` is the same send, taken by the room
+ * (docs/api.md POST …/messages; the socket's `{type: "send"}` is the same send, taken by the room
  * itself). With a `client_id` the send is idempotent; a gift spends its price first.
  */
 export async function sendMessage(
@@ -299,7 +299,8 @@ async function conversationOfPair(env: Env, a: string, b: string) {
 export async function startConversation(env: Env, me: string, input: StartConversationInput) {
   const other = input.user_id;
   if (other === me) throw new ValidationError({ user_id: ["You cannot message yourself."] });
-  // API.md: messaging across a block is 403 (before visibility, which also hides blocked members).
+  // docs/api.md "Chat": messaging across a block is 403 (before visibility, which also hides
+  // blocked members).
   if (await isBlockedEitherWay(env, me, other)) throw forbidden(CANNOT_MESSAGE);
   if (!(await canSee(env, me, other))) throw notFound("Member not found.");
   // After an unmatch neither may write to the other until both like each other again.

@@ -3,10 +3,10 @@ import { hmacSign, randomToken, timingSafeEqual } from "./crypto.server";
 import type { Env } from "./env.server";
 
 /**
- * CSRF protection as API.md says: a per-browser secret in an HttpOnly cookie, and a token derived
- * from it (HMAC with APP_KEY) that the page carries in <meta name="csrf-token">. A state-changing
- * request must send the token in X-CSRF-Token or a `_csrf` form field. The secret is replaced at
- * sign-in and sign-out, so a page from before either holds a stale token.
+ * CSRF protection as docs/api.md "CSRF" says: a per-browser secret in an HttpOnly cookie, and a
+ * token derived from it (HMAC with APP_KEY) that the page carries in <meta name="csrf-token">. A
+ * state-changing request must send the token in X-CSRF-Token or a `_csrf` form field. The secret is
+ * replaced at sign-in and sign-out, so a page from before either holds a stale token.
  */
 export const CSRF_HEADER = "X-CSRF-Token";
 export const CSRF_FIELD = "_csrf";

@@ -9,5 +9,5 @@ export function getDb(d1: D1Database) {
 export type Db = ReturnType<typeof getDb>;
 export { schema };
 
-/** Now as API.md's ISO-8601 UTC string. */
+/** Now as the ISO-8601 UTC string of docs/api.md "Times, money and ids". */
 export const nowIso = (now = Date.now()) => new Date(now).toISOString();

@@ -1,9 +1,9 @@
 import { disposableEmailBlocklistSet } from "disposable-email-domains-js";
 
 /**
- * Disposable (throwaway) email domains, refused at registration (API.md "Unmatch, verification,
- * appeals and message safety"): a member must be reachable at their address, and a banned member
- * must not come back with a fresh inbox a minute later. The list is the maintained
+ * Disposable (throwaway) email domains, refused at registration (docs/api.md "Authentication",
+ * docs/domain.md "Members and accounts"): a member must be reachable at their address, and a banned
+ * member must not come back with a fresh inbox a minute later. The list is the maintained
  * `disposable-email-domains-js` package (the disposable-email-domains project's blocklist), kept
  * current by updating the package, never by hand.
  */

@@ -1,6 +1,8 @@
 export type FieldErrors = Record<string, string[]>;
 
-/** An error that maps to one HTTP status and API.md's `{message, errors?}` body. */
+/**
+ * An error that maps to one HTTP status and the `{message, errors?}` body of docs/api.md "Errors".
+ */
 export class HttpError extends Error {
   constructor(
     readonly status: number,

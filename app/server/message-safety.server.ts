@@ -1,5 +1,5 @@
 /**
- * Message safety (API.md "Unmatch, verification, appeals and message safety";
+ * Message safety (docs/api.md "Message safety", docs/domain.md "Chat";
  * docs/decisions/020-trust-and-safety.md): what the conversation room looks for in the text of a
  * message, as data. Each kind is a list of patterns, each tagged with its language, written for
  * the ways romance scams and abuse are really phrased (FTC and platform reports), and checked

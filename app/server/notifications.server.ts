@@ -16,10 +16,10 @@ import { statement } from "./sql.server";
 import { isActiveMember, isBlockedEitherWay, neitherBlocked } from "./visibility.server";
 
 /**
- * Notifications (API.md "Notifications"): stored per member, newest first, and pushed at once to
- * the member's open pages through their own channel (`/ws/me`). A member switches each kind off in
- * settings; nothing crosses a block, and a notification whose member has since been blocked (either
- * way) disappears from the list and the unread count.
+ * Notifications (docs/api.md "Notifications"): stored per member, newest first, and pushed at once
+ * to the member's open pages through their own channel (`/ws/me`). A member switches each kind off
+ * in settings; nothing crosses a block, and a notification whose member has since been blocked
+ * (either way) disappears from the list and the unread count.
  *
  * Domain modules call `notify` after they stored their own change:
  * - likes: `{to: liked, type: "like", actorId: liker}`; a match: `{type: "match"}` to each member,
@@ -75,7 +75,10 @@ export async function unreadCount(env: Env, userId: string): Promise<number> {
 
 type NotificationRow = typeof notifications.$inferSelect;
 
-/** Rows as API.md shows them, each with its actor's current card (`data.actor`, or null). */
+/**
+ * Rows as docs/api.md "Notifications" shows them, each with its actor's current card (`data.actor`,
+ * or null).
+ */
 async function present(env: Env, rows: NotificationRow[]): Promise<NotificationView[]> {
   const actorIds = [...new Set(rows.flatMap((r) => (r.actorId ? [r.actorId] : [])))];
   const cards = new Map<string, MemberCard>(

@@ -1,5 +1,5 @@
 /**
- * Clean photos (API.md "Unmatch, verification, appeals and message safety"): a photo as stored and
+ * Clean photos (docs/api.md "Profile and photos"): a photo as stored and
  * served carries its pixels and a colour profile, nothing else: no EXIF (GPS, camera, time), XMP,
  * IPTC, comments or text chunks, whatever the client did before uploading it. The containers are
  * rewritten without those parts; the compressed image data is copied byte for byte, so nothing is

@@ -69,7 +69,10 @@ export async function presenceBlockChanged(env: Env, a: string, b: string): Prom
   }
 }
 
-/** A member's "hide my online status" setting (API.md member card: `online` false when hidden). */
+/**
+ * A member's "hide my online status" setting (docs/api.md "Member card": `online` false when
+ * hidden).
+ */
 export async function getHideOnline(env: Env, userId: string): Promise<boolean> {
   const row = await getDb(env.DB)
     .select({ hideOnline: schema.users.hideOnline })

@@ -17,7 +17,10 @@ import { parseInput } from "./validation.server";
 
 export const USERNAME_TAKEN = "This username is already taken.";
 
-/** GET /my/profile: the member's profile form fields, account fields and photos (API.md). */
+/**
+ * GET /my/profile: the member's profile form fields, account fields and photos (docs/api.md
+ * "Profile and photos").
+ */
 export async function loadProfile(env: Env, userId: string): Promise<Profile> {
   const row = await getDb(env.DB)
     .select({ user: schema.users, profile: schema.profiles })
@@ -71,9 +74,10 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * SPEC.md §4 and API.md: the submitted fields over the stored profile. Fields absent from the
- * request keep their stored values; a partial ageRange keeps the stored other bound; a date of
- * birth sent as null or blank keeps the stored one (a member always has one: they must be 18+).
+ * docs/domain.md "Profile and photos" (merge): the submitted fields over the stored profile. Fields
+ * absent from the request keep their stored values; a partial ageRange keeps the stored other
+ * bound; a date of birth sent as null or blank keeps the stored one (a member always has one: they
+ * must be 18+).
  */
 export function mergeProfile(stored: Profile, submitted: Record<string, unknown>) {
   const merged: Record<string, unknown> = {};
@@ -93,8 +97,8 @@ export function mergeProfile(stored: Profile, submitted: Record<string, unknown>
 
 /**
  * PUT /my/profile: merges the submitted fields into the stored profile, validates the result with
- * the shared schema (422 with SPEC.md §5's messages), checks the location against the dataset and
- * the username against other members, then stores it and returns the profile.
+ * the shared schema (422 with the messages of docs/domain.md), checks the location against the
+ * dataset and the username against other members, then stores it and returns the profile.
  *
  * `part` (an onboarding step's form, a pick of the profile schema) validates and stores only the
  * fields it names; every other field keeps its stored value, even one a new member has not filled

@@ -39,7 +39,7 @@ import {
 import { all, first, statement } from "./sql.server";
 
 /**
- * Member search (SPEC.md §2 and §4 "Search", API.md "Discovery, likes and matches").
+ * Member search (docs/domain.md "Search", docs/api.md "Discovery, likes and matches").
  *
  * The rows come from `member_search` (app/server/db/search.ts), which the database keeps in
  * step with members through triggers, and its full-text table `member_search_fts`.
@@ -111,7 +111,7 @@ function firstPageStatement(c: SearchContext, limit: number, offset: number) {
 
 /**
  * POST and GET /my/matches/search and /dashboard/search: one page of search cards and the paging
- * meta of API.md, plus `cursor` (pass it back for the next page) and `as_of`.
+ * meta of docs/api.md, plus `cursor` (pass it back for the next page) and `as_of`.
  *
  * `searcher` is the searcher's date of birth and desired ages, as the session read them with the
  * member (SessionUser.ages); null when they have no profile yet, which finds nobody (404). A

@@ -4,7 +4,7 @@ import type { BlockReasonType } from "~/schemas/block";
 import { atom } from "./jotai";
 
 /**
- * Blocking on the client (SPEC.md §3 "Blocked user", §4 "Blocking") with the transitions as pure
+ * Blocking on the client (docs/domain.md "Client state") with the transitions as pure
  * functions. Blocking and unblocking change only flags and timestamps: the list of blocked members
  * is refreshed separately (GET /my/blocked-users), and adding a member to it never duplicates one.
  */
@@ -34,7 +34,9 @@ export interface BlockingState {
   isUnblocking: boolean;
   isChecking: boolean;
   error: string | null;
-  /** The last success message (SPEC.md §8 defaults when the server gives none). */
+  /**
+   * The last success message (docs/domain.md "Error messages" defaults when the server gives none).
+   */
   message: string | null;
   /** When the list last came from the server. */
   lastUpdated: number | null;
@@ -58,7 +60,10 @@ export const initialBlockingState: BlockingState = {
   lastUnblockedAt: null,
 };
 
-/** SPEC.md §8 "Blocking": fallbacks when the server gives no message, and default successes. */
+/**
+ * docs/domain.md "Error messages": fallbacks when the server gives no message, and default
+ * successes.
+ */
 export const BLOCKING_ERRORS = {
   fetch: "Failed to fetch blocked users",
   block: "Failed to block user",

@@ -3,8 +3,8 @@ import type { ChatMessageView } from "~/realtime/chat";
 import type { ConversationView, Gift, PageMeta } from "~/schemas/chat";
 
 /**
- * How the chat page talks to the server: the chat calls of API.md over HTTP, one function each,
- * and the open conversation's socket as a second way to send and mark read. The page's state
+ * How the chat page talks to the server: the chat calls of docs/api.md over HTTP, one function
+ * each, and the open conversation's socket as a second way to send and mark read. The page's state
  * (app/state/chat.ts) knows neither; its actions (app/state/chat-actions.ts) use both.
  */
 

@@ -4,7 +4,7 @@ import type { ConversationFrame } from "~/realtime/member";
 import type { ConversationView, Gift, PageMeta } from "~/schemas/chat";
 
 /**
- * The chat on the client (SPEC.md §3 "Chat state") and the SPEC.md §4 "Chat" transitions as pure
+ * The chat on the client (docs/domain.md "Client state") and its transitions as pure
  * functions; the atoms at the end only call the API and these.
  *
  * Messages of the open conversation are kept in the conversation's one order (`seq`, the order of
@@ -15,7 +15,7 @@ import type { ConversationView, Gift, PageMeta } from "~/schemas/chat";
 export type MessageStatus = "pending" | "failed";
 
 export interface ChatMessage extends ChatMessageView {
-  /** SPEC.md §3: a client-only flag while a delete is under way. */
+  /** docs/domain.md "Client state": a client-only flag while a delete is under way. */
   deleting?: boolean;
   /** A message written here that the server has not acknowledged yet (or refused). */
   status?: MessageStatus;
@@ -38,7 +38,9 @@ export interface ChatState {
    */
   openOffList: ConversationView | null;
   messages: ChatMessage[];
-  /** The cursor of the next older page (SPEC.md §3 "cursor"), and whether there is one. */
+  /**
+   * The cursor of the next older page (docs/domain.md "Client state"), and whether there is one.
+   */
   cursor: string | null;
   hasMore: boolean;
   isLoadingMessages: boolean;
@@ -66,7 +68,9 @@ export const initialChatState: ChatState = {
   error: null,
 };
 
-/** SPEC.md §8: stored when a call fails for another reason than an HTTP status. */
+/**
+ * docs/domain.md "Error messages": stored when a call fails for another reason than an HTTP status.
+ */
 export const CHAT_ERRORS = {
   conversations: "Failed to fetch conversations",
   archived: "Failed to fetch archived conversations",
@@ -79,7 +83,10 @@ export const CHAT_ERRORS = {
   delete: "Failed to delete message",
 } as const;
 
-/** SPEC.md §8: a non-OK response gives 'HTTP error! status: {code}'; anything else the fallback. */
+/**
+ * docs/domain.md "Error messages": a non-OK response gives 'HTTP error! status: {code}'; anything
+ * else the fallback.
+ */
 export function chatErrorMessage(error: unknown, fallback: string): string {
   if (error instanceof ApiError) return httpErrorMessage(error.status);
   return fallback;
@@ -195,7 +202,10 @@ export const chatFailed = (s: ChatState, error: string): ChatState => ({
 // -------------------------------------------------------------------------------------------
 // The open conversation
 
-/** SPEC.md §4: selecting another conversation clears messages and resets pagination. */
+/**
+ * docs/domain.md "Client state": selecting another conversation clears messages and resets
+ * pagination.
+ */
 export function selectConversation(s: ChatState, id: string | null): ChatState {
   if (id === s.activeConversationId) return s;
   return {
@@ -214,9 +224,9 @@ export const messagesLoadStart = (s: ChatState, older: boolean): ChatState =>
   older ? { ...s, isLoadingMore: true } : { ...s, isLoadingMessages: true, error: null };
 
 /**
- * SPEC.md §4: the first page (no cursor) zeroes the conversation's unread count; a page loaded
- * with a cursor prepends older messages. A page for a conversation that is no longer open is
- * dropped. Messages that arrived live while the page was loading are kept.
+ * docs/domain.md "Client state": the first page (no cursor) zeroes the conversation's unread count;
+ * a page loaded with a cursor prepends older messages. A page for a conversation that is no longer
+ * open is dropped. Messages that arrived live while the page was loading are kept.
  */
 export function messagesLoaded(
   s: ChatState,
@@ -291,10 +301,10 @@ function moveToTop(list: ConversationView[], id: string): ConversationView[] {
 }
 
 /**
- * SPEC.md §4: an incoming message is added to the open conversation unless already present, and
- * updates that list entry's last message and time (moving it to the top); a message from another
- * member increments unread_count only when its conversation is not the open one. A message
- * without an id is ignored (SPEC.md §5).
+ * docs/domain.md "Client state": an incoming message is added to the open conversation unless
+ * already present, and updates that list entry's last message and time (moving it to the top); a
+ * message from another member increments unread_count only when its conversation is not the open
+ * one. A message without an id is ignored (docs/domain.md "Client state").
  */
 export function messageReceived(s: ChatState, message: ChatMessageView, me: string): ChatState {
   if (!message?.id) return s;
@@ -362,7 +372,7 @@ export const discardLocal = (s: ChatState, clientId: string): ChatState => ({
   messages: s.messages.filter((m) => !(isLocal(m) && m.client_id === clientId)),
 });
 
-/** SPEC.md §4: deleting marks the message as deleting… */
+/** docs/domain.md "Client state": deleting marks the message as deleting… */
 export const deleteStarted = (s: ChatState, id: string): ChatState => ({
   ...s,
   messages: s.messages.map((m) => (m.id === id ? { ...m, deleting: true } : m)),
@@ -412,7 +422,10 @@ export function readReceipt(
 // -------------------------------------------------------------------------------------------
 // Archive, start, member channel, gifts
 
-/** SPEC.md §4: archiving removes it from the active list (into the archived one) and closes it if open. */
+/**
+ * docs/domain.md "Client state": archiving removes it from the active list (into the archived one)
+ * and closes it if open.
+ */
 export function conversationArchived(s: ChatState, id: string): ChatState {
   const entry = s.conversations.find((c) => c.id === id);
   const next = {
@@ -426,7 +439,10 @@ export function conversationArchived(s: ChatState, id: string): ChatState {
   return s.activeConversationId === id ? selectConversation(next, null) : next;
 }
 
-/** SPEC.md §4: unarchiving removes it from the archived list (back into the active one). */
+/**
+ * docs/domain.md "Client state": unarchiving removes it from the archived list (back into the
+ * active one).
+ */
 export function conversationUnarchived(s: ChatState, id: string): ChatState {
   const entry = s.archivedConversations.find((c) => c.id === id);
   return {
@@ -440,8 +456,8 @@ export function conversationUnarchived(s: ChatState, id: string): ChatState {
 }
 
 /**
- * SPEC.md §4: starting a conversation adds it to the list if new and opens it if none is open,
- * with the first message if one was returned.
+ * docs/domain.md "Client state": starting a conversation adds it to the list if new and opens it if
+ * none is open, with the first message if one was returned.
  */
 export function conversationStarted(
   s: ChatState,

@@ -9,7 +9,7 @@ import {
 import { atom } from "./jotai";
 
 /**
- * Credits on the client (SPEC.md §3 "Credit state", §4 "Credits") with the transitions as pure
+ * Credits on the client (docs/domain.md "Client state") with the transitions as pure
  * functions: the balance loads from the server; a purchase that returns a new balance and a
  * transaction replaces the balance and adds the amount to lifetime_earned; a local update adds to
  * lifetime_earned (in) or lifetime_spent (out). The newest 20 transactions are kept.
@@ -36,7 +36,9 @@ export const initialCreditsState: CreditsState = {
   lastUpdated: null,
 };
 
-/** SPEC.md §8 "Credits": HTTP failures without a server message, then non-HTTP failures. */
+/**
+ * docs/domain.md "Error messages": HTTP failures without a server message, then non-HTTP failures.
+ */
 export const CREDITS_ERRORS = {
   balance: "Failed to fetch credit balance",
   packs: "Failed to fetch credit packs",

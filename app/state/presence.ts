@@ -3,8 +3,8 @@ import { PRESENCE_WATCH_LIMIT, type PresenceServerFrame } from "~/realtime/prese
 import { atom, useAtomValue, useStore, type Atom } from "./jotai";
 
 /**
- * Presence on the client (SPEC.md §3 "Presence": the online user ids, a connected flag, an error)
- * and its SPEC.md §4 transitions as pure functions, for the members the page watches
+ * Presence on the client (docs/domain.md "Client state": the online user ids, a connected flag, an
+ * error) and its transitions as pure functions, for the members the page watches
  * (app/realtime/use-presence-watch.ts): the list is set on `here` (after every watch), then
  * members join or leave one by one; an error sets the error and marks it disconnected. Also the
  * count of members online (`online_count`). The realtime provider (app/components/realtime.tsx)
@@ -31,7 +31,10 @@ export const initialPresenceState: PresenceState = {
   watched: null,
 };
 
-/** SPEC.md §8: logged when the realtime client is absent (the app carries on without it). */
+/**
+ * docs/domain.md "Error messages": logged when the realtime client is absent (the app carries on
+ * without it).
+ */
 export const ECHO_NOT_INITIALIZED = "Echo not initialized";
 export const PRESENCE_CONNECTION_ERROR = "Could not connect to the presence channel";
 

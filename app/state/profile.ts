@@ -4,7 +4,7 @@ import type { Profile, ProfileFormInput, ProfilePhoto } from "~/schemas/profile"
 import { atom } from "./jotai";
 
 /**
- * The member's own profile on the client (SPEC.md §3 "Profile client state") and the SPEC.md §4
+ * The member's own profile on the client (docs/domain.md "Client state") and its
  * transitions as pure functions: fetch and update each go loading → success | failure, and an
  * update merges the submitted data into the profile. The atoms below only call these.
  */
@@ -25,7 +25,7 @@ export const initialProfileState: ProfileState = {
   lastUpdated: null,
 };
 
-/** SPEC.md §8: used when the server gives no message of its own. */
+/** docs/domain.md "Error messages": used when the server gives no message of its own. */
 export const PROFILE_ERRORS = {
   update: "An error occurred while updating profile",
   fetchFailed: "Failed to fetch profile",
@@ -61,8 +61,8 @@ export const updateStart = (s: ProfileState): ProfileState => ({
 });
 
 /**
- * SPEC.md §4: the submitted data is merged into the existing profile; what the server answered
- * (its canonical form of the same fields) is merged over that.
+ * docs/domain.md "Client state": the submitted data is merged into the existing profile; what the
+ * server answered (its canonical form of the same fields) is merged over that.
  */
 export const updateSuccess = (
   s: ProfileState,
@@ -88,9 +88,9 @@ export const photosChanged = (s: ProfileState, photos: ProfilePhoto[]): ProfileS
   s.data ? { ...s, data: { ...s.data, photos } } : s;
 
 /**
- * The message to store for a failed call (SPEC.md §8): field errors joined with ', ', else the
- * server's message, else `httpFallback` for an HTTP failure without one, else `otherFallback`
- * for anything else (network, a response that is not JSON).
+ * The message to store for a failed call (docs/domain.md "Error messages"): field errors joined
+ * with ', ', else the server's message, else `httpFallback` for an HTTP failure without one, else
+ * `otherFallback` for anything else (network, a response that is not JSON).
  */
 export function errorMessage(error: unknown, httpFallback: string, otherFallback: string): string {
   if (error instanceof ApiError) {
@@ -102,7 +102,9 @@ export function errorMessage(error: unknown, httpFallback: string, otherFallback
   return otherFallback;
 }
 
-/** Who viewed me (SPEC.md §3 "Profile viewers"): the list, total_count and its own loading state. */
+/**
+ * Who viewed me (docs/domain.md "Client state"): the list, total_count and its own loading state.
+ */
 export type ProfileViewer = MemberCardView & { viewed_at: string };
 
 export interface ViewersState {

@@ -13,13 +13,15 @@ import { atom } from "./jotai";
 import { errorMessage } from "./profile";
 
 /**
- * The member search of the dashboard and the matches page: SPEC.md §3 "Search state" and the §4
+ * The member search of the dashboard and the matches page: docs/domain.md "Client state" and its
  * transitions as pure functions (starting sets searching and clears the error; success sets
  * hasSearched; failure stores the error; load more has its own loading and error state). The
  * atoms below only call these.
  */
 
-/** The filter form: API.md's filters, with the picked location kept whole for the pickers. */
+/**
+ * The filter form: the filters of docs/api.md, with the picked location kept whole for the pickers.
+ */
 export interface SearchFilterState {
   age_min: number | null;
   age_max: number | null;
@@ -68,7 +70,7 @@ export interface SearchState {
   requestSeq: number;
 }
 
-/** SPEC.md §8: used when the server gives no message of its own. */
+/** docs/domain.md "Error messages": used when the server gives no message of its own. */
 export const SEARCH_ERRORS = {
   search: "Search failed",
   loadMore: "Failed to load more results",
@@ -100,7 +102,7 @@ export const initialSearchState: SearchState = {
   requestSeq: 0,
 };
 
-/** The filters as API.md sends them (only those set). */
+/** The filters as docs/api.md sends them (only those set). */
 export function filtersPayload(f: SearchFilterState): SearchFiltersInput {
   const out: SearchFiltersInput = {};
   if (f.age_min !== null) out.age_min = f.age_min;
@@ -141,7 +143,7 @@ export const setShowAdvancedFilters = (s: SearchState, show: boolean): SearchSta
   showAdvancedFilters: show,
 });
 
-/** Starting sets searching and clears the error (SPEC.md §4). */
+/** Starting sets searching and clears the error (docs/domain.md "Client state"). */
 export const searchStart = (s: SearchState): SearchState => ({
   ...s,
   isSearching: true,

@@ -9,7 +9,7 @@ import { creditsErrorMessage } from "./credits";
 import { atom } from "./jotai";
 
 /**
- * The subscription on the client (SPEC.md §3 "Subscription", §4): the current subscription and
+ * The subscription on the client (docs/domain.md "Client state"): the current subscription and
  * the plans on sale, with flags for loading, creating and cancelling. `active` counts as
  * subscribed; a successful cancel sets the status to `cancelled` and cancelled_at to now.
  */
@@ -31,7 +31,7 @@ export const initialSubscriptionState: SubscriptionState = {
   error: null,
 };
 
-/** SPEC.md §8 "Subscription". */
+/** docs/domain.md "Error messages". */
 export const SUBSCRIPTION_ERRORS = {
   status: "Failed to fetch subscription status",
   create: "Failed to create subscription",
@@ -41,7 +41,7 @@ export const SUBSCRIPTION_ERRORS = {
 export const subscriptionErrorMessage = (error: unknown, fallback: string) =>
   creditsErrorMessage(error, fallback, fallback);
 
-/** SPEC.md §4: status 'active' counts as subscribed. */
+/** docs/domain.md "Client state": status 'active' counts as subscribed. */
 export const isSubscribed = (s: Pick<SubscriptionState, "currentSubscription">) =>
   s.currentSubscription?.status === "active";
 
@@ -91,7 +91,10 @@ export const cancelStart = (s: SubscriptionState): SubscriptionState => ({
   error: null,
 });
 
-/** SPEC.md §4: after a successful cancel the status is 'cancelled' and cancelled_at now. */
+/**
+ * docs/domain.md "Client state": after a successful cancel the status is 'cancelled' and
+ * cancelled_at now.
+ */
 export const cancelSuccess = (s: SubscriptionState, now = Date.now()): SubscriptionState => ({
   ...s,
   currentSubscription: s.currentSubscription

@@ -14,9 +14,9 @@ import { refused, type RoomParts } from "./parts";
 import { viewFor } from "./storage";
 
 /**
- * A page of messages, oldest first (API.md): without `cursor` or `after` the newest page, which
- * marks the conversation read for `me`; `cursor` the page before it; `after` the messages after
- * that sequence number (catch-up), `next_cursor` being the `after` of the next page.
+ * A page of messages, oldest first (docs/api.md "Chat"): without `cursor` or `after` the newest
+ * page, which marks the conversation read for `me`; `cursor` the page before it; `after` the
+ * messages after that sequence number (catch-up), `next_cursor` being the `after` of the next page.
  */
 export async function page(
   room: RoomParts,

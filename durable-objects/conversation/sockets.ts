@@ -12,7 +12,10 @@ export interface Attachment {
    * it sends acts and nothing reaches it, whatever the client does with the close frame.
    */
   ended?: true;
-  /** The send limit of the Worker that accepted the socket (its configuration, API.md). */
+  /**
+   * The send limit of the Worker that accepted the socket (its configuration, docs/api.md "Rate
+   * limits").
+   */
   limit?: RateLimitSpec;
   /** The request that opened the socket: the room's log lines about it carry it. */
   requestId?: string;

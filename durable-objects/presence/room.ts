@@ -37,7 +37,7 @@ import { closeNormally } from "../close-socket";
 import { FrameRate } from "../frame-rate";
 
 /**
- * One shard of the presence room (API.md "Realtime", docs/decisions/011).
+ * One shard of the presence room (docs/realtime.md "Presence room", docs/decisions/011).
  *
  * Every member has a home shard (a hash of their id) that holds all their sockets, so a member
  * with several tabs joins once and leaves once, when the last tab has been closed for a grace

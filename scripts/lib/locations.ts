@@ -353,7 +353,10 @@ export interface SeedLocation {
   postalCode: string;
 }
 
-/** The SPEC.md §3 location object of one city of the table; throws on a city it does not hold. */
+/**
+ * The location object (docs/domain.md "Profile and photos") of one city of the table; throws on a
+ * city it does not hold.
+ */
 export function seedLocation(
   countryCode: string,
   stateCode: string,

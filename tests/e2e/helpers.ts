@@ -37,7 +37,7 @@ export function baseUrl(): string {
   return url;
 }
 
-/** `Login` → `Login - Heartline` (SPEC.md §1). */
+/** `Login` → `Login - Heartline` (docs/domain.md "Pages, navigation and appearance"). */
 export const pageTitle = (name: string) => `${name} - Heartline`;
 
 /** Asserts the page's title, allowing a client-side navigation a moment to render it. */
@@ -152,7 +152,7 @@ export async function waitForPath(page: Page, pathname: string): Promise<void> {
   await waitForHydration(page);
 }
 
-/** The session cookie's name outside production (API.md "Conventions"). */
+/** The session cookie's name outside production (docs/api.md "Conventions"). */
 export const SESSION_COOKIE = "heartline_session";
 
 export async function getCookie(context: BrowserContext, name: string) {

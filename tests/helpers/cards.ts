@@ -6,7 +6,7 @@ import type { Profile } from "~/schemas/profile";
  * test overrides only what it is about.
  */
 
-/** API.md "Member card": a member with nothing filled in but the id (also the username). */
+/** docs/api.md "Member card": a member with nothing filled in but the id (also the username). */
 export const memberCard = (id: string, extra: Partial<MemberCardView> = {}): MemberCardView => ({
   id,
   username: id,

@@ -16,7 +16,7 @@ export interface JsonResult<T = Record<string, unknown>> {
 
 /**
  * A browser-like client for the Worker: keeps cookies, fetches the CSRF token from the page's meta
- * tag, and talks JSON (API.md) unless told otherwise.
+ * tag, and talks JSON (docs/api.md) unless told otherwise.
  */
 export class TestClient {
   readonly cookies = new Map<string, string>();

@@ -21,9 +21,9 @@ import {
 } from "./helpers";
 
 /**
- * Money at the edges (issue #26, API.md "Money at the edges"): webhooks applied once however many
- * copies arrive, events the app cannot use, refunds and disputes with credits partly spent,
- * deletion and suspension with a live subscription, a second subscription.
+ * Money at the edges (issue #26, docs/api.md "Subscriptions and payments"): webhooks applied once
+ * however many copies arrive, events the app cannot use, refunds and disputes with credits partly
+ * spent, deletion and suspension with a live subscription, a second subscription.
  */
 
 let counter = 0;

@@ -16,9 +16,10 @@ import {
 } from "./helpers";
 
 /**
- * Plan changes in place (API.md "Money at the edges": `PUT /my/subscription`), both ways, with
- * Stripe (through the stand-in at the network edge, the row following the signed webhook) and with
- * the test provider (changed at once, the proration recorded as Stripe computes it).
+ * Plan changes in place (docs/api.md "Subscriptions and payments": `PUT /my/subscription`), both
+ * ways, with Stripe (through the stand-in at the network edge, the row following the signed
+ * webhook) and with the test provider (changed at once, the proration recorded as Stripe computes
+ * it).
  */
 
 const DAY = 86_400_000;

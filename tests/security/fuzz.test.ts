@@ -1,8 +1,8 @@
 /**
  * Hostile input, kept in CI (issue 12): fast-check sends random and malformed bodies, query
  * strings, path parameters, headers, multipart parts and websocket frames to every route the
- * Worker mounts (the Hono API of API.md and every Remix page) and to every socket. The answer is
- * never a 5xx (a 4xx carries a message), and nothing in D1, R2 or a room changes.
+ * Worker mounts (the Hono API of docs/api.md and every Remix page) and to every socket. The answer
+ * is never a 5xx (a 4xx carries a message), and nothing in D1, R2 or a room changes.
  *
  * The seed is printed; replay a failure with `FUZZ_SEED=<seed> npx vitest run
  * tests/security/fuzz.test.ts` (vitest.config.ts hands FUZZ_SEED to the tests).

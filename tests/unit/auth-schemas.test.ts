@@ -13,7 +13,10 @@ import {
 } from "~/schemas/auth";
 import { fieldErrors } from "~/schemas/validation";
 
-/** The field-to-messages map a schema gives for some input (API.md's `errors`), or null. */
+/**
+ * The field-to-messages map a schema gives for some input (the `errors` of docs/api.md "Errors"),
+ * or null.
+ */
 function errorsOf(schema: z.ZodType, input: unknown) {
   const result = schema.safeParse(input);
   return result.success ? null : fieldErrors(result.error);

@@ -16,8 +16,8 @@ import { wantsJson } from "../http";
 import type { AppBindings } from "../types";
 
 /**
- * The JSON side of API.md "Authentication". A browser's plain form posts to the same paths fall
- * through to the Remix pages, whose actions call the same domain module.
+ * The JSON side of docs/api.md "Authentication". A browser's plain form posts to the same paths
+ * fall through to the Remix pages, whose actions call the same domain module.
  */
 export const authApi = new Hono<AppBindings>();
 

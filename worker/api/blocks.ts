@@ -6,7 +6,7 @@ import { parseInput, readBody } from "~/server/validation.server";
 import { currentUser, requireVerified } from "../middleware/auth";
 import type { AppBindings } from "../types";
 
-/** API.md "Blocking". */
+/** docs/api.md "Blocking". */
 export const blocksApi = new Hono<AppBindings>();
 
 blocksApi.use("/my/block/*", requireVerified);

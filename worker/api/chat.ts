@@ -19,8 +19,8 @@ import { authorizeUpgrade, forwardUpgrade } from "../realtime";
 import type { AppBindings } from "../types";
 
 /**
- * API.md "Chat" and the conversation sockets of "Realtime". Chat needs a verified email. The
- * chat page lives at /chat and /chat/{id}: a browser asking for /chat/conversations or
+ * docs/api.md "Chat" and the conversation sockets of docs/realtime.md. Chat needs a verified email.
+ * The chat page lives at /chat and /chat/{id}: a browser asking for /chat/conversations or
  * /chat/gifts without wanting JSON falls through to Remix like any other page request.
  */
 export const chatApi = new Hono<AppBindings>();

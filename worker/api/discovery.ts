@@ -27,7 +27,7 @@ import { currentUser, requireVerified, verifiedUser } from "../middleware/auth";
 import type { AppBindings } from "../types";
 
 /**
- * API.md "Discovery, likes and matches". Everything here needs a verified email. /dashboard,
+ * docs/api.md "Discovery, likes and matches". Everything here needs a verified email. /dashboard,
  * /my/matches, /my/likes and GET …/search are also pages: a browser falls through to Remix. A
  * plain form POST to …/search (no JavaScript) is sent on to the GET page of the same search.
  */
@@ -112,7 +112,10 @@ discoveryApi.delete("/my/likes/:userId", requireVerified, async (c) => {
   return c.body(null, 204);
 });
 
-/** API.md "Unmatch, …": the match and the conversation end for both. */
+/**
+ * docs/api.md "Discovery, likes and matches" (unmatch): the match and the conversation end for
+ * both.
+ */
 discoveryApi.delete("/my/matches/:userId", requireVerified, async (c) => {
   const { user } = currentUser(c);
   await unmatchMember(c.env, user.id, c.req.param("userId"));

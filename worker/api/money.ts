@@ -20,9 +20,9 @@ import { currentUser, requireVerified, verifiedUser } from "../middleware/auth";
 import type { AppBindings } from "../types";
 
 /**
- * API.md "Subscription and credits", and Stripe's webhook. Everything but the webhook needs a
- * signed-in member with a verified email. The webhook carries no session and no CSRF token: it
- * is signed by Stripe, and checked on the raw body.
+ * docs/api.md "Credits" and "Subscriptions and payments", and Stripe's webhook. Everything but the
+ * webhook needs a signed-in member with a verified email. The webhook carries no session and no
+ * CSRF token: it is signed by Stripe, and checked on the raw body.
  */
 export const moneyApi = new Hono<AppBindings>();
 

@@ -20,9 +20,9 @@ import { currentUser, requireUser, requireVerified, verifiedUser } from "../midd
 import type { AppBindings } from "../types";
 
 /**
- * API.md "Notifications", the member's switches for them and for their online status, and their
- * own history (activities). GET /notifications and GET /my/activities are also pages: a browser
- * falls through to Remix.
+ * docs/api.md "Notifications", the member's switches for them and for their online status, and
+ * their own history (activities). GET /notifications and GET /my/activities are also pages: a
+ * browser falls through to Remix.
  */
 export const notificationsApi = new Hono<AppBindings>();
 

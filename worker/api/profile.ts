@@ -30,8 +30,8 @@ import { wantsJson } from "../http";
 import type { AppBindings } from "../types";
 
 /**
- * API.md "Profile and photos". Profile editing works before the email is verified; other members'
- * profiles, photos and the viewers list need a verified email. GET /my/profile and
+ * docs/api.md "Profile and photos". Profile editing works before the email is verified; other
+ * members' profiles, photos and the viewers list need a verified email. GET /my/profile and
  * GET /members/{username} are also pages: a browser falls through to Remix.
  */
 export const profileApi = new Hono<AppBindings>();

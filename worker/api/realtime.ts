@@ -6,7 +6,9 @@ import { currentUser, requireVerified } from "../middleware/auth";
 import type { AppBindings } from "../types";
 import { authorizeUpgrade, forwardUpgrade } from "../realtime";
 
-/** The websocket endpoints of API.md "Realtime" that are not a conversation's room, and their calls. */
+/**
+ * The websocket endpoints of docs/realtime.md that are not a conversation's room, and their calls.
+ */
 export const realtimeApi = new Hono<AppBindings>();
 
 /** The member's own channel: notifications and conversation updates on every page. */
@@ -32,7 +34,7 @@ realtimeApi.get("/ws/presence", async (c) => {
   return room.fetch(request);
 });
 
-/** SPEC.md §8 "Heartbeat": keeps last_seen_at fresh where the presence shards do not. */
+/** docs/domain.md "Presence": keeps last_seen_at fresh where the presence shards do not. */
 realtimeApi.post("/me/heartbeat", requireVerified, async (c) => {
   const { user } = currentUser(c);
   await recordHeartbeat(c.env, user.id);

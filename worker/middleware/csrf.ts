@@ -7,7 +7,7 @@ const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Signed by their sender instead of carrying a page's token. */
 const EXEMPT = [/^\/webhooks\/stripe$/];
 
-/** Every state-changing request carries the page's CSRF token (API.md "Conventions"). */
+/** Every state-changing request carries the page's CSRF token (docs/api.md "CSRF"). */
 export const csrf = createMiddleware<AppBindings>(async (c, next) => {
   if (SAFE.has(c.req.method) || EXEMPT.some((re) => re.test(c.req.path))) return next();
   const token = await submittedCsrfToken(c.req.raw);

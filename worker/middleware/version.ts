@@ -6,7 +6,8 @@ export const VERSION_HEADER = "X-Heartline-Version";
 /**
  * A client running the pages of an older deploy sends its build version with every request. When it
  * no longer matches, a GET answers 409 with a Location, and the client does a full page load there
- * (SPEC.md §1). Remix's own navigations get the same through its /__manifest version check.
+ * (docs/domain.md "Pages, navigation and appearance"). Remix's own navigations get the same through
+ * its /__manifest version check.
  */
 export const versionCheck = (buildVersion: string) =>
   createMiddleware<AppBindings>(async (c, next) => {

@@ -124,7 +124,8 @@ export function ChatThread({
                 ? { label: "Unarchive", onSelect: () => void unarchive(conversation.id) }
                 : {
                     label: "Archive",
-                    // Archiving closes the conversation (SPEC.md §4): back to the list.
+                    // Archiving closes the conversation (docs/domain.md "Client state"): back to
+                    // the list.
                     onSelect: () => void archive(conversation.id).then((ok) => ok && onBack()),
                   },
             ]}

@@ -176,8 +176,8 @@ const REASON_OF_KIND = {
 } as const;
 
 /**
- * The warning under a message the safety rules noted (API.md: for its recipient only), with a
- * one-tap report that carries the message id.
+ * The warning under a message the safety rules noted (docs/api.md "Message safety": for its
+ * recipient only), with a one-tap report that carries the message id.
  */
 export function SafetyWarning({
   senderId,

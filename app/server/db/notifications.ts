@@ -3,7 +3,7 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
 import { NOTIFICATION_TYPES } from "../../schemas/notifications";
 import { users } from "./schema";
 
-/** Stored notifications (API.md "Notifications"), newest first per member. */
+/** Stored notifications (docs/api.md "Notifications"), newest first per member. */
 export const notifications = sqliteTable(
   "notifications",
   {
