@@ -63,3 +63,15 @@ export function databaseFailingOn(pattern: RegExp, message: string): D1Database 
     withSession: db.withSession.bind(db),
   } as D1Database;
 }
+
+/**
+ * An Analytics Engine dataset that keeps what was written (the real one cannot be read back
+ * here), and how much each counter of app/server/metrics.server.ts added up to.
+ */
+export function recordingDataset() {
+  const points: AnalyticsEngineDataPoint[] = [];
+  const dataset = { writeDataPoint: (p: AnalyticsEngineDataPoint) => void points.push(p) };
+  const counted = (name: string) =>
+    points.filter((p) => p.blobs?.[0] === name).reduce((n, p) => n + (p.doubles?.[0] ?? 0), 0);
+  return { dataset: dataset as AnalyticsEngineDataset, counted };
+}

@@ -7,20 +7,11 @@ import type { SentEmail } from "../setup/mail-provider-stand-in";
 import { emailsTo } from "../helpers/auth";
 import { TestClient } from "../helpers/client";
 import { latestEmailTo, registerMember, uniqueMember } from "../helpers/members";
-import { fetchWith, PRODUCTION } from "../helpers/worker";
+import { fetchWith, PRODUCTION, recordingDataset } from "../helpers/worker";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** An Analytics Engine dataset that keeps what was written (the real one cannot be read back). */
-function recordingDataset() {
-  const points: AnalyticsEngineDataPoint[] = [];
-  const dataset = { writeDataPoint: (p: AnalyticsEngineDataPoint) => void points.push(p) };
-  const counted = (name: string) =>
-    points.filter((p) => p.blobs?.[0] === name).reduce((n, p) => n + (p.doubles?.[0] ?? 0), 0);
-  return { dataset: dataset as AnalyticsEngineDataset, counted };
-}
 
 /** The Worker sending through Resend's API, which the local stand-in answers for. */
 function resendEnv(extra: Partial<Cloudflare.Env> = {}): Cloudflare.Env {

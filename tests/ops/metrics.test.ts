@@ -1,19 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { verifiedMember } from "../helpers/members";
-import { databaseFailingOn, failingDatabase, fetchWith } from "../helpers/worker";
+import { databaseFailingOn, failingDatabase, fetchWith, recordingDataset } from "../helpers/worker";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** An Analytics Engine dataset that keeps what was written (the real one cannot be read back here). */
-function recordingDataset() {
-  const points: AnalyticsEngineDataPoint[] = [];
-  const dataset = { writeDataPoint: (p: AnalyticsEngineDataPoint) => void points.push(p) };
-  const counted = (name: string) =>
-    points.filter((p) => p.blobs?.[0] === name).reduce((n, p) => n + (p.doubles?.[0] ?? 0), 0);
-  return { dataset: dataset as AnalyticsEngineDataset, counted };
-}
 
 describe("counters", () => {
   it("count a 5xx, and a D1 failure as a D1 error", async () => {
