@@ -46,7 +46,7 @@ describe("POST /register", () => {
     expect(stored?.password_hash).not.toContain(details.password);
   });
 
-  it("refuses a member one day short of 18 with SPEC.md's message", async () => {
+  it("refuses a member one day short of 18 with docs/domain.md's message", async () => {
     const details = { ...uniqueMember("young"), dateOfBirth: birthday(18, 1) };
     const res = await attempt(details);
     expect(res.status).toBe(422);
@@ -74,7 +74,7 @@ describe("POST /register", () => {
     ["bad-name", "Username can only contain letters, numbers, and underscores"],
     ["has space", "Username can only contain letters, numbers, and underscores"],
     ["émile", "Username can only contain letters, numbers, and underscores"],
-  ])("refuses the username %j with SPEC.md's exact message", async (username, message) => {
+  ])("refuses the username %j with docs/domain.md's exact message", async (username, message) => {
     const details = { ...uniqueMember("user"), username };
     const res = await attempt(details);
     expect(res.status).toBe(422);

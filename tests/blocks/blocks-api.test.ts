@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { verifiedMember } from "../helpers/members";
 
 describe("blocking API", () => {
-  it("blocks, checks both directions, lists and unblocks with API.md's messages", async () => {
+  it("blocks, checks both directions, lists and unblocks with docs/api.md's messages", async () => {
     const alice = await verifiedMember();
     const bob = await verifiedMember();
 

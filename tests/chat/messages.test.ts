@@ -68,7 +68,7 @@ describe("reading messages", () => {
     expect((await page(alice.client, id, "after=-1")).status).toBe(422);
   }, 60_000);
 
-  it("returns API.md's message shape with ISO times", async () => {
+  it("returns docs/api.md's message shape with ISO times", async () => {
     const { alice, bob, id } = await conversationPair();
     const stored = await sent(alice.client, id, "Shape");
     const [message] = (await page(bob.client, id)).body.messages;

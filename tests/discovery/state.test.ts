@@ -57,7 +57,7 @@ const response = (ids: string[], page = 1, hasMore = false): SearchResponse => (
   },
 });
 
-describe("search state (SPEC.md §3, §4)", () => {
+describe("search state (docs/domain.md: Client state)", () => {
   it("starting sets searching and clears the error; success sets hasSearched", () => {
     let s = setKeywords(initialSearchState, "hiking");
     s = searchFailure(searchStart(s), "Search failed");

@@ -13,7 +13,7 @@ import {
   withStripe,
 } from "./helpers";
 
-describe("credit packs and status (API.md)", () => {
+describe("credit packs and status (docs/api.md)", () => {
   it("lists the packs of the migration with their prices", async () => {
     const { client } = await verifiedMember();
     const res = await client.json<{ creditPacks: unknown[] }>("GET", "/my/credits/packs");

@@ -74,7 +74,7 @@ describe("onboarding", () => {
     expect(review.html).toContain("Almost there, Maya");
   });
 
-  it("answers a bad step with SPEC.md's messages and changes nothing", async () => {
+  it("answers a bad step with docs/domain.md's messages and changes nothing", async () => {
     const member = await pendingMember();
     const empty = await saveStep(member.client, "about", { firstName: "Maya", bio: "  " });
     expect(empty.status).toBe(422);

@@ -121,7 +121,7 @@ describe("PUT /my/profile", () => {
     expect(partial.body.profile.ageRange).toEqual({ min: 25, max: 50 });
   });
 
-  it("applies SPEC.md §5 to the merged result: a new member must still give bio and lists", async () => {
+  it("applies the profile rules (docs/domain.md) to the merged result: a new member must still give bio and lists", async () => {
     const { client } = await registerMember();
     const res = await client.json<ErrorBody>("PUT", "/my/profile", { firstName: "Ada" });
     expect(res.status).toBe(422);
@@ -195,7 +195,7 @@ describe("PUT /my/profile", () => {
   });
 });
 
-describe("SPEC.md §5 profile rules, word for word", () => {
+describe("profile rules of docs/domain.md, word for word", () => {
   it.each([
     ["ab", "Username must be at least 3 characters"],
     ["a".repeat(31), "Username must be at most 30 characters"],

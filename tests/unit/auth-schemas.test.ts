@@ -45,7 +45,7 @@ const valid = {
   dateOfBirth: birthday(30),
 };
 
-describe("username (SPEC.md §5)", () => {
+describe("username (docs/domain.md: Profile and photos)", () => {
   it.each([
     ["ab", "Username must be at least 3 characters"],
     ["", "Username must be at least 3 characters"],

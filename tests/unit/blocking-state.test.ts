@@ -29,7 +29,7 @@ const member = (id: string): BlockedUser => ({
   reason_type: "spam",
 });
 
-describe("blocking state (SPEC.md §4 Blocking)", () => {
+describe("blocking state (docs/domain.md: Client state)", () => {
   it("fetching the list goes loading → success, replacing the list on page 1", () => {
     const loading = fetchBlockedStart({ ...initialBlockingState, error: "old" });
     expect(loading).toMatchObject({ isLoading: true, error: null });
@@ -161,7 +161,7 @@ describe("blocking state (SPEC.md §4 Blocking)", () => {
   });
 });
 
-describe("blocking error messages (SPEC.md §8)", () => {
+describe("blocking error messages (docs/domain.md: Error messages)", () => {
   it("joins validation errors with commas", () => {
     const error = new ApiError(422, "Please choose a reason.", {
       reason_type: ["Please choose a reason."],
@@ -178,7 +178,7 @@ describe("blocking error messages (SPEC.md §8)", () => {
     ).toBe("Member not found.");
   });
 
-  it("falls back to SPEC.md's messages otherwise", () => {
+  it("falls back to docs/domain.md's messages otherwise", () => {
     expect(
       blockingErrorMessage(new ApiError(500, httpErrorMessage(500)), BLOCKING_ERRORS.fetch),
     ).toBe("Failed to fetch blocked users");

@@ -435,7 +435,7 @@ describe("the member channel and lists", () => {
   });
 });
 
-describe("SPEC.md §8 messages", () => {
+describe("error messages (docs/domain.md: Error messages)", () => {
   it("a non-OK response gives 'HTTP error! status: {code}', anything else the fallback", () => {
     expect(chatErrorMessage(new ApiError(500, "Server Error"), CHAT_ERRORS.conversations)).toBe(
       "HTTP error! status: 500",

@@ -23,7 +23,7 @@ const tx = (id: string, amount: number, direction: "in" | "out" = "in"): CreditT
   created_at: "2026-11-23T10:00:00.000Z",
 });
 
-describe("credits state (SPEC.md §4 Credits)", () => {
+describe("credits state (docs/domain.md: Client state)", () => {
   it("the balance loads from the server; newest 20 transactions kept", () => {
     const loading = fetchStatusStart({ ...initialCreditsState, error: "old" });
     expect(loading).toMatchObject({ isLoading: true, error: null });
@@ -67,7 +67,7 @@ describe("credits state (SPEC.md §4 Credits)", () => {
     expect(earned.recentTransactions.map((t) => t.id)).toEqual(["p", "g"]);
   });
 
-  it("packs load; failures store SPEC.md §8 fallbacks unless the server said why", () => {
+  it("packs load; failures store docs/domain.md's fallback messages unless the server said why", () => {
     const packs = [
       { id: "starter", name: "Starter", credits: 50, price_cents: 499, currency: "usd" },
     ];

@@ -21,7 +21,7 @@ import {
   type PresenceState,
 } from "~/state/presence";
 
-describe("SPEC.md §4 presence transitions", () => {
+describe("presence transitions (docs/domain.md: Client state)", () => {
   it("starts empty and disconnected", () => {
     expect(initialPresenceState).toEqual({
       users: [],
@@ -194,7 +194,7 @@ describe("presence frames", () => {
   });
 });
 
-describe("SPEC.md §9 keepalive", () => {
+describe("keepalive (docs/domain.md: Limits and constants)", () => {
   it("pings after 120 s without activity and gives up 30 s later", () => {
     vi.useFakeTimers();
     try {

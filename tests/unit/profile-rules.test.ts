@@ -12,7 +12,7 @@ const bytes = (...values: (number | string)[]) =>
     values.flatMap((v) => (typeof v === "string" ? Array.from(v, (c) => c.charCodeAt(0)) : [v])),
   );
 
-describe("checkPhotos (SPEC.md §5 photo rules)", () => {
+describe("checkPhotos (docs/domain.md: Profile and photos)", () => {
   const png = (size: number) => ({ size, type: "png" as const });
 
   it("needs at least one photo", () => {
@@ -144,7 +144,7 @@ describe("the profile payload the settings page sends", () => {
   });
 });
 
-describe("mergeProfile (SPEC.md §4)", () => {
+describe("mergeProfile (docs/domain.md: Client state)", () => {
   const stored = storedProfile({ bio: "Old" });
 
   it("overlays only the fields that were sent, and ignores unknown ones", () => {

@@ -26,7 +26,7 @@ const viewer = (id: string): ProfileViewer => ({
   viewed_at: "2026-01-01T00:00:00.000Z",
 });
 
-describe("profile fetch transitions (SPEC.md §4)", () => {
+describe("profile fetch transitions (docs/domain.md: Client state)", () => {
   it("starts loading and clears the error", () => {
     const s = fetchStart({ ...initialProfileState, error: "old" });
     expect(s).toEqual({ ...initialProfileState, isLoading: true, error: null });
@@ -58,7 +58,7 @@ describe("profile fetch transitions (SPEC.md §4)", () => {
   });
 });
 
-describe("profile update transitions (SPEC.md §4)", () => {
+describe("profile update transitions (docs/domain.md: Client state)", () => {
   const loaded = fetchSuccess(initialProfileState, profile, 1);
 
   it("starts updating and clears the error", () => {
@@ -107,7 +107,7 @@ describe("profile update transitions (SPEC.md §4)", () => {
   });
 });
 
-describe("error messages (SPEC.md §8)", () => {
+describe("error messages (docs/domain.md: Error messages)", () => {
   const fallbacks = [PROFILE_ERRORS.fetchFailed, PROFILE_ERRORS.fetchError] as const;
 
   it("joins field errors with ', '", () => {
@@ -135,7 +135,7 @@ describe("error messages (SPEC.md §8)", () => {
     );
   });
 
-  it("has SPEC.md's fallback texts", () => {
+  it("has docs/domain.md's fallback texts", () => {
     expect(PROFILE_ERRORS).toEqual({
       update: "An error occurred while updating profile",
       fetchFailed: "Failed to fetch profile",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PROGRESS_DELAY_MS, PROGRESS_TRICKLE_MS, trickle } from "~/lib/progress";
 
-describe("navigation progress bar (SPEC.md §9)", () => {
+describe("navigation progress bar (docs/domain.md: Pages, navigation and appearance)", () => {
   it("appears after 250 ms and trickles every 200 ms", () => {
     expect(PROGRESS_DELAY_MS).toBe(250);
     expect(PROGRESS_TRICKLE_MS).toBe(200);

@@ -31,7 +31,7 @@ const active: CurrentSubscription = {
   cancelled_at: null,
 };
 
-describe("subscription state (SPEC.md §4 Subscription)", () => {
+describe("subscription state (docs/domain.md: Client state)", () => {
   it("loads the current subscription and the plans; active counts as subscribed", () => {
     const loading = fetchSubscriptionStart(initialSubscriptionState);
     expect(loading.isLoading).toBe(true);
@@ -65,7 +65,7 @@ describe("subscription state (SPEC.md §4 Subscription)", () => {
     expect(failed.currentSubscription).toBe(active);
   });
 
-  it("SPEC.md §8 fallbacks", () => {
+  it("falls back to docs/domain.md's error messages", () => {
     expect(SUBSCRIPTION_ERRORS).toEqual({
       status: "Failed to fetch subscription status",
       create: "Failed to create subscription",

@@ -10,7 +10,7 @@ import {
   resolveTheme,
 } from "~/lib/theme";
 
-describe("appearance (SPEC.md §3, §4, §9)", () => {
+describe("appearance (docs/domain.md: client state, appearance)", () => {
   it("offers dark, light and system, and defaults to dark", () => {
     expect([...APPEARANCES]).toEqual(["dark", "light", "system"]);
     expect(DEFAULT_APPEARANCE).toBe("dark");
