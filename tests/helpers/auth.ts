@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { nextIp, TestClient } from "./client";
+import { mailboxOf } from "./members";
 
 /** Cookie names outside production (production prefixes them with `__Host-`). */
 export const SESSION_COOKIE = "heartline_session";
@@ -125,22 +126,10 @@ export const DAY = 24 * HOUR;
  * `expected` have arrived, then a little longer, so that one more than expected would show too.
  */
 export async function emailsTo(address: string, expected = 0) {
-  const read = async () => {
-    const { results } = await env.DB.prepare(
-      "SELECT * FROM dev_mailbox WHERE lower(`to`) = lower(?1) ORDER BY id",
-    )
-      .bind(address)
-      .all<{ id: number; subject: string; text: string; html: string; sent_at: string }>();
-    return results;
-  };
-  const deadline = Date.now() + 5000;
-  let emails = await read();
-  while (emails.length < expected && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    emails = await read();
-  }
+  await mailboxOf(address, expected);
+  // And a moment more, for an email the test expects not to come.
   await new Promise((resolve) => setTimeout(resolve, 150));
-  return read();
+  return mailboxOf(address, 0);
 }
 
 /** The page's <title>. */

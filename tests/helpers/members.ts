@@ -44,24 +44,42 @@ export async function countEmailsTo(address: string): Promise<number> {
   return row?.n ?? 0;
 }
 
+export interface MailboxEmail {
+  id: number;
+  subject: string;
+  text: string;
+  html: string;
+  sent_at: string;
+}
+
 /**
- * The newest email sent to an address, from the local mailbox, once the email queue has delivered
- * it: waits (up to 5 s) until the address has more than `before` emails.
+ * The emails the local mailbox holds for an address, oldest first, once there are at least
+ * `atLeast` (the email queue delivers them a moment after the request that sent them), or what
+ * there is after 5 s.
+ */
+export async function mailboxOf(address: string, atLeast: number): Promise<MailboxEmail[]> {
+  const read = async () =>
+    (
+      await env.DB.prepare("SELECT * FROM dev_mailbox WHERE lower(`to`) = lower(?1) ORDER BY id")
+        .bind(address)
+        .all<MailboxEmail>()
+    ).results;
+  const deadline = Date.now() + 5000;
+  let emails = await read();
+  while (emails.length < atLeast && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    emails = await read();
+  }
+  return emails;
+}
+
+/**
+ * The newest email sent to an address, once the email queue has delivered it: waits (up to 5 s)
+ * until the address has more than `before` emails.
  */
 export async function latestEmailTo(address: string, before = 0) {
-  const read = () =>
-    env.DB.prepare(
-      "SELECT count(*) OVER () AS n, * FROM dev_mailbox WHERE lower(`to`) = lower(?1) ORDER BY id DESC LIMIT 1",
-    )
-      .bind(address)
-      .first<{ n: number; subject: string; text: string; html: string }>();
-  const deadline = Date.now() + 5000;
-  let latest = await read();
-  while ((latest?.n ?? 0) <= before && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    latest = await read();
-  }
-  return (latest?.n ?? 0) > before ? latest : null;
+  const emails = await mailboxOf(address, before + 1);
+  return emails.length > before ? emails.at(-1)! : null;
 }
 
 export function firstLink(text: string) {
