@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type Stripe from "stripe";
 import { formatPrice } from "~/schemas/credits";
 import {
   NO_BILLING_ACCOUNT,
@@ -8,13 +9,17 @@ import {
 } from "~/schemas/payments";
 import type { PaymentLine } from "./db/money";
 import type { Env } from "./env.server";
+import { newId } from "./crypto.server";
+import { nowIso } from "./db.server";
 import { HttpError } from "./errors.server";
-import { createPortalSession } from "./payments.server";
-import { all, first } from "./sql.server";
+import { createPortalSession, refOf } from "./payments.server";
+import { all, first, run } from "./sql.server";
+import { APPLIED, ignored, type EventResult } from "./subscriptions.server";
 
 /**
- * The member's billing: their receipts (`GET /my/payments`, the page /my/payments) and Stripe's
- * customer portal (`POST /my/billing/portal`), where cards and invoices are managed.
+ * The member's billing: their receipts (`GET /my/payments`, the page /my/payments), what Stripe
+ * charged a subscription after its first payment (`invoice.paid`), and Stripe's customer portal
+ * (`POST /my/billing/portal`), where cards and invoices are managed.
  */
 
 /** A completed payment's status: a dispute first (open or lost), then what was refunded. */
@@ -120,4 +125,70 @@ export async function billingPortal(env: Env, userId: string, returnUrl: string)
   );
   if (!row) throw new HttpError(409, NO_BILLING_ACCOUNT);
   return { url: await createPortalSession(env, row.customer, returnUrl) };
+}
+
+/**
+ * invoice.paid: what Stripe charged a subscription after its first payment (a new period, or a
+ * plan change's proration) becomes a payment, so that it is on the receipts page and a refund or
+ * dispute of its charge finds it by the PaymentIntent (refunds.server.ts). The first invoice is the
+ * checkout's payment already; invoices of no subscription period or change are not ours. The plan
+ * is the one the subscription's metadata named when Stripe made the invoice (a plan change writes
+ * it), else the subscription's. One row per invoice, however often or concurrently it arrives.
+ */
+export async function recordStripeInvoicePaid(
+  env: Env,
+  invoice: Stripe.Invoice,
+  eventCreated: number,
+): Promise<EventResult> {
+  if (invoice.billing_reason === "subscription_create") {
+    return ignored("a subscription's first invoice: its checkout's payment");
+  }
+  const purpose =
+    invoice.billing_reason === "subscription_cycle"
+      ? "renewal"
+      : invoice.billing_reason === "subscription_update"
+        ? "change"
+        : null;
+  if (!purpose) return ignored("invoice of no subscription period or change");
+  const details = invoice.parent?.subscription_details;
+  const subscriptionRef = refOf(details?.subscription);
+  if (!subscriptionRef) return ignored("invoice of no subscription");
+  const sub = await first<{
+    user_id: string;
+    plan_id: string;
+    billing_cycle: string;
+    customer_ref: string | null;
+  }>(
+    env.DB,
+    sql`SELECT user_id, plan_id, billing_cycle, customer_ref FROM subscriptions
+     WHERE provider = 'stripe' AND provider_ref = ${subscriptionRef}`,
+  );
+  if (!sub) return ignored("invoice of an unknown subscription");
+  const cycle = details?.metadata?.billing_cycle;
+  const chargeRef =
+    (invoice.payments?.data ?? []).map((p) => refOf(p.payment?.payment_intent)).find(Boolean) ??
+    null;
+  // A renewal is its one line (the plan for the period); a change lists its proration.
+  const lines: PaymentLine[] | null =
+    purpose === "change"
+      ? (invoice.lines?.data ?? []).map((line) => ({
+          description: line.description ?? "",
+          amount_cents: line.amount,
+        }))
+      : null;
+  const paidAt = nowIso((invoice.status_transitions?.paid_at ?? eventCreated) * 1000);
+  await run(
+    env.DB,
+    sql`INSERT INTO payments (id, user_id, kind, plan_id, billing_cycle, amount_cents, currency,
+       provider, provider_ref, status, created_at, completed_at, customer_ref, subscription_ref,
+       charge_ref, receipt_url, purpose, lines)
+     VALUES (${newId()}, ${sub.user_id}, 'subscription',
+       coalesce((SELECT id FROM plans WHERE id = ${details?.metadata?.plan_id ?? null}), ${sub.plan_id}),
+       ${cycle === "monthly" || cycle === "yearly" ? cycle : sub.billing_cycle},
+       ${invoice.amount_paid}, ${invoice.currency}, 'stripe', ${invoice.id}, 'completed', ${paidAt},
+       ${paidAt}, ${refOf(invoice.customer) ?? sub.customer_ref}, ${subscriptionRef}, ${chargeRef},
+       ${invoice.hosted_invoice_url ?? null}, ${purpose}, ${lines ? JSON.stringify(lines) : null})
+     ON CONFLICT (provider, provider_ref) DO NOTHING`,
+  );
+  return APPLIED;
 }

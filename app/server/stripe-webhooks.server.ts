@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
+import { recordStripeInvoicePaid } from "./billing.server";
 import { completeStripeCreditPayment } from "./credits.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
@@ -111,6 +112,9 @@ async function applyEvent(env: Env, event: Stripe.Event): Promise<EventResult> {
     case "customer.subscription.deleted":
       if (!isKind(event, "subscription")) return ignored("not a subscription");
       return applyStripeSubscription(env, event.data.object, event.created, true);
+    case "invoice.paid":
+      if (!isKind(event, "invoice")) return ignored("not an invoice");
+      return recordStripeInvoicePaid(env, event.data.object, event.created);
     case "invoice.payment_failed": {
       if (!isKind(event, "invoice")) return ignored("not an invoice");
       const invoice = event.data.object;
