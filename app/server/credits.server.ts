@@ -13,10 +13,11 @@ import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, ValidationError } from "./errors.server";
 import { log } from "./log.server";
-import { createCheckoutSession, paymentProvider } from "./payments.server";
+import { createCheckoutSession, paymentProvider, refundPaymentIntent } from "./payments.server";
 import { creditTransactions, userCredits } from "./db/chat";
 import { creditPacks, payments } from "./db/money";
 import { allOf, first, firstOf, run, selection, statement } from "./sql.server";
+import { memberExists } from "./visibility.server";
 
 /**
  * Credits: a ledger (`credit_transactions`, one row per credit in or out) and the running totals
@@ -487,7 +488,7 @@ export async function completeStripeCreditPayment(
   sessionId: string,
   paymentId: string | undefined,
   refs: { chargeRef?: string | null; customerRef?: string | null } = {},
-): Promise<"applied" | "unknown"> {
+): Promise<"applied" | "refunded" | "unknown"> {
   const payment = await firstOf(
     env.DB,
     creditPayment,
@@ -499,6 +500,20 @@ export async function completeStripeCreditPayment(
   if (!payment || (paymentId && payment.id !== paymentId)) {
     log({ event: "unknown_checkout_session", level: "error", session_id: sessionId });
     return "unknown";
+  }
+  if (!(await memberExists(env, payment.user_id))) {
+    // Paid after the account was deleted (its checkout was already in flight): nobody to give the
+    // credits to, so the money goes back, and the payment says so.
+    const intent = refs.chargeRef ?? null;
+    if (intent) await refundPaymentIntent(env, intent, "account_deleted");
+    await run(
+      env.DB,
+      sql`UPDATE payments SET status = 'completed', completed_at = coalesce(completed_at, ${nowIso()}),
+         checkout_url = NULL, checkout_expires_at = NULL, charge_ref = coalesce(${intent}, charge_ref),
+         refunded_cents = CASE WHEN ${intent} IS NOT NULL THEN amount_cents ELSE refunded_cents END
+       WHERE id = ${payment.id}`,
+    );
+    return "refunded";
   }
   const { pack_name, credits, ...rest } = payment;
   if (credits === null) throw new Error(`credit payment ${payment.id} holds no credits`);

@@ -180,15 +180,22 @@ export async function expireCheckoutSession(env: Env, sessionId: string): Promis
   }
 }
 
-/** Refunds a payment in full (a second subscription Stripe reported). */
+/**
+ * Refunds a payment in full: a second subscription Stripe reported (`duplicate`), or a payment
+ * completed for an account deleted while its checkout was in flight (`account_deleted`).
+ */
 export async function refundPaymentIntent(
   env: Env,
   paymentIntent: string,
-  why: "duplicate",
+  why: "duplicate" | "account_deleted",
 ): Promise<void> {
   try {
     await stripeClient(env).refunds.create(
-      { payment_intent: paymentIntent, reason: "duplicate", metadata: { heartline: why } },
+      {
+        payment_intent: paymentIntent,
+        reason: why === "duplicate" ? "duplicate" : "requested_by_customer",
+        metadata: { heartline: why },
+      },
       { idempotencyKey: `refund-${why}-${paymentIntent}` },
     );
   } catch (error) {

@@ -98,6 +98,7 @@ async function applyEvent(env: Env, event: Stripe.Event): Promise<EventResult> {
           session.metadata?.payment_id,
           { chargeRef: refOf(session.payment_intent), customerRef: refOf(session.customer) },
         );
+        if (done === "refunded") return ignored("account deleted: the payment refunded");
         return done === "applied" ? APPLIED : ignored("unknown checkout session");
       }
       if (session.mode === "subscription") {

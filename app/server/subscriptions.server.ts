@@ -25,6 +25,7 @@ import {
 } from "./payments.server";
 import { plans, subscriptions } from "./db/money";
 import { all, allOf, first, firstOf, run, selection, statement } from "./sql.server";
+import { memberExists } from "./visibility.server";
 
 /**
  * Subscriptions: the plans on sale, a member's subscription and the perks it gives. A member holds
@@ -505,11 +506,6 @@ export type EventResult = { outcome: "applied" } | { outcome: "ignored"; note: s
 export const APPLIED: EventResult = { outcome: "applied" };
 export const ignored = (note: string): EventResult => ({ outcome: "ignored", note });
 
-/** Whether the member exists (an account deleted since, or never ours, is not). */
-async function memberExists(env: Env, userId: string): Promise<boolean> {
-  return !!(await first(env.DB, sql`SELECT 1 AS x FROM users WHERE id = ${userId}`));
-}
-
 /** A Stripe subscription that still bills (or may). */
 const isLiveAtStripe = (sub: Stripe.Subscription) =>
   ["active", "trialing", "past_due", "unpaid", "incomplete"].includes(sub.status);
@@ -536,7 +532,12 @@ export async function applyStripeSubscription(
   if (!sub.id || !userId || !planId) return ignored("subscription without our metadata");
   if (!(await memberExists(env, userId))) {
     if (!deleted && isLiveAtStripe(sub)) {
+      // Started for an account deleted since (a checkout already in flight) or never ours: it
+      // ends now, and what its first invoice took goes back.
       await cancelStripeSubscriptionNow(env, sub.id, "unknown-member");
+      const invoice = refOf(sub.latest_invoice);
+      const intent = invoice ? await invoicePaymentIntent(env, invoice) : null;
+      if (intent) await refundPaymentIntent(env, intent, "account_deleted");
     }
     return ignored("unknown or deleted member");
   }

@@ -101,3 +101,8 @@ export function visibleTo(viewerId: string): SQL {
     neitherBlocked(viewerId, schema.users.id),
   )!;
 }
+
+/** Whether the member exists (an account deleted since, or never ours, is not). */
+export async function memberExists(env: Env, userId: string): Promise<boolean> {
+  return !!(await first(env.DB, sql`SELECT 1 AS x FROM users WHERE id = ${userId}`));
+}
