@@ -7,6 +7,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type Flags } from "lighthouse";
+import { chromium } from "playwright-core";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 
@@ -62,8 +63,12 @@ async function auditOnce(
       output: "json",
       logLevel: "error",
       onlyCategories: CATEGORIES,
-      extraHeaders: cookie ? { Cookie: cookie } : undefined,
     };
+    // The member's cookies go into the browser itself (Lighthouse clears storage but keeps
+    // cookies), so that the page's websockets carry them too, as they do for a member: a Cookie
+    // header given to Lighthouse reaches page requests but not the socket upgrades (each answered
+    // 401, an error in the console).
+    if (cookie) await setCookies(chrome.port, url, cookie);
     const result = await lighthouse(url, flags, form === "desktop" ? desktopConfig : undefined);
     if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
     const { lhr } = result;
@@ -100,5 +105,23 @@ async function auditOnce(
     return scores;
   } finally {
     chrome.kill();
+  }
+}
+
+/** Sets `name=value; …` as cookies of the page's origin in the browser on `port`. */
+async function setCookies(port: number, url: string, header: string): Promise<void> {
+  const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
+  try {
+    const context = browser.contexts()[0]!;
+    await context.addCookies(
+      header.split(/;\s*/).flatMap((pair) => {
+        const at = pair.indexOf("=");
+        if (at <= 0) return [];
+        return [{ name: pair.slice(0, at), value: pair.slice(at + 1), url: new URL(url).origin }];
+      }),
+    );
+  } finally {
+    // Disconnects from the browser Lighthouse then drives; it keeps running.
+    await browser.close();
   }
 }
