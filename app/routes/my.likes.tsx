@@ -8,7 +8,7 @@ import type {
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useLocation } from "@remix-run/react";
 import { useState } from "react";
-import { MatchNote } from "~/components/search/like-button";
+import { MatchMoment } from "~/components/search/like-button";
 import { LikedMemberItem } from "~/components/search/likes";
 import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
@@ -118,7 +118,7 @@ function Likes({ initial }: { initial: LikesState }) {
           </AppLink>
         </div>
         {lastMatch ? (
-          <MatchNote
+          <MatchMoment
             key={lastMatch.id}
             name={displayName(lastMatch)}
             memberId={lastMatch.id}

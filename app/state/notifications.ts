@@ -11,6 +11,11 @@ export interface NotificationsState {
   latest: NotificationView[];
   /** The notification that arrived last on this page, until it is dismissed. */
   arrived: NotificationView | null;
+  /**
+   * Members whose match this page is celebrating (the match moment's dialog): their match
+   * notification counts as unread like any other, but gets no toast of its own on top.
+   */
+  celebrated: string[];
 }
 
 export const LATEST_KEPT = 20;
@@ -19,6 +24,7 @@ export const initialNotificationsState: NotificationsState = {
   unreadCount: 0,
   latest: [],
   arrived: null,
+  celebrated: [],
 };
 
 export const notificationsLoaded = (
@@ -35,10 +41,27 @@ export const notificationReceived = (
   notification: NotificationView,
   unreadCount: number,
 ): NotificationsState => ({
+  ...s,
   unreadCount,
   latest: [notification, ...s.latest.filter((n) => n.id !== notification.id)].slice(0, LATEST_KEPT),
-  arrived: notification,
+  arrived: isCelebratedMatch(s, notification) ? s.arrived : notification,
 });
+
+const isCelebratedMatch = (s: NotificationsState, n: NotificationView): boolean => {
+  const actor = n.data.actor as { id?: unknown } | null | undefined;
+  return n.type === "match" && typeof actor?.id === "string" && s.celebrated.includes(actor.id);
+};
+
+/**
+ * My like just made a match with this member and the page celebrates it: one moment, so the match
+ * notification (which may come over the member channel before or after the like's answer) shows
+ * no toast as well.
+ */
+export const matchCelebrated = (s: NotificationsState, memberId: string): NotificationsState => {
+  const celebrated = s.celebrated.includes(memberId) ? s.celebrated : [...s.celebrated, memberId];
+  const next = { ...s, celebrated };
+  return next.arrived && isCelebratedMatch(next, next.arrived) ? { ...next, arrived: null } : next;
+};
 
 /** Some (ids) or all (null) notifications were read, here or on another page. */
 export const notificationsRead = (

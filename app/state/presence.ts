@@ -151,6 +151,14 @@ export function KeepPresenceStore({ children }: { children: ReactNode }) {
   return createElement(PresenceStoreContext.Provider, { value: outer ?? store }, children);
 }
 
+/**
+ * The page's store, the one the realtime provider feeds (notifications too), from inside a
+ * feature with a store of its own (see KeepPresenceStore).
+ */
+export function usePageStore() {
+  return useContext(PresenceStoreContext) ?? undefined;
+}
+
 /** Reads a presence atom from the page's store (see KeepPresenceStore). */
 export function usePresenceValue<T>(a: Atom<T>): T {
   const store = useContext(PresenceStoreContext) ?? undefined;

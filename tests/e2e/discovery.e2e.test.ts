@@ -98,12 +98,18 @@ describe("discovery in Chromium", () => {
     await summary(page).filter({ hasText: "1 member found" }).waitFor();
     // The Like button's name is its label; the card it sits in names the member.
     const card = page.getByRole("article", { name: new RegExp(`^${admirerName}, \\d+$`) });
+    const badge = page.getByTestId("unread-count").first();
+    const unread = async () => ((await badge.count()) ? Number(await badge.textContent()) : 0);
+    const unreadBefore = await unread();
     await card.getByRole("button", { name: "Like", exact: true }).click();
-    await page
-      .getByText(`It's a match! You and ${admirerName} like each other.`, { exact: true })
-      .waitFor();
-    // The match moment: both of us, a way to say hello, and a way back to browsing.
+    // One match moment: both of us, a way to say hello, and a way back to browsing.
     const match = page.getByRole("dialog", { name: "It's a match!" });
+    await match.waitFor();
+    // The match's notification comes over the member channel (the bell counts it) with no toast
+    // on top of the dialog, and no note on the page besides.
+    await expect.poll(unread).toBe(unreadBefore + 1);
+    expect(await page.getByTestId("notification-toast").count()).toBe(0);
+    expect(await page.locator(".alert").filter({ hasText: "It's a match!" }).count()).toBe(0);
     // It names them by their first name, never their username.
     await match
       .getByText(`You and ${admirerName} like each other. Say hello while it's fresh.`)

@@ -5,6 +5,7 @@ import type { NotificationView } from "~/schemas/notifications";
 import {
   initialNotificationsState,
   LATEST_KEPT,
+  matchCelebrated,
   notificationDismissed,
   notificationReceived,
   notificationsLoaded,
@@ -40,6 +41,27 @@ describe("notification state", () => {
     expect(s.unreadCount).toBe(2);
     expect(s.arrived?.id).toBe("b");
     expect(notificationDismissed(s).arrived).toBeNull();
+  });
+
+  it("a match the page celebrates gets no toast, whether its notification came before or after", () => {
+    const sam = memberCard("m1", { username: "sam_k", firstName: "Sam" });
+    const ana = memberCard("m2", { username: "ana_r", firstName: "Ana" });
+    const match = (id: string, who: typeof sam) => ({ ...n(id, "match"), data: { actor: who } });
+    // After: the dialog opened first; the notification counts but does not toast.
+    let s = matchCelebrated(notificationReceived(initialNotificationsState, n("a"), 1), "m1");
+    s = notificationReceived(s, match("b", sam), 2);
+    expect(s).toMatchObject({ unreadCount: 2, arrived: { id: "a" } });
+    expect(s.latest.map((x) => x.id)).toEqual(["b", "a"]);
+    // Before: the toast that came first goes when the dialog opens.
+    s = notificationReceived(s, match("c", ana), 3);
+    expect(s.arrived?.id).toBe("c");
+    s = matchCelebrated(s, "m2");
+    expect(s.arrived).toBeNull();
+    expect(matchCelebrated(s, "m2").celebrated).toEqual(["m1", "m2"]);
+    // Another member's match, or anything else from a celebrated member, still toasts.
+    expect(notificationReceived(s, n("d", "message"), 4).arrived?.id).toBe("d");
+    const tom = memberCard("m3", { username: "tom_b", firstName: "Tom" });
+    expect(notificationReceived(s, match("e", tom), 4).arrived?.id).toBe("e");
   });
 
   it("keeps a bounded list", () => {

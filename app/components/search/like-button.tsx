@@ -3,6 +3,9 @@ import { MessageButton } from "~/components/chat/message-button";
 import { Avatar } from "~/components/profile/member";
 import { Modal } from "~/components/modal";
 import { useRootData } from "~/lib/root-data";
+import { useSetAtom } from "~/state/jotai";
+import { matchCelebrated, notificationsStateAtom } from "~/state/notifications";
+import { usePageStore } from "~/state/presence";
 import { api, ApiError } from "~/lib/http";
 import {
   likeConfirmed,
@@ -101,10 +104,12 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
 }
 
 /**
- * The match moment: a dialog with both photos, "Send a message" and "Keep browsing" (focus moves
- * into it and returns to the Like button when it closes), then a line that stays on the page.
+ * The match moment, and the only one: a dialog with both photos that meet in the middle, "Send a
+ * message" (on to the conversation) and "Keep browsing" (focus moves into it and returns to the
+ * Like button when it closes). The match notification the member channel brings meanwhile gets no
+ * toast on top (`matchCelebrated`). Motion only where the member has not asked for less.
  */
-export function MatchNote({
+export function MatchMoment({
   name,
   memberId,
   photoUrl,
@@ -116,37 +121,34 @@ export function MatchNote({
   const [open, setOpen] = useState(true);
   const [myPhoto, setMyPhoto] = useState<string | null>(null);
   const myName = useRootData()?.user?.name ?? "You";
+  // The page's store: the search keeps a store of its own, the member channel feeds the page's.
+  const setNotifications = useSetAtom(notificationsStateAtom, { store: usePageStore() });
+  useEffect(() => {
+    setNotifications((s) => matchCelebrated(s, memberId));
+  }, [memberId, setNotifications]);
   useEffect(() => {
     api<{ profile: { photos: { url: string }[] } }>("/my/profile")
       .then((res) => setMyPhoto(res.profile.photos[0]?.url ?? null))
       .catch(() => {});
   }, []);
   return (
-    <>
-      <p className="alert alert-success match-note" role="status">
-        It&apos;s a match! You and {name} like each other.
-      </p>
-      <Modal
-        open={open}
-        onClose={() => setOpen(false)}
-        title="It's a match!"
-        className="match-modal"
-      >
-        <div className="match-photos" aria-hidden="true">
+    <Modal open={open} onClose={() => setOpen(false)} title="It's a match!" className="match-modal">
+      <div className="match-photos" aria-hidden="true">
+        <span className="match-photo match-photo-mine">
           <Avatar name={myName} url={myPhoto} size={112} />
-          <span className="match-heart">♥</span>
+        </span>
+        <span className="match-heart">♥</span>
+        <span className="match-photo match-photo-theirs">
           <Avatar name={name} url={photoUrl} size={112} />
-        </div>
-        <p className="match-text">
-          You and {name} like each other. Say hello while it&apos;s fresh.
-        </p>
-        <div className="match-actions">
-          <MessageButton userId={memberId} name={name} label="Send a message" />
-          <button type="button" className="btn btn-secondary" onClick={() => setOpen(false)}>
-            Keep browsing
-          </button>
-        </div>
-      </Modal>
-    </>
+        </span>
+      </div>
+      <p className="match-text">You and {name} like each other. Say hello while it&apos;s fresh.</p>
+      <div className="match-actions">
+        <MessageButton userId={memberId} name={name} label="Send a message" />
+        <button type="button" className="btn btn-secondary" onClick={() => setOpen(false)}>
+          Keep browsing
+        </button>
+      </div>
+    </Modal>
   );
 }

@@ -8,7 +8,7 @@ import { LikeButton } from "./like-button";
 /**
  * One member of a likes list: their row, when it happened, and what I can do: like back (they
  * liked me), take my like back (I liked them), or message (a match). The list it is in moves it
- * (a like back makes a match), so the page says "It's a match!".
+ * (a like back makes a match), and the page celebrates the match (MatchMoment).
  */
 export function LikedMemberItem({
   member,

@@ -6,7 +6,7 @@ import { HIGH_FETCH_PRIORITY } from "~/lib/fetch-priority";
 import { displayName, locationLabel } from "~/lib/members";
 import { photoAt } from "~/lib/photos";
 import type { SearchCard } from "~/schemas/search";
-import { LikeButton, MatchNote } from "./like-button";
+import { LikeButton, MatchMoment } from "./like-button";
 
 /** Cards on the first screen: their photos load at once (a lazy one would be the page's LCP). */
 export const FIRST_ROW = 4;
@@ -75,7 +75,9 @@ export function MemberCard({
         />
         <MessageButton userId={member.id} name={name} iconOnly />
       </div>
-      {matched ? <MatchNote name={name} memberId={member.id} photoUrl={member.photo_url} /> : null}
+      {matched ? (
+        <MatchMoment name={name} memberId={member.id} photoUrl={member.photo_url} />
+      ) : null}
     </article>
   );
 }

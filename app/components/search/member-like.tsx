@@ -1,9 +1,9 @@
 import { useState } from "react";
-import { LikeButton, MatchNote } from "./like-button";
+import { LikeButton, MatchMoment } from "./like-button";
 
 /**
  * Like on another member's profile: says when they liked me already, and "It's a match!" when my
- * like makes one.
+ * like makes one (the match moment).
  */
 export function MemberLikeAction({
   memberId,
@@ -33,9 +33,8 @@ export function MemberLikeAction({
           setMatchedNow(nowLiked && match);
         }}
       />
-      {matchedNow ? (
-        <MatchNote name={name} memberId={memberId} photoUrl={photoUrl} />
-      ) : isMatch ? (
+      {matchedNow ? <MatchMoment name={name} memberId={memberId} photoUrl={photoUrl} /> : null}
+      {isMatch ? (
         <p className="muted small">You like each other.</p>
       ) : likedMe ? (
         <p className="muted small">{name} likes you.</p>
