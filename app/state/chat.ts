@@ -23,6 +23,11 @@ export interface ChatMessage extends ChatMessageView {
   failureReason?: string | null;
   /** The server asked "Are you sure?" (409, message safety): it may be sent again confirmed. */
   needsConfirm?: boolean;
+  /**
+   * It arrived while the conversation was open (a live frame, or written here), rather than with
+   * a page of history: the list lets it slide in.
+   */
+  live?: boolean;
 }
 
 export interface ChatState {
@@ -116,7 +121,7 @@ function ordered(messages: ChatMessage[]): ChatMessage[] {
  * Adds messages that are not there yet (by id); a stored message replaces the local one with the
  * same client id (an optimistic send meeting its acknowledgement or its live frame).
  */
-export function mergeMessages(current: ChatMessage[], incoming: ChatMessageView[]): ChatMessage[] {
+export function mergeMessages(current: ChatMessage[], incoming: ChatMessage[]): ChatMessage[] {
   let next = current;
   for (const message of incoming) {
     if (!message?.id) continue;
@@ -311,7 +316,7 @@ export function messageReceived(s: ChatState, message: ChatMessageView, me: stri
   const open = message.conversation_id === s.activeConversationId;
   const already = open && s.messages.some((m) => m.id === message.id);
   if (already) return s;
-  const messages = open ? mergeMessages(s.messages, [message]) : s.messages;
+  const messages = open ? mergeMessages(s.messages, [{ ...message, live: true }]) : s.messages;
   const fromOther = message.sender_id !== me;
   const touch = (c: ConversationView): ConversationView => ({
     ...c,
@@ -332,7 +337,10 @@ export function messageReceived(s: ChatState, message: ChatMessageView, me: stri
 /** A message written here, shown at once while it is sent. */
 export function sendQueued(s: ChatState, local: ChatMessage): ChatState {
   if (local.conversation_id !== s.activeConversationId) return s;
-  return { ...s, messages: [...s.messages, { ...local, status: "pending", failureReason: null }] };
+  return {
+    ...s,
+    messages: [...s.messages, { ...local, status: "pending", failureReason: null, live: true }],
+  };
 }
 
 /** The server stored it: the local message becomes the stored one (once, whatever came first). */

@@ -1,7 +1,8 @@
 /**
  * Likes that feel instant: the Like button turns while the server is still answering, stays so
  * when it agrees, and turns back with the server's message when it refuses. The heart beats once
- * when a like lands, and not at all for a member who asked for less motion.
+ * when a like lands, a message that arrives in the open conversation rises in, and nothing moves
+ * for a member who asked for less motion.
  */
 import type { Page, Route } from "playwright-core";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -125,6 +126,57 @@ describe("optimistic likes", () => {
         overlaps,
         `${viewport.width}px: toast ${JSON.stringify(a)}, composer ${JSON.stringify(b)}`,
       ).toBe(false);
+    }
+  });
+
+  test("a message arriving in the open conversation rises in from its sender's side; history stays still, and so does everything under reduced motion", async () => {
+    for (const reducedMotion of ["no-preference", "reduce"] as const) {
+      const member = uniqueMember("reader");
+      const page = await openPage(browser(), {
+        viewport: { width: 390, height: 844 },
+        reducedMotion,
+      });
+      await registerThroughUi(page, member);
+      await verifyEmailThroughMailbox(page, member);
+      const writer = await new ApiMember(uniqueMember("writer")).join({ interests: ["Jazz"] });
+      const started = await writer.expect("POST", "/chat/conversations", 201, {
+        user_id: await idOf(page, member.username),
+        message: "Hello there!",
+      });
+      const id = (started?.conversation as { id: string }).id;
+      await visit(page, `/chat?conversation=${id}`);
+      const bubbles = page.getByTestId("message");
+      const motion = (n: number) =>
+        bubbles.nth(n).evaluate((row) => ({
+          arrived: row.getAttribute("data-arrived"),
+          animation: getComputedStyle(row.querySelector(".bubble")!).animationName,
+        }));
+      await bubbles.first().waitFor();
+      expect(await motion(0)).toEqual({ arrived: null, animation: "none" });
+
+      await writer.expect("POST", `/chat/conversations/${id}/messages`, 201, {
+        message: "Are you free on Friday?",
+      });
+      await expect.poll(() => bubbles.count()).toBe(2);
+      expect(await motion(1)).toEqual({
+        arrived: "true",
+        animation: reducedMotion === "reduce" ? "none" : "bubble-in-theirs",
+      });
+
+      // Mine rises in from my side.
+      await page.getByLabel("Message", { exact: true }).fill("Friday works!");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => bubbles.count()).toBe(3);
+      expect(await motion(2)).toEqual({
+        arrived: "true",
+        animation: reducedMotion === "reduce" ? "none" : "bubble-in-mine",
+      });
+      // History is still again after a reload.
+      await visit(page, `/chat?conversation=${id}`);
+      await expect.poll(() => bubbles.count()).toBe(3);
+      for (const n of [0, 1, 2])
+        expect(await motion(n)).toEqual({ arrived: null, animation: "none" });
+      await page.context().close();
     }
   });
 });

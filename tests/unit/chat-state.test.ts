@@ -184,6 +184,31 @@ describe("an incoming message", () => {
     expect(messageReceived(next, message(2), ME)).toBe(next);
   });
 
+  it("is marked live, so that it slides in; history, a catch-up and my own sends are told apart", () => {
+    const s = messagesLoaded(
+      messagesLoadStart(openState(), false),
+      "c1",
+      { messages: [message(1)], meta: meta() },
+      false,
+    );
+    const caught = caughtUp(s, "c1", [message(2)]);
+    const next = messageReceived(caught, message(3), ME);
+    expect(next.messages.map((m) => [m.seq, Boolean(m.live)])).toEqual([
+      [1, false],
+      [2, false],
+      [3, true],
+    ]);
+    // Mine, written here: live while pending, and still once the server stored it.
+    const pending = sendQueued(next, {
+      ...message(0, { sender_id: ME, client_id: "k1" }),
+      id: "local-k1",
+    });
+    expect(pending.messages.at(-1)).toMatchObject({ status: "pending", live: true });
+    const stored = messageReceived(pending, message(4, { sender_id: ME, client_id: "k1" }), ME);
+    expect(stored.messages.at(-1)).toMatchObject({ seq: 4, live: true });
+    expect(stored.messages.at(-1)?.status).toBeUndefined();
+  });
+
   it("from another member increments unread only when its conversation is not open, and moves it to the top", () => {
     const s = openState();
     const elsewhere = messageReceived(s, message(7, { conversation_id: "c2" }), ME);

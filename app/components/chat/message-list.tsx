@@ -75,6 +75,7 @@ function MessageBubble({
       data-deleting={message.deleting ? "true" : undefined}
       data-group-start={groupStart ? "true" : undefined}
       data-group-end={groupEnd ? "true" : undefined}
+      data-arrived={message.live ? "true" : undefined}
       data-actions={pressed || confirming ? "open" : undefined}
       data-testid="message"
       data-seq={stored ? message.seq : undefined}
