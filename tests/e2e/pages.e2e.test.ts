@@ -143,7 +143,7 @@ describe("dashboard and Discover", () => {
   });
 
   for (const theme of ["dark", "light"]) {
-    test(`${theme}: Discover's filters are a sticky column beside the results on a desktop, a collapsed panel above them on a phone`, async () => {
+    test(`${theme}: Discover's filters are a sticky column beside the results on a desktop; a phone opens on faces, the search behind one control`, async () => {
       const page = await signedIn(DESKTOP, theme);
       try {
         await visit(page, "/my/matches");
@@ -187,18 +187,34 @@ describe("dashboard and Discover", () => {
           expect(stuck.bottom, `${width} px`).toBeLessThanOrEqual(520);
         }
 
-        // A phone: the search above the results, its filters folded away until asked for, and
-        // the first card on the first screen.
+        // A phone opens on faces: the search and its filters wait behind one control, and the
+        // first row of faces is whole on the first screen, high on it.
         await page.setViewportSize(PHONE);
         await visit(page, "/my/matches");
-        const phoneForm = (await form.boundingBox())!;
+        const drawer = page.getByText("Search and filters", { exact: true });
         const phoneCard = (await card.boundingBox())!;
-        expect(phoneForm.y + phoneForm.height).toBeLessThanOrEqual(phoneCard.y);
-        expect(phoneCard.y).toBeLessThan(PHONE.height * 0.85);
+        const drawerBox = (await drawer.boundingBox())!;
+        expect(drawerBox.y + drawerBox.height).toBeLessThanOrEqual(phoneCard.y);
+        expect(drawerBox.height).toBeGreaterThanOrEqual(44);
+        expect(phoneCard.y, "the first face's top").toBeLessThan(PHONE.height * 0.4);
+        expect(phoneCard.y + phoneCard.width, "the first photo's bottom").toBeLessThan(
+          PHONE.height * 0.75,
+        );
+        expect(await form.isVisible()).toBe(false);
+        expect(await seriousViolations(page)).toEqual([]);
+        // Asked for, the search opens above the results, its filters still folded; a search
+        // folds it away again onto the results.
+        await drawer.click();
+        await form.getByLabel("Keywords").waitFor();
         expect(await form.getByLabel("Gender").isVisible()).toBe(false);
         await form.getByText("Filters", { exact: true }).click();
         await form.getByLabel("Gender").waitFor();
         expect(await seriousViolations(page)).toEqual([]);
+        await form.getByLabel("Keywords").fill("a");
+        await form.getByRole("button", { name: "Search" }).click();
+        await page.getByTestId("search-summary").filter({ hasText: "found for “a”" }).waitFor();
+        await expect.poll(() => form.isVisible()).toBe(false);
+        expect(await scrollsSideways(page)).toBe(false);
       } finally {
         await page.context().close();
       }
@@ -303,11 +319,8 @@ describe("dashboard and Discover", () => {
           await card.getByRole("button", { name: /^Message / }).waitFor();
           expect(await seriousViolations(page), path).toEqual([]);
         }
-        // Discover's job is the search: its filters are there.
-        await page
-          .getByRole("search", { name: "Search members" })
-          .getByText("Filters", { exact: true })
-          .waitFor();
+        // Discover's job is the search: it is one control away, above the faces.
+        await page.getByText("Search and filters", { exact: true }).waitFor();
       } finally {
         await page.context().close();
       }

@@ -1,5 +1,6 @@
 import { Link, useLocation } from "@remix-run/react";
-import { useEffect, type FormEvent, type MouseEvent } from "react";
+import { useEffect, useState, type FormEvent, type MouseEvent, type ReactNode } from "react";
+import { Icon } from "~/components/icons";
 import { TagInput } from "~/components/profile/tag-input";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { GENDER_OPTIONS } from "~/lib/members";
@@ -10,7 +11,7 @@ import {
   SEARCH_SCOPES,
   type SearchScope,
 } from "~/schemas/search";
-import { Provider, useAtom, useHydrateAtoms, useSetAtom } from "~/state/jotai";
+import { Provider, useAtom, useAtomValue, useHydrateAtoms, useSetAtom } from "~/state/jotai";
 import {
   activeFilterCount,
   canLoadMore,
@@ -61,18 +62,74 @@ function SearchHydrated({ scope, initial, ageRange, heading }: MemberSearchProps
   ]);
   return (
     <section className="discover" aria-labelledby={`${scope}-search-heading`}>
-      <SearchForm scope={scope} ageRange={ageRange} />
+      <SearchDrawer>
+        {(fold) => <SearchForm scope={scope} ageRange={ageRange} onSearch={fold} />}
+      </SearchDrawer>
       <SearchResults scope={scope} heading={heading} pageState={initial} />
     </section>
+  );
+}
+
+/** Where the search stands beside the results, or above them, always open (search.css). */
+const OPEN_SCREEN = "(min-width: 761px)";
+
+/**
+ * On a phone the page opens on faces: the search and its filters wait behind one control above
+ * the results, and fold away again once a search runs. Wider screens show them open (search.css
+ * shows a closed drawer's content there before the page's scripts run, and this keeps it open).
+ */
+function SearchDrawer({ children }: { children(fold: () => void): ReactNode }) {
+  const { filters, searchError } = useAtomValue(searchStateAtom);
+  const filterCount = activeFilterCount(filters);
+  const [open, setOpen] = useState(false);
+  // A search that failed says why inside the form: it opens again to show it.
+  useEffect(() => {
+    if (searchError) setOpen(true);
+  }, [searchError]);
+  useEffect(() => {
+    const wide = window.matchMedia(OPEN_SCREEN);
+    const follow = () => setOpen((was) => was || wide.matches);
+    follow();
+    wide.addEventListener("change", follow);
+    return () => wide.removeEventListener("change", follow);
+  }, []);
+  const fold = () => {
+    if (!window.matchMedia(OPEN_SCREEN).matches) setOpen(false);
+  };
+  return (
+    <details
+      className="search-drawer"
+      open={open}
+      onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
+    >
+      <summary
+        className="btn btn-secondary search-drawer-toggle"
+        onClick={(event) => {
+          if (window.matchMedia(OPEN_SCREEN).matches) event.preventDefault();
+        }}
+      >
+        <Icon name="search" size={20} />
+        Search and filters
+        {filterCount > 0 ? (
+          <span className="pill" aria-label={`${filterCount} active`}>
+            {filterCount}
+          </span>
+        ) : null}
+      </summary>
+      {children(fold)}
+    </details>
   );
 }
 
 function SearchForm({
   scope,
   ageRange,
+  onSearch,
 }: {
   scope: SearchScope;
   ageRange: { min: number; max: number };
+  /** A search was asked for (the phone's drawer folds to show the results). */
+  onSearch(): void;
 }) {
   const [state, setState] = useAtom(searchStateAtom);
   const runSearch = useSetAtom(runSearchAtom);
@@ -97,6 +154,7 @@ function SearchForm({
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    onSearch();
     void runSearch();
   };
 

@@ -326,7 +326,7 @@ export function MatchesPage({ search }: { search: SearchPageData }) {
       head={
         <div>
           <h1>Discover</h1>
-          <p className="muted">Search members, like the ones you like, and match.</p>
+          <p className="muted page-intro">Search members, like the ones you like, and match.</p>
         </div>
       }
       action={{ to: "/my/likes", label: "Your likes" }}
