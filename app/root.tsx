@@ -11,6 +11,7 @@ import {
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/shell";
+import { AppUpdate } from "~/components/app-update";
 import { ProgressBar } from "~/components/progress-bar";
 import { AppLink } from "~/components/link";
 import { appearanceFromCookieHeader, APPEARANCE_STORAGE_KEY, type Appearance } from "~/lib/theme";
@@ -65,6 +66,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body>
         <ProgressBar />
+        {scripts ? <AppUpdate /> : null}
         {children}
         {scripts ? (
           <>

@@ -1,6 +1,6 @@
 /**
  * The browser's one way to call the JSON API: JSON in and out, the page's CSRF token, the build
- * version (so a page from an older deploy is reloaded instead of breaking), and the error
+ * version (an answer naming a newer one says a deploy happened: `APP_UPDATED`), and the error
  * shape of docs/api.md "Errors" turned into an ApiError.
  */
 export class ApiError extends Error {
@@ -14,6 +14,12 @@ export class ApiError extends Error {
 }
 
 export const VERSION_HEADER = "X-Heartline-Version";
+
+/**
+ * The window event that says a newer version of the app is deployed (its build version in
+ * `detail`): app/components/app-update.tsx offers a refresh and takes it on the next navigation.
+ */
+export const APP_UPDATED = "heartline:app-updated";
 
 function meta(name: string): string | null {
   if (typeof document === "undefined") return null;
@@ -64,12 +70,11 @@ export async function api<T>(path: string, { method = "GET", body, signal }: Api
     signal,
     credentials: "same-origin",
   });
-  // docs/domain.md "Pages, navigation and appearance": a 409 with a location header causes a
-  // full-page load of that location.
-  const location = response.headers.get("Location");
-  if (response.status === 409 && location) {
-    window.location.assign(location);
-    throw new ApiError(409, "The application was updated; reloading.");
+  // A deploy happened (docs/decisions/030): the answer is still this version's, and the page
+  // moves to the new one at its next navigation, never by itself.
+  const current = response.headers.get(VERSION_HEADER);
+  if (version && current && current !== version) {
+    window.dispatchEvent(new CustomEvent(APP_UPDATED, { detail: current }));
   }
   if (response.status === 204) return undefined as T;
   const data: unknown = await response.json().catch(() => null);

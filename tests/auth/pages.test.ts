@@ -139,7 +139,7 @@ describe("not found", () => {
 });
 
 describe("deploy skew", () => {
-  it("answers 409 with a Location to a page request from an older build", async () => {
+  it("answers 409 with a Location to a page request (a navigation) from an older build", async () => {
     const res = await new TestClient().fetch("/login?x=1", {
       headers: { "X-Heartline-Version": "old" },
     });
@@ -169,6 +169,39 @@ describe("deploy skew", () => {
       headers: { "X-Heartline-Version": version!, Accept: "text/html" },
     });
     expect(res.status).toBe(200);
+  });
+
+  it("answers the app's background requests from an older build, naming the new build (nothing reloads by itself)", async () => {
+    const client = new TestClient();
+    const page = await (await client.fetch("/login", html)).text();
+    const current = page.match(/<meta name="app-version" content="([^"]+)"/)?.[1];
+    const member = await verifiedMember();
+    const background = {
+      "X-Heartline-Version": "old",
+      "X-Requested-With": "XMLHttpRequest",
+      Accept: "application/json",
+    };
+    const list = await member.client.fetch("/notifications", { headers: background });
+    expect(list.status).toBe(200);
+    expect(list.headers.get("X-Heartline-Version")).toBe(current);
+    expect(await list.json()).toMatchObject({ unread_count: 0 });
+    // A write from the old page works too (the heartbeat every open tab sends).
+    const beat = await member.client.fetch("/me/heartbeat", {
+      method: "POST",
+      headers: { ...background, "X-CSRF-Token": member.client.csrfToken ?? "" },
+    });
+    expect(beat.status).toBe(204);
+    expect(beat.headers.get("X-Heartline-Version")).toBe(current);
+    // A JSON Accept alone is enough to be a background call.
+    const json = await member.client.fetch("/notifications", {
+      headers: { "X-Heartline-Version": "old", Accept: "application/json" },
+    });
+    expect(json.status).toBe(200);
+    // On the current build nothing is added.
+    const fresh = await member.client.fetch("/notifications", {
+      headers: { ...background, "X-Heartline-Version": current! },
+    });
+    expect(fresh.headers.get("X-Heartline-Version")).toBeNull();
   });
 
   it("asks Remix's client to reload the document when its manifest version is old", async () => {
