@@ -121,6 +121,11 @@ class Channel<F> {
     this.socket.addEventListener("error", () => events.down("error"));
   }
 
+  /** Whether the socket is open now. */
+  get isOpen(): boolean {
+    return this.socket.readyState === ReconnectingWebSocket.OPEN;
+  }
+
   /** Sends a frame now if the socket is open (returns false otherwise). */
   send(text: string): boolean {
     if (this.socket.readyState !== ReconnectingWebSocket.OPEN) return false;
@@ -180,7 +185,8 @@ export class RealtimeClient {
       },
       down: (reason) => this.presenceListeners.forEach((l) => l.down(reason)),
     });
-    this.stopHeartbeat = startHeartbeat();
+    // The presence shard keeps last_seen_at while its socket is open: no heartbeat then.
+    this.stopHeartbeat = startHeartbeat(() => this.presence.isOpen);
   }
 
   private sentWatch: string | null = null;

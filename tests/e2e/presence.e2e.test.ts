@@ -121,4 +121,30 @@ describe("presence and live notifications in Chromium", () => {
     await waitForPath(alice, "/notifications");
     expect(await alice.getByRole("button", { name: /^Mark read/ }).count()).toBe(0);
   });
+
+  test("no heartbeat while the presence socket is open; a page without it beats", async () => {
+    const heartbeats = (page: Page) => {
+      const sent: number[] = [];
+      page.on("request", (r) => {
+        if (r.method() === "POST" && new URL(r.url()).pathname === "/me/heartbeat") {
+          sent.push(Date.now());
+        }
+      });
+      return sent;
+    };
+    // With the socket: the presence shard keeps last_seen_at, the page sends nothing.
+    const { page } = await registerVerifiedMember(browser(), "beat");
+    const withSocket = heartbeats(page);
+    await visit(page, "/dashboard");
+    await page.getByText(/members? online/).waitFor();
+    await page.waitForTimeout(7_000);
+    expect(withSocket).toEqual([]);
+
+    // Without it (websockets refused, as behind some proxies): the heartbeat keeps it fresh.
+    await page.routeWebSocket(/\/ws\//, (ws) => ws.close({ code: 1011, reason: "refused" }));
+    const withoutSocket = heartbeats(page);
+    await visit(page, "/dashboard");
+    await expect.poll(() => withoutSocket.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await page.context().close();
+  });
 });
