@@ -71,6 +71,11 @@ export default function ModerationPage() {
             nothing); a member whose open reports weigh {REPORT_HIDE_WEIGHT} or more is hidden from
             search until their reports are reviewed.
           </p>
+          <p className="muted small" id="suspend-effects">
+            Suspending signs the member out everywhere and closes their sockets at once. Their
+            subscription does not renew: it ends with the period already paid (no refund is made),
+            and their credits stay on the account, unusable while it is suspended.
+          </p>
         </div>
         <FormAlert message={result?.message} tone={failed ? "error" : "success"} />
         {reports.length === 0 ? (
@@ -129,6 +134,7 @@ export default function ModerationPage() {
                         className="btn btn-danger btn-sm"
                         disabled={busy}
                         aria-label={`Suspend @${report.reported.username}`}
+                        aria-describedby="suspend-effects"
                       >
                         Suspend account
                       </button>

@@ -243,6 +243,11 @@ describe("reports a mob cannot weaponise (docs/decisions/021)", () => {
     expect(byReporter(seasoned)).toMatchObject({ weight: 2, reporter: { verified_days: 120 } });
     const html = await (await page(mod.client, "/moderation")).text();
     expect(html).toContain("weight 2");
+    // What suspension does to the member's money is said before the moderator acts.
+    expect(html.replace(/\s+/g, " ")).toContain(
+      "Their subscription does not renew: it ends with the period already paid (no refund is made)",
+    );
+    expect(html).toMatch(/aria-describedby="suspend-effects"/);
   }, 30_000);
 
   it("limits how many reports a member may file (429 with Retry-After), and stores none past it", async () => {
