@@ -13,6 +13,7 @@ import type {
 } from "~/server/room-api.server";
 import { SENDING_TOO_FAST, type SendCounter } from "~/server/chat-rules.server";
 import { slidingWindowHit } from "~/server/rate-limit.server";
+import { log } from "~/server/log.server";
 import { exec } from "~/server/sql.server";
 import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
 import { closeNormally } from "./close-socket";
@@ -240,6 +241,13 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     }
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1]);
+    log({
+      event: "socket_opened",
+      level: "info",
+      request_id: request.headers.get("X-Request-Id") ?? undefined,
+      user_id: request.headers.get("X-Member-Id") ?? undefined,
+      channel: "member",
+    });
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 

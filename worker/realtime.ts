@@ -22,12 +22,16 @@ export function authorizeUpgrade(c: Context<AppBindings>): SessionUser {
   return verifiedUser(c);
 }
 
-/** The upgrade request forwarded to a room, carrying the member the Worker authenticated. */
-export function forwardUpgrade(request: Request, user: SessionUser): Request {
-  const headers = new Headers(request.headers);
+/**
+ * The upgrade request forwarded to a room, carrying the member the Worker authenticated and the
+ * request id (the room logs the socket's lines under the request that opened it).
+ */
+export function forwardUpgrade(c: Context<AppBindings>, user: SessionUser): Request {
+  const headers = new Headers(c.req.raw.headers);
   headers.set("X-Member-Id", user.id);
   headers.set("X-Member-Hidden", user.hideOnline ? "1" : "0");
-  return new Request(request, { headers });
+  headers.set("X-Request-Id", c.get("requestId"));
+  return new Request(c.req.raw, { headers });
 }
 
 /**

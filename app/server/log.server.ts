@@ -50,7 +50,7 @@ export type LogEvent = Ids &
         done: boolean;
       }
     | { event: "housekeeping_failed"; level: "error"; job: string; error: LoggedError }
-    | { event: "socket_opened"; level: "info" }
+    | { event: "socket_opened"; level: "info"; channel: "chat" | "member" | "presence" }
     | {
         /** A best-effort step that failed without failing the request (logFailure). */
         event: "failure";

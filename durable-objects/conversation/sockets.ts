@@ -61,6 +61,7 @@ export class RoomSockets {
       request_id: requestId,
       user_id: userId,
       conversation_id: conversationId,
+      channel: "chat",
     });
     pair[1].serializeAttachment(attachment);
     this.attachments.set(pair[1], attachment);

@@ -13,7 +13,7 @@ import {
   type PresenceConfig,
 } from "~/realtime/presence-shards";
 import type { Env } from "~/server/env.server";
-import { logFailure } from "~/server/log.server";
+import { log, logFailure } from "~/server/log.server";
 import type { Change, PresenceRoomApi } from "~/server/room-api.server";
 import { AlarmSchedule } from "./alarm-schedule";
 import { MemberBlocks } from "./blocks";
@@ -127,6 +127,13 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     };
     const first = this.sockets.of(userId).length === 0 && !this.leaveAt.has(userId);
     this.sockets.accept(ws, a);
+    log({
+      event: "socket_opened",
+      level: "info",
+      request_id: request.headers.get("X-Request-Id") ?? undefined,
+      user_id: userId,
+      channel: "presence",
+    });
     if (first) {
       await this.ctx.storage.put(MEMBER_PREFIX + userId, { hidden } satisfies StoredMember);
     }

@@ -114,10 +114,8 @@ chatApi.get("/ws/chat/:conversationId", async (c) => {
   await chat.authorizeConversationSocket(c.env, user.id, id);
   // So that ending the member's sessions closes this socket too.
   await noteConversationSocket(c.env, user.id, id);
-  const upgrade = forwardUpgrade(c.req.raw, user);
+  const upgrade = forwardUpgrade(c, user);
   upgrade.headers.set("X-Conversation-Id", id);
-  // The room logs this socket's lines under the request that opened it.
-  upgrade.headers.set("X-Request-Id", c.get("requestId"));
   // The room counts sends over this socket against this Worker's configured limit.
   const { max, windowSeconds } = readConfig(c.env).rateLimits.chat_send_account;
   upgrade.headers.set("X-Send-Limit", `${max}/${windowSeconds}`);

@@ -15,7 +15,7 @@ export const realtimeApi = new Hono<AppBindings>();
 realtimeApi.get("/ws/me", (c) => {
   const user = authorizeUpgrade(c);
   const hub = c.env.MEMBER_HUB.get(c.env.MEMBER_HUB.idFromName(user.id));
-  return hub.fetch(forwardUpgrade(c.req.raw, user));
+  return hub.fetch(forwardUpgrade(c, user));
 });
 
 /**
@@ -27,7 +27,7 @@ realtimeApi.get("/ws/presence", async (c) => {
   const user = authorizeUpgrade(c);
   const { shard, room } = presenceShardFor(c.env, user.id);
   const { blocks, contacts } = await presenceConnectInfo(c.env, user.id);
-  const request = forwardUpgrade(c.req.raw, user);
+  const request = forwardUpgrade(c, user);
   request.headers.set("X-Presence-Shard", String(shard));
   request.headers.set("X-Member-Blocks", JSON.stringify(blocks));
   request.headers.set("X-Member-Contacts", JSON.stringify(contacts));
