@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { deliver, standInRequests, verifiedMember, withStripe } from "./helpers";
+import { deliver, standInRequests, verifiedMember, withStripe, paidPackCheckout } from "./helpers";
 
 /**
  * A Checkout already in flight when its member deleted the account (deletion expires the open
@@ -21,21 +21,7 @@ describe("a payment completed after the account was deleted", () => {
     expect((await m.client.json("DELETE", "/my/account")).status).toBe(200);
 
     const intent = `pi_after_delete_${payment!.id}`;
-    const completed = {
-      type: "checkout.session.completed",
-      data: {
-        object: {
-          id: payment!.provider_ref,
-          object: "checkout.session",
-          mode: "payment",
-          payment_status: "paid",
-          status: "complete",
-          payment_intent: intent,
-          customer: `cus_${m.id}`,
-          metadata: { kind: "credits", payment_id: payment!.id, user_id: m.id },
-        },
-      },
-    };
+    const completed = paidPackCheckout(payment!, m, intent);
     expect((await deliver(completed)).status).toBe(200);
     // Stripe sends it again: still one refund (the same idempotency key), still no credits.
     expect((await deliver(completed)).status).toBe(200);

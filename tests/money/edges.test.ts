@@ -18,6 +18,7 @@ import {
   withStripe,
   type Member,
   ledgerCheckedMembers,
+  paidPackCheckout,
 } from "./helpers";
 
 /**
@@ -49,21 +50,7 @@ async function paidPack(m: Member, packId = "popular") {
     .bind(m.id)
     .first<{ id: string; provider_ref: string; amount_cents: number }>();
   const paymentIntent = `pi_${payment!.id}`;
-  const done = await deliver({
-    type: "checkout.session.completed",
-    data: {
-      object: {
-        id: payment!.provider_ref,
-        object: "checkout.session",
-        mode: "payment",
-        payment_status: "paid",
-        status: "complete",
-        payment_intent: paymentIntent,
-        customer: `cus_${m.id}`,
-        metadata: { kind: "credits", payment_id: payment!.id, user_id: m.id },
-      },
-    },
-  });
+  const done = await deliver(paidPackCheckout(payment!, m, paymentIntent));
   expect(done.status).toBe(200);
   return { paymentId: payment!.id, paymentIntent, amount: payment!.amount_cents };
 }

@@ -105,6 +105,62 @@ export async function deliver(event: {
   };
 }
 
+/**
+ * Stripe's `checkout.session.completed` for a credit pack the member paid: the event as Stripe
+ * sends it for the Checkout Session that POST /my/credits/purchase opened (`payment`).
+ */
+export function paidPackCheckout(
+  payment: { id: string; provider_ref: string },
+  member: { id: string },
+  paymentIntent: string,
+) {
+  return {
+    type: "checkout.session.completed",
+    data: {
+      object: {
+        id: payment.provider_ref,
+        object: "checkout.session",
+        mode: "payment",
+        payment_status: "paid",
+        status: "complete",
+        payment_intent: paymentIntent,
+        customer: `cus_${member.id}`,
+        metadata: { kind: "credits", payment_id: payment.id, user_id: member.id },
+      },
+    },
+  };
+}
+
+/**
+ * Completes the subscription Checkout that POST /my/subscription opened for the member, as Stripe
+ * does: `checkout.session.completed` for that session, naming the Stripe subscription.
+ */
+export async function completeSubscriptionCheckout(
+  member: { id: string },
+  fields: { subscription: string; customer?: string; payment_intent?: string; created?: number },
+) {
+  const session = await env.DB.prepare(
+    "SELECT provider_ref FROM payments WHERE user_id = ?1 AND kind = 'subscription'",
+  )
+    .bind(member.id)
+    .first<{ provider_ref: string }>();
+  const { created, ...object } = fields;
+  return deliver({
+    type: "checkout.session.completed",
+    ...(created === undefined ? {} : { created }),
+    data: {
+      object: {
+        id: session!.provider_ref,
+        object: "checkout.session",
+        mode: "subscription",
+        payment_status: "paid",
+        ...object,
+        metadata: { kind: "subscription", user_id: member.id },
+      },
+    },
+  });
+}
+
 export async function balanceOf(userId: string) {
   return (
     (await env.DB.prepare(

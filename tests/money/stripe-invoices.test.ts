@@ -1,6 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { deliver, eventId, verifiedMember, withStripe, type Member } from "./helpers";
+import {
+  deliver,
+  eventId,
+  verifiedMember,
+  withStripe,
+  type Member,
+  completeSubscriptionCheckout,
+} from "./helpers";
 
 const unix = (ms: number) => Math.floor(ms / 1000);
 
@@ -12,27 +19,12 @@ async function stripeSubscriber() {
     billing_cycle: "monthly",
   });
   expect(started.status).toBe(200);
-  const session = await env.DB.prepare(
-    "SELECT provider_ref FROM payments WHERE user_id = ?1 AND kind = 'subscription'",
-  )
-    .bind(member.id)
-    .first<{ provider_ref: string }>();
   const subId = `sub_${member.id}`;
   const customer = `cus_${member.id}`;
-  const completed = await deliver({
-    type: "checkout.session.completed",
-    data: {
-      object: {
-        id: session!.provider_ref,
-        object: "checkout.session",
-        mode: "subscription",
-        payment_status: "paid",
-        subscription: subId,
-        customer,
-        payment_intent: `pi_first_${member.id}`,
-        metadata: { kind: "subscription", user_id: member.id },
-      },
-    },
+  const completed = await completeSubscriptionCheckout(member, {
+    subscription: subId,
+    customer,
+    payment_intent: `pi_first_${member.id}`,
   });
   expect(completed.status).toBe(200);
   return { member, subId, customer };

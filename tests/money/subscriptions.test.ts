@@ -10,6 +10,7 @@ import {
   verifiedMember,
   withStripe,
   type Member,
+  completeSubscriptionCheckout,
 } from "./helpers";
 
 const DAY = 86_400_000;
@@ -237,29 +238,13 @@ describe("subscriptions through Stripe", () => {
     // Nothing yet: Checkout has not completed.
     expect((await status(member)).body.currentSubscription).toBeNull();
 
-    const session = await env.DB.prepare(
-      "SELECT provider_ref FROM payments WHERE user_id = ?1 AND kind = 'subscription'",
-    )
-      .bind(member.id)
-      .first<{ provider_ref: string }>();
     const subId = `sub_${member.id}`;
     const t0 = unix(Date.now());
 
     // checkout.session.completed (mode subscription): subscribed at once.
-    await deliver({
-      type: "checkout.session.completed",
-      created: t0,
-      data: {
-        object: {
-          id: session!.provider_ref,
-          object: "checkout.session",
-          mode: "subscription",
-          payment_status: "paid",
-          subscription: subId,
-          metadata: { kind: "subscription", user_id: member.id },
-        },
-      },
-    });
+    expect(
+      (await completeSubscriptionCheckout(member, { subscription: subId, created: t0 })).status,
+    ).toBe(200);
     let current = (await status(member)).body.currentSubscription;
     expect(current).toMatchObject({ status: "active", billing_cycle: "monthly" });
     expect(current!.plan.id).toBe("premium");
