@@ -1,4 +1,5 @@
 import ReconnectingWebSocket from "partysocket/ws";
+import { CONVERSATION_BACKOFF, jitteredOptions, retryHint } from "./backoff";
 import { ApiError } from "~/lib/http";
 import { Keepalive } from "./client";
 import {
@@ -47,15 +48,14 @@ export function connectConversation(
   events: ConversationSocketEvents,
 ): ConversationSocket {
   const base = window.location.origin.replace(/^http/, "ws");
+  const retries = { attempts: 0, hintMs: 0 };
   const socket = new ReconnectingWebSocket(
     `${base}/ws/chat/${encodeURIComponent(conversationId)}`,
     [],
-    {
-      maxReconnectionDelay: 15_000,
-      minReconnectionDelay: 500 + Math.random() * 1_000,
+    jitteredOptions(CONVERSATION_BACKOFF, retries, {
       maxEnqueuedMessages: 0,
       shouldReconnectOnClose: (event) => event.code !== CHAT_CLOSE_FORBIDDEN,
-    },
+    }),
   );
   const keepalive = new Keepalive(
     () => socket.send(JSON.stringify({ type: "ping" })),
@@ -80,6 +80,8 @@ export function connectConversation(
   };
 
   socket.addEventListener("open", () => {
+    retries.attempts = 0;
+    retries.hintMs = 0;
     keepalive.activity();
     events.open();
   });
@@ -95,6 +97,7 @@ export function connectConversation(
     if (frame.type === "message") settle(frame.message.client_id)?.resolve(frame.message);
   });
   socket.addEventListener("close", (event) => {
+    retries.hintMs = retryHint(event.code, event.reason);
     keepalive.stop();
     for (const clientId of [...waiting.keys()]) {
       settle(clientId)?.reject(new Error("The chat connection closed."));

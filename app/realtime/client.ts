@@ -1,4 +1,5 @@
 import ReconnectingWebSocket from "partysocket/ws";
+import { jitteredOptions, MEMBER_BACKOFF, retryHint } from "./backoff";
 import { startHeartbeat } from "./heartbeat";
 import { parseMemberServerFrame, type MemberServerFrame } from "./member";
 import { watchUnion } from "~/state/presence";
@@ -96,15 +97,15 @@ class Channel<F> {
   private readonly keepalive: Keepalive;
 
   constructor(url: string, parse: (raw: string) => F | null, events: ChannelEvents<F>) {
-    this.socket = new ReconnectingWebSocket(url, [], {
-      maxReconnectionDelay: 30_000,
-      minReconnectionDelay: 1_000 + Math.random() * 2_000,
-    });
+    const retries = { attempts: 0, hintMs: 0 };
+    this.socket = new ReconnectingWebSocket(url, [], jitteredOptions(MEMBER_BACKOFF, retries));
     this.keepalive = new Keepalive(
       () => this.socket.send(PING_FRAME),
       () => this.socket.reconnect(4000, "keepalive timeout"),
     );
     this.socket.addEventListener("open", () => {
+      retries.attempts = 0;
+      retries.hintMs = 0;
       this.keepalive.activity();
       events.open();
     });
@@ -114,7 +115,8 @@ class Channel<F> {
       const frame = parse(event.data);
       if (frame) events.frame(frame);
     });
-    this.socket.addEventListener("close", () => {
+    this.socket.addEventListener("close", (event) => {
+      retries.hintMs = retryHint(event.code, event.reason);
       this.keepalive.stop();
       events.down("close");
     });
