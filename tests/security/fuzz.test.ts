@@ -10,6 +10,7 @@
 import type { ServerBuild } from "@remix-run/cloudflare";
 import { env } from "cloudflare:test";
 import fc from "fast-check";
+import { FRAME_FLOOD_CLOSE, SOCKET_FRAME_LIMIT } from "~/realtime/frames";
 import { isSafeText } from "~/schemas/text";
 import { beforeAll, describe, expect, it } from "vitest";
 // @ts-ignore -- the Remix server build exists once `npm run build` has run (as for the Worker).
@@ -515,4 +516,61 @@ describe("hostile input (fast-check)", () => {
     for (const [, socket] of sockets) socket.close();
     listening.socket!.close();
   }, 120_000);
+
+  it("a flood of hostile frames closes each socket with 4429, and what it sends past the limit is not heard", async () => {
+    const pair = await conversationPair();
+    const listening = await openSocket(pair.bob.client, `/ws/chat/${pair.id}`);
+    expect(listening.status).toBe(101);
+    const hostile = fc.sample(
+      fc.oneof(
+        fc.string({ maxLength: 200 }),
+        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+        fc.uint8Array({ maxLength: 100 }),
+      ),
+      { seed: SEED, numRuns: SOCKET_FRAME_LIMIT.max },
+    );
+    const late = `past the limit ${crypto.randomUUID()}`;
+    const valid: Record<string, string> = {
+      [`/ws/chat/${pair.id}`]: JSON.stringify({ type: "send", message: late, client_id: "late-1" }),
+      // (A ping would not count: the runtime answers it without waking the hub.)
+      "/ws/me": JSON.stringify({ type: "read" }),
+      "/ws/presence": JSON.stringify({ type: "watch", user_ids: [pair.bob.id] }),
+    };
+    for (const [path, frame] of Object.entries(valid)) {
+      const opened = await openSocket(pair.alice.client, path);
+      expect(opened.status, path).toBe(101);
+      const ws = opened.socket!.ws;
+      const code = new Promise<number>((resolve) =>
+        ws.addEventListener("close", (event) => resolve(event.code)),
+      );
+      // The limit's worth of hostile frames, then well-formed ones: those are past the limit.
+      // The rooms count in fixed windows: the burst starts early in one, so that it is counted
+      // in one window.
+      const windowMs = SOCKET_FRAME_LIMIT.windowSeconds * 1000;
+      const into = Date.now() % windowMs;
+      if (into > windowMs / 2) await new Promise((r) => setTimeout(r, windowMs - into + 20));
+      for (const f of [...hostile, frame, frame, frame]) {
+        try {
+          ws.send(f);
+        } catch {
+          break;
+        }
+      }
+      expect(await code, path).toBe(FRAME_FLOOD_CLOSE);
+    }
+    // The message sent past the limit was neither stored nor delivered; the room still works.
+    const messages = await pair.alice.client.json<{ messages: { message: string }[] }>(
+      "GET",
+      `/chat/conversations/${pair.id}/messages`,
+    );
+    expect(messages.status).toBe(200);
+    expect(messages.body.messages.map((m) => m.message)).not.toContain(late);
+    expect(listening.socket!.frames.filter((f) => f.type === "message")).toEqual([]);
+    const check = await pair.alice.client.json("POST", `/chat/conversations/${pair.id}/messages`, {
+      message: "after the flood",
+    });
+    expect(check.status).toBe(201);
+    await listening.socket!.next((f) => f.type === "message");
+    listening.socket!.close();
+  }, 60_000);
 });
