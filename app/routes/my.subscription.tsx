@@ -210,6 +210,9 @@ export default function SubscriptionPage() {
             <p className="muted">
               More likes, sharper search and private browsing. Cancel any time.
             </p>
+            <p className="small">
+              <AppLink to="/my/payments">Payments and receipts</AppLink>
+            </p>
           </div>
         </div>
         <TestPaymentsNote test={loaded.testPayments} />
@@ -235,11 +238,6 @@ export default function SubscriptionPage() {
                     ? `Cancelled${current.cancelled_at ? ` on ${day(current.cancelled_at)}` : ""}. Your perks last until ${day(current.current_period_end)}; nothing renews.`
                     : `Your last payment failed. Your perks continue for ${PAST_DUE_GRACE_DAYS} days from the failed payment while your card is tried again; update your card under Payments and receipts to keep them.`}
               </p>
-              {current.status === "past_due" ? (
-                <p>
-                  <AppLink to="/my/payments">Payments and receipts</AppLink>
-                </p>
-              ) : null}
               {loaded.quotes.length > 0 ? (
                 <ChangePlan
                   current={current}

@@ -1,7 +1,7 @@
 /**
  * A member's money at its edges, on a phone, through the local test provider (the e2e Worker has
  * no STRIPE_SECRET_KEY): subscribe from /my/subscription, change plan in place there, read the
- * receipts reached from the credits page, press the billing portal button (409 without a Stripe
+ * receipts reached from the subscription page, press the billing portal button (409 without a Stripe
  * customer, said on the page), buy a credit pack, then delete the account from Settings › Account
  * after its warning names the subscription and the credits. Each step is checked on the page and
  * then against what the JSON API says.
@@ -215,10 +215,7 @@ describe("a member's money at its edges, on a phone", () => {
     await visit(page, "/my/subscription");
     await yourPlan.getByText("Premium, billed yearly", { exact: false }).waitFor();
 
-    // 3. The receipts, reached from the credits page: newest first, each with its status.
-    await openFromAccountMenu(page, "Credits", "/my/credits");
-    await expectTitle(page, "Credits");
-    expect(await page.getByTestId("balance").textContent()).toBe("0");
+    // 3. The receipts, reached from the subscription page: newest first, each with its status.
     await page.getByRole("link", { name: "Payments and receipts" }).click();
     await waitForPath(page, "/my/payments");
     await expectTitle(page, "Payments and receipts");
