@@ -1,19 +1,21 @@
 import { Link } from "@remix-run/react";
-import { notificationsStateAtom } from "~/state/notifications";
+import { bellCount, notificationsStateAtom } from "~/state/notifications";
 import { useAtomValue } from "~/state/jotai";
 import { Icon } from "./icons";
 
-/** The header's bell: a link to the notifications page with the unread count. */
+/**
+ * The header's bell: a link to the notifications page with how many of its rows are unread (nine
+ * likes are one row, a conversation's messages one: docs/decisions/028).
+ */
 export function NotificationsBell() {
-  const { unreadCount } = useAtomValue(notificationsStateAtom);
-  const label =
-    unreadCount > 0 ? `Notifications, ${unreadCount} unread` : "Notifications, none unread";
+  const count = bellCount(useAtomValue(notificationsStateAtom));
+  const label = count > 0 ? `Notifications, ${count} unread` : "Notifications, none unread";
   return (
     <Link to="/notifications" className="bell" aria-label={label} title="Notifications">
       <Icon name="bell" />
-      {unreadCount > 0 ? (
+      {count > 0 ? (
         <span className="bell-count" data-testid="unread-count" aria-hidden="true">
-          {unreadCount > 99 ? "99+" : unreadCount}
+          {count > 99 ? "99+" : count}
         </span>
       ) : null}
     </Link>

@@ -38,7 +38,7 @@ export function RealtimeProvider({ memberId }: { memberId: string }) {
 
   useEffect(() => {
     const reload = () =>
-      api<{ notifications: NotificationView[]; unread_count: number }>(
+      api<{ notifications: NotificationView[]; unread_count: number; unread_groups?: number }>(
         `/notifications?per_page=${LATEST_KEPT}`,
       )
         .then((res) => setNotifications((s) => notificationsLoaded(s, res)))
@@ -64,9 +64,9 @@ export function RealtimeProvider({ memberId }: { memberId: string }) {
       open: () => void reload(),
       frame: (frame) => {
         if (frame.type === "notification") {
-          setNotifications((s) => notificationReceived(s, frame.notification, frame.unread_count));
+          setNotifications((s) => notificationReceived(s, frame.notification, frame));
         } else if (frame.type === "notifications_read") {
-          setNotifications((s) => notificationsRead(s, frame.ids, frame.unread_count));
+          setNotifications((s) => notificationsRead(s, frame.ids, frame));
         }
       },
     });

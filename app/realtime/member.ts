@@ -31,6 +31,8 @@ export const notificationFrame = z.object({
     created_at: z.string(),
   }),
   unread_count: z.number().int().nonnegative(),
+  /** The rows the unread notifications make on the notifications page (the bell's number). */
+  unread_groups: z.number().int().nonnegative().optional(),
 });
 
 /** A conversation of this member changed (a new message, a deletion, a read receipt). */
@@ -54,6 +56,7 @@ export const notificationsReadFrame = z.object({
   type: z.literal("notifications_read"),
   ids: z.array(z.string()).nullable(),
   unread_count: z.number().int().nonnegative(),
+  unread_groups: z.number().int().nonnegative().optional(),
 });
 
 export type ConversationFrame = z.infer<typeof conversationFrame>;
@@ -88,8 +91,14 @@ const isMessageSummary = (m: unknown) =>
 
 /** `memberServerFrame`, checked without zod (the pages' side: app/realtime/frames.ts). */
 const memberServerChecks: FrameChecks<MemberServerFrame> = {
-  notification: (f) => isNotification(f.notification) && isInt(f.unread_count, 0),
-  notifications_read: (f) => (f.ids === null || isStringList(f.ids)) && isInt(f.unread_count, 0),
+  notification: (f) =>
+    isNotification(f.notification) &&
+    isInt(f.unread_count, 0) &&
+    (f.unread_groups === undefined || isInt(f.unread_groups, 0)),
+  notifications_read: (f) =>
+    (f.ids === null || isStringList(f.ids)) &&
+    isInt(f.unread_count, 0) &&
+    (f.unread_groups === undefined || isInt(f.unread_groups, 0)),
   conversation: (f) =>
     isString(f.conversation_id) &&
     isStringOrNull(f.last_message) &&

@@ -83,7 +83,7 @@ export default function NotificationsPage() {
   const [meta, setMeta] = useState(data.meta);
   const setCounts = useSetAtom(notificationsStateAtom);
   const more = useFetcher<NotificationsPage>();
-  const readAll = useFetcher<{ unread_count: number }>();
+  const readAll = useFetcher<{ unread_count: number; unread_groups?: number }>();
 
   useEffect(() => {
     setItems(data.notifications);
@@ -115,7 +115,7 @@ export default function NotificationsPage() {
   }, [more.data]);
 
   useEffect(() => {
-    if (readAll.data) setCounts((s) => notificationsRead(s, null, readAll.data!.unread_count));
+    if (readAll.data) setCounts((s) => notificationsRead(s, null, readAll.data!));
   }, [readAll.data, setCounts]);
 
   const unread = items.filter((n) => n.read_at === null).length;
@@ -195,7 +195,7 @@ function NotificationRow({
   group: NotificationGroup;
   onRead: (ids: string[]) => void;
 }) {
-  const fetcher = useFetcher<{ unread_count: number }>();
+  const fetcher = useFetcher<{ unread_count: number; unread_groups?: number }>();
   const setCounts = useSetAtom(notificationsStateAtom);
   const latest = group.items[0]!;
   const actor = notificationActor(latest);
@@ -206,7 +206,7 @@ function NotificationRow({
   const [sentIds, setSentIds] = useState<string[]>([]);
 
   useEffect(() => {
-    if (fetcher.data) setCounts((s) => notificationsRead(s, sentIds, fetcher.data!.unread_count));
+    if (fetcher.data) setCounts((s) => notificationsRead(s, sentIds, fetcher.data!));
   }, [fetcher.data, sentIds, setCounts]);
 
   // Opening a row marks it read on the way out: plain requests, which outlive the page.
@@ -216,14 +216,16 @@ function NotificationRow({
     onRead(ids);
     Promise.all(
       ids.map((id) =>
-        api<{ unread_count: number }>(`/notifications/${encodeURIComponent(id)}/read`, {
-          method: "POST",
-        }),
+        api<{ unread_count: number; unread_groups?: number }>(
+          `/notifications/${encodeURIComponent(id)}/read`,
+          { method: "POST" },
+        ),
       ),
     )
       .then((answers) => {
-        const remaining = Math.min(...answers.map((a) => a.unread_count));
-        setCounts((s) => notificationsRead(s, ids, remaining));
+        // The answer given last counts what is left once all of them were read.
+        const last = answers.reduce((a, b) => (b.unread_count < a.unread_count ? b : a));
+        setCounts((s) => notificationsRead(s, ids, last));
       })
       .catch((error: unknown) => console.error("Failed to mark the notifications read", error));
   };

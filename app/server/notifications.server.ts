@@ -64,13 +64,30 @@ export async function isEnabled(env: Env, userId: string, type: NotificationType
   return row?.enabled ?? true;
 }
 
-export async function unreadCount(env: Env, userId: string): Promise<number> {
+/**
+ * The member's unread notifications (`unread_count`), and the rows they make on the notifications
+ * page (`unread_groups`, what the bell shows: docs/decisions/028): one per conversation's
+ * messages, one for all likes, one for all profile views, one per match and per gift, as
+ * app/lib/notification-groups.ts groups them.
+ */
+export async function unreadCounts(
+  env: Env,
+  userId: string,
+): Promise<{ unread_count: number; unread_groups: number }> {
   const row = await getDb(env.DB)
-    .select({ n: sql<number>`count(*)` })
+    .select({
+      n: sql<number>`count(*)`,
+      groups: sql<number>`count(DISTINCT CASE
+        WHEN ${notifications.type} = 'message'
+          AND json_extract(${notifications.data}, '$.conversation_id') IS NOT NULL
+          THEN 'conversation:' || json_extract(${notifications.data}, '$.conversation_id')
+        WHEN ${notifications.type} IN ('like', 'profile_view') THEN ${notifications.type}
+        ELSE 'one:' || ${notifications.id} END)`,
+    })
     .from(notifications)
     .where(and(visibleRows(userId), isNull(notifications.readAt)))
     .get();
-  return row?.n ?? 0;
+  return { unread_count: row?.n ?? 0, unread_groups: row?.groups ?? 0 };
 }
 
 type NotificationRow = typeof notifications.$inferSelect;
@@ -121,12 +138,12 @@ function notificationStatement(env: Env, row: NotificationRow) {
 async function announce(env: Env, row: NotificationRow): Promise<NotificationView> {
   const [[notification], unread] = await Promise.all([
     present(env, [row]),
-    unreadCount(env, row.userId),
+    unreadCounts(env, row.userId),
   ]);
   await publishToMember(env, row.userId, {
     type: "notification",
     notification: notification!,
-    unread_count: unread,
+    ...unread,
   });
   return notification!;
 }
@@ -192,11 +209,11 @@ export async function listNotifications(
     .all();
   const [list, unread] = await Promise.all([
     present(env, rows.slice(0, perPage)),
-    unreadCount(env, userId),
+    unreadCounts(env, userId),
   ]);
   return {
     notifications: list,
-    unread_count: unread,
+    ...unread,
     meta: { page, per_page: perPage, has_more: rows.length > perPage },
   };
 }
@@ -206,7 +223,7 @@ async function publishRead(env: Env, userId: string, ids: string[] | null) {
   await publishToMember(env, userId, {
     type: "notifications_read",
     ids,
-    unread_count: await unreadCount(env, userId),
+    ...(await unreadCounts(env, userId)),
   });
 }
 
@@ -229,9 +246,9 @@ export async function markNotificationRead(env: Env, userId: string, id: string)
   }
   const [[notification], unread] = await Promise.all([
     present(env, [row]),
-    unreadCount(env, userId),
+    unreadCounts(env, userId),
   ]);
-  return { notification: notification!, unread_count: unread };
+  return { notification: notification!, ...unread };
 }
 
 /**
@@ -258,7 +275,7 @@ export async function markNotificationsRead(env: Env, userId: string, ids: strin
       userId,
       changed.map((r) => r.id),
     );
-  return { ids: changed.map((r) => r.id), unread_count: await unreadCount(env, userId) };
+  return { ids: changed.map((r) => r.id), ...(await unreadCounts(env, userId)) };
 }
 
 /** POST /notifications/read-all. */
@@ -269,7 +286,7 @@ export async function markAllNotificationsRead(env: Env, userId: string) {
     .where(and(eq(notifications.userId, userId), isNull(notifications.readAt)))
     .run();
   if (result.meta.changes > 0) await publishRead(env, userId, null);
-  return { unread_count: await unreadCount(env, userId) };
+  return unreadCounts(env, userId);
 }
 
 /** Every kind with its switch (on unless the member turned it off). */

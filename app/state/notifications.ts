@@ -8,6 +8,11 @@ import { atom } from "./jotai";
  */
 export interface NotificationsState {
   unreadCount: number;
+  /**
+   * The rows those make on the notifications page (docs/decisions/028), which the bell shows; null
+   * when the server did not say (a page of the previous version's server).
+   */
+  unreadGroups: number | null;
   latest: NotificationView[];
   /** The notification that arrived last on this page, until it is dismissed. */
   arrived: NotificationView | null;
@@ -22,27 +27,39 @@ export const LATEST_KEPT = 20;
 
 export const initialNotificationsState: NotificationsState = {
   unreadCount: 0,
+  unreadGroups: null,
   latest: [],
   arrived: null,
   celebrated: [],
 };
 
+/** The unread counts an answer or a frame carries (a bare number: notifications only). */
+export type UnreadCounts = number | { unread_count: number; unread_groups?: number };
+
+const unread = (u: UnreadCounts) =>
+  typeof u === "number"
+    ? { unreadCount: u, unreadGroups: null }
+    : { unreadCount: u.unread_count, unreadGroups: u.unread_groups ?? null };
+
+/** The bell's number: the rows of unread notifications, or their count from an older server. */
+export const bellCount = (s: NotificationsState) => s.unreadGroups ?? s.unreadCount;
+
 export const notificationsLoaded = (
   s: NotificationsState,
-  res: { notifications: NotificationView[]; unread_count: number },
+  res: { notifications: NotificationView[]; unread_count: number; unread_groups?: number },
 ): NotificationsState => ({
   ...s,
-  unreadCount: res.unread_count,
+  ...unread(res),
   latest: res.notifications.slice(0, LATEST_KEPT),
 });
 
 export const notificationReceived = (
   s: NotificationsState,
   notification: NotificationView,
-  unreadCount: number,
+  counts: UnreadCounts,
 ): NotificationsState => ({
   ...s,
-  unreadCount,
+  ...unread(counts),
   latest: [notification, ...s.latest.filter((n) => n.id !== notification.id)].slice(0, LATEST_KEPT),
   arrived: isCelebratedMatch(s, notification) ? s.arrived : notification,
 });
@@ -67,11 +84,11 @@ export const matchCelebrated = (s: NotificationsState, memberId: string): Notifi
 export const notificationsRead = (
   s: NotificationsState,
   ids: string[] | null,
-  unreadCount: number,
+  counts: UnreadCounts,
   now = new Date().toISOString(),
 ): NotificationsState => ({
   ...s,
-  unreadCount,
+  ...unread(counts),
   latest: s.latest.map((n) =>
     n.read_at === null && (ids === null || ids.includes(n.id)) ? { ...n, read_at: now } : n,
   ),

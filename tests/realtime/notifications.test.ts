@@ -274,18 +274,81 @@ describe("reading notifications", () => {
     expect(read.body.unread_count).toBe(24);
     expect(read.body.notification.read_at).toMatch(/Z$/);
     const frame = await otherTab.next((f) => f.type === "notifications_read");
-    expect(frame).toEqual({ type: "notifications_read", ids: [target.id], unread_count: 24 });
+    // 25 likes are one row on the page, so one by the bell.
+    expect(frame).toEqual({
+      type: "notifications_read",
+      ids: [target.id],
+      unread_count: 24,
+      unread_groups: 1,
+    });
     // Reading it again changes nothing.
     const again = await me.client.json("POST", `/notifications/${target.id}/read`);
     expect(again.body).toMatchObject({ unread_count: 24 });
 
     const all = await me.client.json("POST", "/notifications/read-all");
-    expect(all.body).toEqual({ unread_count: 0 });
+    expect(all.body).toEqual({ unread_count: 0, unread_groups: 0 });
     await otherTab.next((f) => f.type === "notifications_read" && f.ids === null);
     const after = await list(me);
     expect(after.unread_count).toBe(0);
     expect(after.notifications.every((n) => n.read_at !== null)).toBe(true);
     otherTab.close();
+  });
+
+  it("counts the rows the page makes of the unread ones, for the bell: per conversation, likes and views as one each, a match and a gift each", async () => {
+    const me = await verifiedMember();
+    const others = await Promise.all([verifiedMember(), verifiedMember(), verifiedMember()]);
+    const tab = await memberChannel(me);
+    const [a, b, c] = others.map((o) => o.id) as [string, string, string];
+    const sent: [string, Parameters<typeof notify>[1]][] = [
+      ["likes: 1", { to: me.id, type: "like", actorId: a }],
+      ["likes", { to: me.id, type: "like", actorId: b }],
+      ["views: 2", { to: me.id, type: "profile_view", actorId: c }],
+      ["views", { to: me.id, type: "profile_view", actorId: a }],
+      [
+        "conversation one: 3",
+        { to: me.id, type: "message", actorId: a, data: { conversation_id: "c1" } },
+      ],
+      [
+        "conversation one",
+        { to: me.id, type: "message", actorId: a, data: { conversation_id: "c1" } },
+      ],
+      [
+        "conversation two: 4",
+        { to: me.id, type: "message", actorId: b, data: { conversation_id: "c2" } },
+      ],
+      ["a match: 5", { to: me.id, type: "match", actorId: c }],
+      ["another match: 6", { to: me.id, type: "match", actorId: b }],
+      ["a gift: 7", { to: me.id, type: "gift", actorId: c, data: { conversation_id: "c3" } }],
+    ];
+    for (const [, input] of sent) await notify(env, input);
+    await tab.next(() => notificationFrames(tab).length === sent.length);
+    const frames = notificationFrames(tab);
+    expect(frames.map((f) => [f.unread_count, f.unread_groups])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 2],
+      [4, 2],
+      [5, 3],
+      [6, 3],
+      [7, 4],
+      [8, 5],
+      [9, 6],
+      [10, 7],
+    ]);
+    const listed = (
+      await me.client.json<ListBody & { unread_groups: number }>("GET", "/notifications")
+    ).body;
+    expect([listed.unread_count, listed.unread_groups]).toEqual([10, 7]);
+    // Reading a conversation's row (both its messages) takes one off the bell.
+    const convo = listed.notifications
+      .filter((n) => n.data.conversation_id === "c1")
+      .map((n) => n.id);
+    for (const id of convo) await me.client.json("POST", `/notifications/${id}/read`);
+    const after = (
+      await me.client.json<ListBody & { unread_groups: number }>("GET", "/notifications")
+    ).body;
+    expect([after.unread_count, after.unread_groups]).toEqual([8, 6]);
+    tab.close();
   });
 
   it("keeps each member's notifications to themselves", async () => {

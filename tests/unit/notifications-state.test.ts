@@ -4,6 +4,7 @@ import { notificationHref, notificationText } from "~/lib/notifications";
 import type { NotificationView } from "~/schemas/notifications";
 import {
   initialNotificationsState,
+  bellCount,
   LATEST_KEPT,
   matchCelebrated,
   notificationDismissed,
@@ -62,6 +63,22 @@ describe("notification state", () => {
     expect(notificationReceived(s, n("d", "message"), 4).arrived?.id).toBe("d");
     const tom = memberCard("m3", { username: "tom_b", firstName: "Tom" });
     expect(notificationReceived(s, match("e", tom), 4).arrived?.id).toBe("e");
+  });
+
+  it("the bell shows the rows the server counts, or the notifications when it does not say", () => {
+    let s = notificationsLoaded(initialNotificationsState, {
+      notifications: [],
+      unread_count: 9,
+      unread_groups: 2,
+    });
+    expect(bellCount(s)).toBe(2);
+    s = notificationReceived(s, n("a"), { unread_count: 10, unread_groups: 2 });
+    expect([s.unreadCount, bellCount(s)]).toEqual([10, 2]);
+    s = notificationsRead(s, null, { unread_count: 0, unread_groups: 0 });
+    expect(bellCount(s)).toBe(0);
+    // A server of the previous version sends only the count.
+    s = notificationReceived(s, n("b"), 4);
+    expect(bellCount(s)).toBe(4);
   });
 
   it("keeps a bounded list", () => {
