@@ -18,6 +18,7 @@ import { formAction, type ActionErrors } from "~/server/actions.server";
 import { billingPortal, listPayments } from "~/server/billing.server";
 import { requireVerifiedUser } from "~/server/guards.server";
 import { isTestPayments, siteUrl } from "~/server/payments.server";
+import { dayText } from "~/lib/dates";
 
 export const meta: MetaFunction = () => titleMeta("Payments and receipts");
 export const links = moneyLinks;
@@ -41,14 +42,6 @@ export function action({ context, request }: ActionFunctionArgs) {
     return redirect(url);
   });
 }
-
-const formatDate = (iso: string) =>
-  new Date(iso).toLocaleDateString("en-US", {
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    timeZone: "UTC",
-  });
 
 export default function PaymentsPage() {
   const { payments, meta, testPayments } = useLoaderData<typeof loader>();
@@ -82,7 +75,7 @@ export default function PaymentsPage() {
               {payments.map((p) => (
                 <li key={p.id}>
                   <span>{p.description}</span>
-                  <span className="muted small">{formatDate(p.created_at)}</span>
+                  <span className="muted small">{dayText(p.created_at, "short")}</span>
                   <span className={`badge payment-${p.status}`}>
                     {PAYMENT_STATUS_LABELS[p.status]}
                   </span>

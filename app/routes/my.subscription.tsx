@@ -34,6 +34,7 @@ import {
   initialSubscriptionState,
   subscriptionStateAtom,
 } from "~/state/subscription";
+import { dayText } from "~/lib/dates";
 
 export const meta: MetaFunction = () => titleMeta("Subscription");
 export const links = moneyLinks;
@@ -72,20 +73,12 @@ const STATUS_TEXT = {
   past_due: "Payment failed",
 } as const;
 
-const day = (iso: string) =>
-  new Date(iso).toLocaleDateString("en-US", {
-    year: "numeric",
-    month: "long",
-    day: "numeric",
-    timeZone: "UTC",
-  });
-
 const per = (cycle: BillingCycle) => (cycle === "yearly" ? "a year" : "a month");
 
 /** What a change costs, in words: paid now, or kept as credit; prorated either way. */
 function quoteText(q: PlanChangeQuote): string {
   const price = (cents: number) => formatPrice(cents, q.currency);
-  const then = `Then ${price(q.price_cents)} ${per(q.billing_cycle)} from ${day(q.renews_at)}.`;
+  const then = `Then ${price(q.price_cents)} ${per(q.billing_cycle)} from ${dayText(q.renews_at)}.`;
   const span = q.new_period
     ? `a ${q.billing_cycle === "yearly" ? "year" : "month"} from today`
     : "the rest of this period";
@@ -233,9 +226,9 @@ export default function SubscriptionPage() {
               </p>
               <p className="muted">
                 {renews
-                  ? `Renews on ${day(current.current_period_end)}.`
+                  ? `Renews on ${dayText(current.current_period_end)}.`
                   : current.status === "cancelled"
-                    ? `Cancelled${current.cancelled_at ? ` on ${day(current.cancelled_at)}` : ""}. Your perks last until ${day(current.current_period_end)}; nothing renews.`
+                    ? `Cancelled${current.cancelled_at ? ` on ${dayText(current.cancelled_at)}` : ""}. Your perks last until ${dayText(current.current_period_end)}; nothing renews.`
                     : `Your last payment failed. Your perks continue for ${PAST_DUE_GRACE_DAYS} days from the failed payment while your card is tried again; update your card under Payments and receipts to keep them.`}
               </p>
               {loaded.quotes.length > 0 ? (
@@ -261,8 +254,8 @@ export default function SubscriptionPage() {
                       onChange={(e) => setReason(e.target.value)}
                     />
                     <p className="muted small">
-                      You keep your perks until {day(current.current_period_end)}, and nothing is
-                      charged after.
+                      You keep your perks until {dayText(current.current_period_end)}, and nothing
+                      is charged after.
                     </p>
                     <div className="money-actions">
                       <button

@@ -19,14 +19,7 @@ import { isPasswordRecentlyConfirmed } from "~/server/session.server";
 import { readBody } from "~/server/validation.server";
 import { ValidationError } from "~/server/errors.server";
 import { signOut } from "~/server/web-auth.server";
-
-const formatDate = (iso: string) =>
-  new Date(iso).toLocaleDateString("en-US", {
-    year: "numeric",
-    month: "long",
-    day: "numeric",
-    timeZone: "UTC",
-  });
+import { dayText } from "~/lib/dates";
 
 export const meta: MetaFunction = () => titleMeta("Account Settings");
 
@@ -95,8 +88,8 @@ export default function AccountSettingsPage() {
           <p className="alert alert-warning" data-testid="subscription-warning">
             Your {subscription.plan} subscription{" "}
             {subscription.status === "cancelled"
-              ? `is already cancelled and would end on ${formatDate(subscription.current_period_end)}`
-              : `would renew on ${formatDate(subscription.current_period_end)}`}
+              ? `is already cancelled and would end on ${dayText(subscription.current_period_end)}`
+              : `would renew on ${dayText(subscription.current_period_end)}`}
             . Deleting your account cancels it at once: you will not be charged again, and the rest
             of the current period is not refunded.
           </p>

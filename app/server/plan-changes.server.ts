@@ -30,6 +30,7 @@ import {
   toPlan,
   type SubscriptionRow,
 } from "./subscriptions.server";
+import { dayText } from "~/lib/dates";
 
 /**
  * Plan changes in place (`PUT /my/subscription`, the subscription page's "Change plan") and the
@@ -50,14 +51,6 @@ const priceOf = (plan: Priced, cycle: BillingCycle) =>
   cycle === "yearly" ? plan.price_yearly_cents : plan.price_monthly_cents;
 
 const labelOf = (name: string, cycle: BillingCycle) => `${name} (${cycle})`;
-
-const day = (ms: number) =>
-  new Date(ms).toLocaleDateString("en-US", {
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    timeZone: "UTC",
-  });
 
 // Proration
 
@@ -232,14 +225,14 @@ function changeLines(
 ): PaymentLine[] {
   const lines: PaymentLine[] = [
     {
-      description: `Unused time on ${labelOf(row.name, row.billing_cycle)} after ${day(now)}`,
+      description: `Unused time on ${labelOf(row.name, row.billing_cycle)} after ${dayText(now, "short")}`,
       amount_cents: -proration.credit,
     },
     {
       description:
         cycle === row.billing_cycle
-          ? `Remaining time on ${labelOf(plan.name, cycle)} after ${day(now)}`
-          : `${labelOf(plan.name, cycle)}, ${day(proration.periodStart)} to ${day(proration.periodEnd)}`,
+          ? `Remaining time on ${labelOf(plan.name, cycle)} after ${dayText(now, "short")}`
+          : `${labelOf(plan.name, cycle)}, ${dayText(proration.periodStart, "short")} to ${dayText(proration.periodEnd, "short")}`,
       amount_cents: proration.charge,
     },
   ];
@@ -408,7 +401,7 @@ async function renewOrEnd(env: Env, row: DueRow, now: number): Promise<number> {
   const settled = settle(row.price_cents, row.credit_cents);
   const lines: PaymentLine[] = [
     {
-      description: `${labelOf(row.name, row.billing_cycle)}, ${day(start)} to ${day(end)}`,
+      description: `${labelOf(row.name, row.billing_cycle)}, ${dayText(start, "short")} to ${dayText(end, "short")}`,
       amount_cents: row.price_cents,
     },
   ];

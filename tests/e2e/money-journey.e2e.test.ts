@@ -8,6 +8,7 @@
  */
 import type { Page } from "playwright-core";
 import { describe, expect, test } from "vitest";
+import { dayText } from "../../app/lib/dates";
 import { formatPrice } from "../../app/schemas/credits";
 import { NO_BILLING_ACCOUNT, PAYMENT_STATUS_LABELS } from "../../app/schemas/payments";
 import {
@@ -79,15 +80,6 @@ async function postFromPage(page: Page, path: string) {
     { target: path, csrf: token },
   );
 }
-
-/** A date as the subscription and settings pages write it ("April 27, 2027"). */
-const longDay = (iso: string) =>
-  new Date(iso).toLocaleDateString("en-US", {
-    year: "numeric",
-    month: "long",
-    day: "numeric",
-    timeZone: "UTC",
-  });
 
 /** Opens one of the header's account menu entries, as a member on a phone does. */
 async function openFromAccountMenu(page: Page, name: string, pathname: string): Promise<void> {
@@ -169,7 +161,7 @@ describe("a member's money at its edges, on a phone", () => {
       cancelled_at: null,
     });
     expect(started.plan.id).toBe("plus");
-    await yourPlan.getByText(`Renews on ${longDay(started.current_period_end)}.`).waitFor();
+    await yourPlan.getByText(`Renews on ${dayText(started.current_period_end)}.`).waitFor();
 
     // 2. Change plan in place, from the same page: Plus monthly → Premium yearly, a new period.
     const changeSection = page.getByRole("region", { name: "Change plan" });
@@ -205,7 +197,7 @@ describe("a member's money at its edges, on a phone", () => {
     // A change of cycle starts a new period: a year from now, shown as the renewal date.
     const daysAhead = (Date.parse(changed.current_period_end) - Date.now()) / 86_400_000;
     expect(daysAhead).toBeGreaterThan(360);
-    await yourPlan.getByText(`Renews on ${longDay(changed.current_period_end)}.`).waitFor();
+    await yourPlan.getByText(`Renews on ${dayText(changed.current_period_end)}.`).waitFor();
     // The old plan and cycle are now a change offered back, and Premium yearly no longer is.
     await changeSection.getByRole("button", { name: "Change to Plus, monthly" }).waitFor();
     expect(
@@ -301,7 +293,7 @@ describe("a member's money at its edges, on a phone", () => {
     await waitForPath(page, "/settings/account");
     await expectTitle(page, "Account Settings");
     const deleteSection = page.getByRole("region", { name: "Delete account" });
-    const renewal = longDay(changed.current_period_end);
+    const renewal = dayText(changed.current_period_end);
     const expectWarnings = async () => {
       const warning = deleteSection.getByTestId("subscription-warning");
       await warning.waitFor();
