@@ -65,12 +65,15 @@ export function action({ request, context }: ActionFunctionArgs) {
       return json(await markAllNotificationsRead(context.env, user.id));
     }
     if (body.intent === "read") {
-      const { ids } = parseInput(notificationsReadFormSchema, body);
-      return json(await markNotificationsRead(context.env, user.id, ids));
+      const { ids, group } = parseInput(notificationsReadFormSchema, body);
+      return json(await markNotificationsRead(context.env, user.id, ids, group));
     }
     throw new ValidationError({ intent: ["Unknown action."] });
   });
 }
+
+/** Rows that gather a kind or a conversation: marking them read takes the unloaded ones too. */
+const GROUPED_KEYS = /^(like|profile_view|conversation:[A-Za-z0-9_-]{1,64})$/;
 
 const markRead = (items: NotificationView[], ids: string[] | null, now: string) =>
   items.map((n) =>
@@ -269,6 +272,9 @@ function NotificationRow({
           <CsrfInput />
           <input type="hidden" name="intent" value="read" />
           <input type="hidden" name="ids" value={unreadIds.join(",")} />
+          {GROUPED_KEYS.test(group.key) ? (
+            <input type="hidden" name="group" value={group.key} />
+          ) : null}
           <button type="submit" className="btn btn-ghost btn-sm mark-read">
             <span className="mark-read-icon" aria-hidden="true">
               ✓

@@ -66,4 +66,12 @@ export const notificationsReadFormSchema = z.object({
         .min(1, "Choose what to mark read.")
         .max(100, "Too many at once."),
     ),
+  /**
+   * The row the ids came from (app/lib/notification-groups.ts keys): its unread notifications the
+   * page has not loaded are marked read too, so that the row is read as a whole.
+   */
+  group: z
+    .string()
+    .regex(/^(like|profile_view|conversation:[A-Za-z0-9_-]{1,64})$/, "Unknown notification.")
+    .optional(),
 });

@@ -256,7 +256,12 @@ export async function markNotificationRead(env: Env, userId: string, id: string)
  * page: one conversation's messages, the likes). Ids that are not the member's, or not visible to
  * them, are ignored: nothing tells whether they exist.
  */
-export async function markNotificationsRead(env: Env, userId: string, ids: string[]) {
+export async function markNotificationsRead(
+  env: Env,
+  userId: string,
+  ids: string[],
+  group?: string,
+) {
   const now = nowIso();
   const changed = await getDb(env.DB)
     .update(notifications)
@@ -264,8 +269,8 @@ export async function markNotificationsRead(env: Env, userId: string, ids: strin
     .where(
       and(
         eq(notifications.userId, userId),
-        inArray(notifications.id, ids),
         isNull(notifications.readAt),
+        group ? or(inArray(notifications.id, ids), inGroup(group)) : inArray(notifications.id, ids),
       ),
     )
     .returning({ id: notifications.id });
@@ -276,6 +281,16 @@ export async function markNotificationsRead(env: Env, userId: string, ids: strin
       changed.map((r) => r.id),
     );
   return { ids: changed.map((r) => r.id), ...(await unreadCounts(env, userId)) };
+}
+
+/** The notifications of one row of the page, by its key (likes, profile views, a conversation). */
+function inGroup(group: string) {
+  if (group === "like" || group === "profile_view") return eq(notifications.type, group);
+  const conversationId = group.slice("conversation:".length);
+  return and(
+    eq(notifications.type, "message"),
+    sql`json_extract(${notifications.data}, '$.conversation_id') = ${conversationId}`,
+  );
 }
 
 /** POST /notifications/read-all. */

@@ -415,4 +415,52 @@ describe("reading notifications", () => {
     expect(empty.status).toBe(422);
     expect((await list(me)).unread_count).toBe(1);
   });
+
+  it("a row marked read takes its notifications the page had not loaded with it, and nothing else", async () => {
+    const me = await verifiedMember();
+    const others = await Promise.all([verifiedMember(), verifiedMember()]);
+    // 25 likes: the page loads 20, the row's form names those.
+    const likes = [];
+    for (let i = 0; i < 25; i++) {
+      likes.push(await notify(env, { to: me.id, type: "like", actorId: others[i % 2]!.id }));
+    }
+    const say = (conversation_id: string) =>
+      notify(env, {
+        to: me.id,
+        type: "message",
+        actorId: others[0]!.id,
+        data: { conversation_id },
+      });
+    const c1 = [await say("c1"), await say("c1")];
+    await say("c2");
+    const theirs = await notify(env, { to: others[0]!.id, type: "like", actorId: others[1]!.id });
+    await me.client.loadCsrfFromPage("/notifications");
+    const loaded = likes.slice(5).map((n) => n!.id);
+    const read = await me.client.form("/notifications", {
+      intent: "read",
+      ids: loaded.join(","),
+      group: "like",
+    });
+    expect(read.status).toBe(200);
+    let now = await me.client.json<ListBody & { unread_groups: number }>("GET", "/notifications");
+    // Every like is read, the two conversations are not.
+    expect([now.body.unread_groups, now.body.unread_count]).toEqual([2, 3]);
+    // A conversation's row: its own messages only.
+    await me.client.form("/notifications", {
+      intent: "read",
+      ids: c1[0]!.id,
+      group: "conversation:c1",
+    });
+    now = await me.client.json<ListBody & { unread_groups: number }>("GET", "/notifications");
+    expect([now.body.unread_groups, now.body.unread_count]).toEqual([1, 1]);
+    // Another member's likes are never touched; a group that is not a row is refused.
+    expect((await list(others[0]!)).unread_count).toBe(1);
+    expect(theirs).not.toBeNull();
+    const odd = await me.client.form("/notifications", {
+      intent: "read",
+      ids: c1[1]!.id,
+      group: "match",
+    });
+    expect(odd.status).toBe(422);
+  });
 });
