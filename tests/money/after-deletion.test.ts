@@ -1,6 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { deliver, standInRequests, verifiedMember, withStripe, paidPackCheckout } from "./helpers";
+import {
+  deliver,
+  standInRequests,
+  verifiedMember,
+  withStripe,
+  paidPackCheckout,
+  stripeSubscription,
+} from "./helpers";
 
 /**
  * A Checkout already in flight when its member deleted the account (deletion expires the open
@@ -74,20 +81,10 @@ describe("a payment completed after the account was deleted", () => {
     const created = await deliver({
       type: "customer.subscription.created",
       data: {
-        object: {
-          id: subId,
-          object: "subscription",
-          status: "active",
-          customer: `cus_${m.id}`,
-          cancel_at_period_end: false,
-          cancel_at: null,
-          canceled_at: null,
-          ended_at: null,
-          start_date: Math.floor(Date.now() / 1000),
-          latest_invoice: `in_${subId}`,
+        object: stripeSubscription(m, subId, {
           metadata: { user_id: m.id, plan_id: "premium", billing_cycle: "monthly" },
           items: { object: "list", data: [] },
-        },
+        }),
       },
     });
     expect(created.status).toBe(200);

@@ -19,6 +19,7 @@ import {
   type Member,
   ledgerCheckedMembers,
   paidPackCheckout,
+  stripeSubscription,
 } from "./helpers";
 
 /**
@@ -28,7 +29,6 @@ import {
  */
 
 let counter = 0;
-const unix = (ms: number) => Math.floor(ms / 1000);
 const DAY = 86_400_000;
 
 /** The ledger invariant (helpers.ts), after each test, for every member made here. */
@@ -102,28 +102,6 @@ const dispute = (
     },
   },
 });
-
-function stripeSubscription(m: { id: string }, id: string, extra: Record<string, unknown> = {}) {
-  const start = unix(Date.now());
-  return {
-    id,
-    object: "subscription",
-    status: "active",
-    customer: `cus_${m.id}`,
-    cancel_at_period_end: false,
-    cancel_at: null,
-    canceled_at: null,
-    ended_at: null,
-    start_date: start,
-    latest_invoice: `in_${id}`,
-    metadata: { user_id: m.id, plan_id: "plus", billing_cycle: "monthly" },
-    items: {
-      object: "list",
-      data: [{ current_period_start: start, current_period_end: start + 30 * 86_400 }],
-    },
-    ...extra,
-  };
-}
 
 async function liveStripeSubscription(m: Member, id = `sub_${m.id}`) {
   const res = await deliver({

@@ -161,6 +161,33 @@ export async function completeSubscriptionCheckout(
   });
 }
 
+/** A Stripe subscription object, active for a month from now, for member `m` (as webhooks carry it). */
+export function stripeSubscription(
+  m: { id: string },
+  id: string,
+  extra: Record<string, unknown> = {},
+) {
+  const start = Math.floor(Date.now() / 1000);
+  return {
+    id,
+    object: "subscription",
+    status: "active",
+    customer: `cus_${m.id}`,
+    cancel_at_period_end: false,
+    cancel_at: null,
+    canceled_at: null,
+    ended_at: null,
+    start_date: start,
+    latest_invoice: `in_${id}`,
+    metadata: { user_id: m.id, plan_id: "plus", billing_cycle: "monthly" },
+    items: {
+      object: "list",
+      data: [{ current_period_start: start, current_period_end: start + 30 * 86_400 }],
+    },
+    ...extra,
+  };
+}
+
 export async function balanceOf(userId: string) {
   return (
     (await env.DB.prepare(
