@@ -153,6 +153,9 @@ describe("optimistic likes", () => {
         }));
       await bubbles.first().waitFor();
       expect(await motion(0)).toEqual({ arrived: null, animation: "none" });
+      // The next message must come over the open socket (one caught up after a reconnect is
+      // history and stays still), so the other member writes once the room is connected.
+      await page.locator('section.thread[data-connected="true"]').waitFor();
 
       await writer.expect("POST", `/chat/conversations/${id}/messages`, 201, {
         message: "Are you free on Friday?",
