@@ -146,6 +146,21 @@ export default tseslint.config(
     },
   },
   {
+    // The service worker: plain JavaScript in the worker's own global scope.
+    files: ["app/service-worker/**/*.js"],
+    languageOptions: {
+      sourceType: "script",
+      globals: {
+        self: "readonly",
+        caches: "readonly",
+        fetch: "readonly",
+        Request: "readonly",
+        Response: "readonly",
+        URL: "readonly",
+      },
+    },
+  },
+  {
     files: ["scripts/**", "bench/**", ".ci/**", "*.config.*"],
     languageOptions: {
       globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly" },

@@ -1,5 +1,7 @@
 import { vitePlugin as remix } from "@remix-run/dev";
 import { defineConfig, type Plugin } from "vite";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -77,6 +79,37 @@ function collectCalls(value: unknown, starts: Set<number>): void {
   }
 }
 
+/**
+ * The service worker (app/service-worker/sw.js) as /sw.js of the browser build, its __VERSION__
+ * the hash of its own source and of the public files it keeps (the offline page's): a deploy that
+ * changes any of them changes the worker's bytes, which is what makes browsers install it again.
+ */
+function serviceWorker(): Plugin {
+  const source = new URL("./app/service-worker/sw.js", import.meta.url);
+  const kept = ["offline.html", "offline.css", "icons/icon-192.png", "favicon.svg"].map(
+    (file) => new URL(`./public/${file}`, import.meta.url),
+  );
+  let ssr = false;
+  return {
+    name: "heartline:service-worker",
+    apply: "build",
+    configResolved(config) {
+      ssr = Boolean(config.build.ssr);
+    },
+    generateBundle() {
+      if (ssr) return;
+      const code = readFileSync(source, "utf8");
+      const hash = createHash("sha256").update(code);
+      for (const file of kept) hash.update(readFileSync(file));
+      this.emitFile({
+        type: "asset",
+        fileName: "sw.js",
+        source: code.replace('"__VERSION__"', JSON.stringify(hash.digest("hex").slice(0, 16))),
+      });
+    },
+  };
+}
+
 declare module "@remix-run/cloudflare" {
   interface Future {
     v3_singleFetch: false;
@@ -94,6 +127,7 @@ export default defineConfig({
       },
     }),
     pureModuleConstants(),
+    serviceWorker(),
   ],
   resolve: {
     alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },

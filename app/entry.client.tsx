@@ -1,6 +1,7 @@
 import { RemixBrowser } from "@remix-run/react";
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
+import { registerServiceWorker } from "~/lib/service-worker";
 
 function hydrate() {
   startTransition(() => {
@@ -18,3 +19,5 @@ function hydrate() {
 // opened in the background has no frames to wait for: it hydrates at once.)
 if (document.visibilityState === "visible") requestAnimationFrame(() => setTimeout(hydrate, 0));
 else hydrate();
+
+registerServiceWorker();

@@ -27,6 +27,10 @@ import stylesheet from "~/styles/app.css?url";
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  // Installable (API.md "Away from the app"): public/manifest.webmanifest, its icons drawn by
+  // scripts/draw-icons.ts; iOS takes its home-screen icon from the touch icon.
+  { rel: "manifest", href: "/manifest.webmanifest" },
+  { rel: "apple-touch-icon", href: "/icons/icon-192.png" },
 ];
 
 export function loader({ request, context }: LoaderFunctionArgs) {

@@ -1,0 +1,32 @@
+/**
+ * Registers the service worker (app/service-worker/sw.js, served as /sw.js) once the page has
+ * loaded and the browser is idle: it is for the next visit (the offline page, notifications), so it
+ * never competes with this page's own start. `updateViaCache: "none"` makes every update check
+ * ask the server for /sw.js, so a deploy reaches installed apps on their next navigation.
+ */
+export function registerServiceWorker(): void {
+  if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+  const register = () => {
+    navigator.serviceWorker.register("/sw.js", { scope: "/", updateViaCache: "none" }).catch(() => {
+      // A browser that refuses (private mode, a policy) still has the whole site.
+    });
+  };
+  const whenIdle = () =>
+    "requestIdleCallback" in window
+      ? window.requestIdleCallback(register, { timeout: 5_000 })
+      : setTimeout(register, 1_000);
+  if (document.readyState === "complete") whenIdle();
+  else window.addEventListener("load", whenIdle, { once: true });
+}
+
+/**
+ * The unread count on the installed app's icon, where the platform has one (Chrome and Edge on
+ * desktop and Android, Safari for apps on the home screen); nothing elsewhere.
+ */
+export function showAppBadge(count: number): void {
+  if (!("setAppBadge" in navigator)) return;
+  const done = count > 0 ? navigator.setAppBadge(count) : navigator.clearAppBadge();
+  done.catch(() => {
+    // Not installed, or the permission is not there: the bell in the page still counts.
+  });
+}

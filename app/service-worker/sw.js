@@ -1,0 +1,145 @@
+/*
+ * Heartline's service worker, served as /sw.js (scope /). The build (vite.config.ts,
+ * `serviceWorker()`) writes it into build/client with VERSION set to a hash of this file and of
+ * every file it keeps, so that a deploy which changes any of them is a new worker.
+ *
+ * What it does, and nothing more (API.md "Away from the app"):
+ * - keeps the offline page and the three static files it loads, and shows that page when a
+ *   navigation fails for want of a network. It never keeps a response that holds a member's data:
+ *   pages, JSON and photos always go to the network;
+ * - shows a push (`{type, title, body, url, tag}`) as a notification that replaces the previous one
+ *   of its tag, and opens its `url` when the notification is clicked;
+ * - updates itself without a reload: a new version takes over at once (it keeps no page or script
+ *   of the old version that could disagree with the new one), and serves the next navigation.
+ */
+const VERSION = "__VERSION__";
+const CACHE = `heartline-offline-${VERSION}`;
+const KEPT = ["/offline", "/offline.css", "/icons/icon-192.png", "/favicon.svg"];
+const OFFLINE_PAGE = KEPT[0];
+const FALLBACK_URL = "/notifications";
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll(KEPT.map((url) => new Request(url, { cache: "reload" }))))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      const names = await caches.keys();
+      await Promise.all(
+        names
+          .filter((name) => name.startsWith("heartline-") && name !== CACHE)
+          .map((name) => caches.delete(name)),
+      );
+      // The page's request leaves while this worker starts, instead of after it.
+      if (self.registration.navigationPreload) await self.registration.navigationPreload.enable();
+      await self.clients.claim();
+    })(),
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (request.mode === "navigate") {
+    event.respondWith(navigate(event));
+  } else if (KEPT.includes(url.pathname) && url.search === "") {
+    event.respondWith(fetch(request).catch(() => kept(url.pathname)));
+  }
+});
+
+/** The network's answer, whatever its status; the offline page only when there is no network. */
+async function navigate(event) {
+  try {
+    const preloaded = await event.preloadResponse;
+    if (preloaded) return preloaded;
+    return await fetch(event.request);
+  } catch {
+    return kept(OFFLINE_PAGE);
+  }
+}
+
+async function kept(path) {
+  const cache = await caches.open(CACHE);
+  return (await cache.match(path)) ?? Response.error();
+}
+
+self.addEventListener("push", (event) => {
+  const push = readPush(event.data);
+  event.waitUntil(
+    Promise.all([
+      self.registration.showNotification(push.title, {
+        body: push.body,
+        tag: push.tag,
+        // Pushes of one tag are folded by the server; each one that arrives is worth a sound.
+        renotify: true,
+        icon: "/icons/icon-192.png",
+        badge: "/icons/badge-96.png",
+        data: { url: push.url, type: push.type },
+      }),
+      // The exact count is the page's to set (it knows the bell); here: "something new".
+      self.navigator.setAppBadge ? self.navigator.setAppBadge().catch(() => {}) : undefined,
+    ]),
+  );
+});
+
+/**
+ * A push's payload, or a plain notice when it cannot be read: a browser requires every push to
+ * show something, and an unreadable one still means there is something new.
+ */
+function readPush(data) {
+  let push = null;
+  try {
+    push = data ? data.json() : null;
+  } catch {
+    push = null;
+  }
+  const text = (value) => (typeof value === "string" && value.length > 0 ? value : null);
+  return {
+    type: text(push?.type) ?? "notification",
+    title: text(push?.title) ?? "Heartline",
+    body: text(push?.body) ?? "Something new is waiting for you.",
+    url: pagePath(push?.url),
+    tag: text(push?.tag) ?? "heartline",
+  };
+}
+
+/** A path of this site; anything else (another origin, a scheme) opens the notifications page. */
+function pagePath(value) {
+  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//")) {
+    return FALLBACK_URL;
+  }
+  return value;
+}
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const opening = openPage(pagePath(event.notification.data?.url));
+  // A click the browser reports keeps the worker alive until the page is open; an event made by a
+  // script is not trusted with that, and the page opens all the same.
+  if (event.isTrusted) event.waitUntil(opening);
+});
+
+/** Brings a Heartline window forward on `path`: the one already there, another one, or a new one. */
+async function openPage(path) {
+  const target = new URL(path, self.location.origin).href;
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const there = windows.find((client) => client.url === target);
+  if (there) return there.focus().catch(() => there);
+  for (const client of windows) {
+    try {
+      const navigated = await client.navigate(target);
+      if (navigated) return navigated.focus().catch(() => navigated);
+    } catch {
+      // Not controlled by this worker (opened before it): try the next, or a new window.
+    }
+  }
+  return self.clients.openWindow(target);
+}

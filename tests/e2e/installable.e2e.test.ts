@@ -1,0 +1,190 @@
+/**
+ * API.md "Away from the app": Heartline can be installed, keeps an offline page and nothing else,
+ * shows a push as a notification and opens its page when the notification is clicked. In
+ * Chromium, through the DevTools protocol where a member's browser would act on its own (the push
+ * service's delivery, the installability check).
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {
+  chromium,
+  type BrowserContext,
+  type CDPSession,
+  type Page,
+  type Worker,
+} from "playwright-core";
+import { describe, expect, test } from "vitest";
+import { ApiMember, idOf } from "./api-member";
+import {
+  baseUrl,
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  registerVerifiedMember,
+  uniqueMember,
+  useBrowser,
+  visit,
+} from "./helpers";
+
+/** The service worker of this page's context, once it has taken the page over. */
+async function serviceWorkerOf(page: Page): Promise<Worker> {
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, {
+    timeout: 20_000,
+  });
+  const context = page.context();
+  return context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+}
+
+/** What every cache of the origin holds, as paths. */
+async function cachedPaths(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const paths: string[] = [];
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      for (const request of await cache.keys()) paths.push(new URL(request.url).pathname);
+    }
+    return paths.sort();
+  });
+}
+
+/** The registration id the DevTools protocol names the origin's service worker by. */
+async function registrationId(cdp: CDPSession): Promise<string> {
+  const found = new Promise<string>((resolve) => {
+    cdp.on("ServiceWorker.workerRegistrationUpdated", ({ registrations }) => {
+      const active = registrations.find((r) => !r.isDeleted && r.scopeURL === `${baseUrl()}/`);
+      if (active) resolve(active.registrationId);
+    });
+  });
+  await cdp.send("ServiceWorker.enable");
+  return found;
+}
+
+async function notifications(
+  sw: Worker,
+): Promise<{ title: string; body: string; tag: string; url: string }[]> {
+  return sw.evaluate(`self.registration.getNotifications().then((list) =>
+    list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, url: n.data && n.data.url })))`);
+}
+
+describe("installable", () => {
+  const browser = useBrowser();
+
+  test("the manifest is valid, its icons load, and Chromium finds the app installable", async () => {
+    // A profile of its own: Chromium never offers to install from an incognito context, which is
+    // what every other test's context is.
+    const profile = await mkdtemp(path.join(os.tmpdir(), "heartline-install-"));
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      baseURL: baseUrl(),
+    });
+    try {
+      const page = context.pages()[0] ?? (await context.newPage());
+      await visit(page, "/login");
+      await serviceWorkerOf(page);
+      const cdp = await context.newCDPSession(page);
+      const manifest = await cdp.send("Page.getAppManifest");
+      expect(manifest.url).toBe(`${baseUrl()}/manifest.webmanifest`);
+      expect(manifest.errors).toEqual([]);
+      // The check loads the icons and needs the service worker in control of the page.
+      const { installabilityErrors } = await cdp.send("Page.getInstallabilityErrors");
+      expect(installabilityErrors).toEqual([]);
+    } finally {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    }
+  });
+
+  test("with the network gone, a page opens as the offline page, and Try again returns to it", async () => {
+    const { page } = await registerVerifiedMember(browser(), "offline");
+    await visit(page, "/dashboard");
+    await serviceWorkerOf(page);
+    await visit(page, "/my/profile");
+    const context: BrowserContext = page.context();
+    await context.setOffline(true);
+    await page.goto("/my/matches");
+    await expect
+      .poll(() => page.getByRole("heading", { name: "You are offline" }).isVisible())
+      .toBe(true);
+    // Its stylesheet came from the service worker's cache too.
+    expect(
+      await page.locator(".offline-retry").evaluate((a) => getComputedStyle(a).borderRadius),
+    ).toBe("999px");
+    expect(new URL(page.url()).pathname).toBe("/my/matches");
+
+    await context.setOffline(false);
+    await page.getByRole("link", { name: "Try again" }).click();
+    await page.waitForURL((url) => url.pathname === "/my/matches");
+    await page.getByRole("heading", { name: "Discover" }).first().waitFor();
+    // Pages of a signed-in member went through the worker; what it keeps is only the offline
+    // page's static files.
+    expect(await cachedPaths(page)).toEqual(
+      ["/favicon.svg", "/icons/icon-192.png", "/offline", "/offline.css"].sort(),
+    );
+  });
+
+  test("a push shows as a notification that replaces the one of its tag, and a click opens the conversation", async () => {
+    const reader = uniqueMember("notified");
+    const { member, page } = await registerVerifiedMember(browser(), reader.username.slice(0, 8));
+    await page.context().grantPermissions(["notifications"], { origin: baseUrl() });
+    const writer = await new ApiMember(uniqueMember("writer")).join({ interests: ["Jazz"] });
+    const started = await writer.expect("POST", "/chat/conversations", 201, {
+      user_id: await idOf(page, member.username),
+      message: "Hello there!",
+    });
+    const id = (started?.conversation as { id: string }).id;
+
+    await visit(page, "/dashboard");
+    const sw = await serviceWorkerOf(page);
+    const cdp = await page.context().newCDPSession(page);
+    const registration = await registrationId(cdp);
+    const push = (payload: object) =>
+      cdp.send("ServiceWorker.deliverPushMessage", {
+        origin: baseUrl(),
+        registrationId: registration,
+        data: JSON.stringify(payload),
+      });
+    const tag = `conversation:${id}`;
+    await push({
+      type: "message",
+      title: "Sam",
+      body: "Sam sent you a message",
+      url: `/chat/${id}`,
+      tag,
+    });
+    await expect
+      .poll(() => notifications(sw))
+      .toEqual([{ title: "Sam", body: "Sam sent you a message", tag, url: `/chat/${id}` }]);
+    await push({
+      type: "message",
+      title: "Sam",
+      body: "Sam sent 3 messages",
+      url: `/chat/${id}`,
+      tag,
+    });
+    await expect
+      .poll(() => notifications(sw))
+      .toEqual([{ title: "Sam", body: "Sam sent 3 messages", tag, url: `/chat/${id}` }]);
+    // A payload that points away from Heartline opens the notifications page instead.
+    await push({
+      type: "like",
+      title: "A new like",
+      body: "",
+      url: "https://evil.example/",
+      tag: "like",
+    });
+    await expect
+      .poll(async () => (await notifications(sw)).find((n) => n.tag === "like")?.url)
+      .toBe("/notifications");
+
+    // The click: the member's open window goes to the conversation.
+    await sw.evaluate(`self.registration.getNotifications({ tag: ${JSON.stringify(tag)} }).then(([n]) =>
+      self.dispatchEvent(new NotificationEvent("notificationclick", { notification: n })))`);
+    await page.waitForURL(
+      (url) => url.pathname === "/chat" && url.searchParams.get("conversation") === id,
+    );
+    await page.getByTestId("message").getByText("Hello there!").waitFor();
+    await expect.poll(async () => (await notifications(sw)).map((n) => n.tag)).toEqual(["like"]);
+  });
+});
