@@ -13,6 +13,7 @@ export default defineConfig({
     "./app/server/db/likes.ts",
     "./app/server/db/search.ts",
     "./app/server/db/money.ts",
+    "./app/server/db/push.ts",
   ],
   out: "./migrations",
 });

@@ -29,6 +29,24 @@ export default defineConfig({
           // The mail provider's local stand-in (tests/setup/mail-provider-stand-in.ts): tests that
           // send through Resend pass this as RESEND_API_BASE.
           RESEND_TEST_BASE: `http://127.0.0.1:${inject("mailProviderStandInPort")}`,
+          // Web push (app/server/push.server.ts): a VAPID key pair made once for the tests, and
+          // the push service's local stand-in (tests/setup/push-service-stand-in.ts).
+          VAPID_PUBLIC_KEY:
+            "BPM2s-DfmNAf153rQBSEttra3d0zumTdw4Fg2FO1nhT3ohrY3Boj4TPzvrGq05yZ59uI2OJ86QGtUfOP7Uv5sDU",
+          VAPID_PRIVATE_KEY: "6vfT7B0sBP_J9brrR0Iy2NIk5JhLcn3i6IwsBYdZDmw",
+          PUSH_SERVICE_TEST_BASE: `https://localhost:${inject("pushServiceStandInPort")}`,
+        },
+        // Miniflare's own network for outgoing requests, which also trusts the push service
+        // stand-in's certificate (push services are https, and so is the stand-in).
+        outboundService: {
+          network: {
+            allow: ["public", "private", "240.0.0.0/4"],
+            deny: [],
+            tlsOptions: {
+              trustBrowserCas: true,
+              trustedCertificates: [inject("pushServiceStandInCertificate")],
+            },
+          },
         },
       },
     })),
@@ -46,6 +64,7 @@ export default defineConfig({
       "./tests/setup/stripe-stand-in.ts",
       "./tests/setup/error-tracker-stand-in.ts",
       "./tests/setup/mail-provider-stand-in.ts",
+      "./tests/setup/push-service-stand-in.ts",
     ],
     deps: {
       optimizer: {

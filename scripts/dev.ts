@@ -1,7 +1,8 @@
 /**
  * `npm run dev`: everything a fresh clone needs to run Heartline locally, then `wrangler dev`.
  *
- * 1. Creates .dev.vars with a random APP_KEY when it is missing (local secrets never leave it).
+ * 1. Creates .dev.vars with a random APP_KEY, and a VAPID key pair for web push, when they are
+ *    missing (local secrets never leave it).
  * 2. Applies the D1 migrations to the local database (.wrangler/state).
  * 3. Seeds the demo members and their photos (idempotent).
  * 4. Starts `wrangler dev` (local D1, R2 and Durable Objects), which builds the app and rebuilds
@@ -22,19 +23,43 @@ function run(command: string, args: string[]) {
   }
 }
 
-function ensureDevVars() {
-  const path = ".dev.vars";
-  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
-  if (/^APP_KEY=.{32,}$/m.test(current)) return;
-  const key = randomBytes(32).toString("base64url");
-  writeFileSync(
-    path,
-    `${current}${current && !current.endsWith("\n") ? "\n" : ""}APP_KEY=${key}\n`,
-  );
-  console.log("Created .dev.vars with a random APP_KEY.");
+/**
+ * A VAPID key pair (docs/decisions/031) as the Worker reads it: the public key as base64url of the
+ * 65-byte uncompressed P-256 point, the private key as base64url of its 32-byte scalar.
+ */
+async function vapidKeyPair() {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
+  const publicKey = Buffer.from(await crypto.subtle.exportKey("raw", pair.publicKey));
+  const { d } = await crypto.subtle.exportKey("jwk", pair.privateKey);
+  return { VAPID_PUBLIC_KEY: publicKey.toString("base64url"), VAPID_PRIVATE_KEY: d! };
 }
 
-ensureDevVars();
+async function ensureDevVars() {
+  const path = ".dev.vars";
+  let current = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const add = (lines: string) => {
+    current = `${current}${current && !current.endsWith("\n") ? "\n" : ""}${lines}`;
+  };
+  const added: string[] = [];
+  if (!/^APP_KEY=.{32,}$/m.test(current)) {
+    add(`APP_KEY=${randomBytes(32).toString("base64url")}\n`);
+    added.push("a random APP_KEY");
+  }
+  if (!/^VAPID_PUBLIC_KEY=\S+$/m.test(current) || !/^VAPID_PRIVATE_KEY=\S+$/m.test(current)) {
+    // A pair or nothing: a lone half of an earlier pair is replaced (the last line wins).
+    const keys = await vapidKeyPair();
+    add(`VAPID_PUBLIC_KEY=${keys.VAPID_PUBLIC_KEY}\nVAPID_PRIVATE_KEY=${keys.VAPID_PRIVATE_KEY}\n`);
+    added.push("a VAPID key pair for web push");
+  }
+  if (added.length === 0) return;
+  writeFileSync(path, current);
+  console.log(`Wrote ${added.join(" and ")} to .dev.vars.`);
+}
+
+await ensureDevVars();
 run("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"]);
 run("npx", ["tsx", "scripts/seed.ts"]);
 

@@ -9,6 +9,8 @@ declare global {
       FUZZ_RUNS: string;
       SENTRY_TEST_DSN: string;
       RESEND_TEST_BASE: string;
+      /** The push service's stand-in (tests/setup/push-service-stand-in.ts), https. */
+      PUSH_SERVICE_TEST_BASE: string;
     }
   }
 }

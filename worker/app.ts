@@ -16,6 +16,7 @@ import { moneyApi } from "./api/money";
 import { notificationsApi } from "./api/notifications";
 import { opsApi } from "./api/ops";
 import { profileApi } from "./api/profile";
+import { pushApi } from "./api/push";
 import { realtimeApi } from "./api/realtime";
 import { safetyApi } from "./api/safety";
 import { addResponseHeaders, wantsJson } from "./http";
@@ -57,6 +58,7 @@ export function createApp(build: ServerBuild) {
   app.route("/", safetyApi);
   app.route("/", realtimeApi);
   app.route("/", notificationsApi);
+  app.route("/", pushApi);
   app.route("/", chatApi);
   app.route("/", discoveryApi);
   app.route("/", moneyApi);

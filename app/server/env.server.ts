@@ -45,6 +45,15 @@ export interface Env {
   SENTRY_RELEASE?: string;
   /** Housekeeping's bounds, "rows per statement/statements per job" (worker/scheduled.ts). */
   HOUSEKEEPING_BATCH?: string;
+  /**
+   * Web push's VAPID key pair (app/server/push.server.ts, docs/decisions/031), secrets: the public
+   * key as base64url of the 65-byte uncompressed P-256 point, the private key as base64url of its
+   * 32-byte scalar. Locally `npm run dev` makes a pair in .dev.vars.
+   */
+  VAPID_PUBLIC_KEY?: string;
+  VAPID_PRIVATE_KEY?: string;
+  /** Who push services contact about this sender's pushes: a mailto: or https: URL. */
+  VAPID_SUBJECT?: string;
 }
 
 const limitSpec = z
@@ -129,6 +138,8 @@ export const REQUIRED_PRODUCTION_SECRETS = [
   "RESEND_API_KEY",
   "STRIPE_SECRET_KEY",
   "STRIPE_WEBHOOK_SECRET",
+  "VAPID_PUBLIC_KEY",
+  "VAPID_PRIVATE_KEY",
 ] as const;
 
 /**
@@ -154,6 +165,38 @@ export function productionProblems(env: Env): string[] {
   }
   if (!env.STRIPE_WEBHOOK_SECRET) problems.push("STRIPE_WEBHOOK_SECRET is not set");
   if (env.STRIPE_API_BASE) problems.push("STRIPE_API_BASE is set (a local Stripe stand-in)");
+  problems.push(...vapidProblems(env));
+  return problems;
+}
+
+/** The bytes of base64url text (no padding), or null when it is not base64url. */
+function base64UrlBytes(value: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(value) || value.length % 4 === 1) return null;
+  return Uint8Array.from(atob(value.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+}
+
+/**
+ * What is wrong with web push's VAPID settings (app/server/push.server.ts): each problem named,
+ * none when the keys have the form browsers and push services take (the public key a 65-byte
+ * uncompressed P-256 point, the private key 32 bytes, both base64url) and the subject is a
+ * mailto: or https: contact.
+ */
+export function vapidProblems(env: Env): string[] {
+  const problems: string[] = [];
+  const publicKey = env.VAPID_PUBLIC_KEY?.trim() ?? "";
+  const privateKey = env.VAPID_PRIVATE_KEY?.trim() ?? "";
+  const publicBytes = base64UrlBytes(publicKey);
+  if (!publicKey) problems.push("VAPID_PUBLIC_KEY is not set");
+  else if (publicBytes?.length !== 65 || publicBytes[0] !== 4) {
+    problems.push("VAPID_PUBLIC_KEY is not an uncompressed P-256 public key (base64url)");
+  }
+  if (!privateKey) problems.push("VAPID_PRIVATE_KEY is not set");
+  else if (base64UrlBytes(privateKey)?.length !== 32) {
+    problems.push("VAPID_PRIVATE_KEY is not a P-256 private key (32 bytes, base64url)");
+  }
+  if (!/^(mailto:[^\s@]+@\S+|https:\/\/\S+)$/.test(env.VAPID_SUBJECT?.trim() ?? "")) {
+    problems.push("VAPID_SUBJECT is not a mailto: or https: contact");
+  }
   return problems;
 }
 

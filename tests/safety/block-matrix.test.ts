@@ -303,6 +303,10 @@ const ROWS: Record<string, Row> = {
   "DELETE /my/account": unrelated("the member's own account"),
   "GET /my/notification-preferences": unrelated("the member's own switches"),
   "PUT /my/notification-preferences": unrelated("the member's own switches"),
+  "GET /my/push/key": unrelated("the server's public key, the same for everyone"),
+  "POST /my/push/subscriptions": unrelated("the member's own browser"),
+  "DELETE /my/push/subscriptions": unrelated("the member's own browser"),
+  "POST /my/push/test": unrelated("a push to the member's own browsers"),
   "GET /my/privacy": unrelated("the member's own online-status switch"),
   "PUT /my/privacy": unrelated("the member's own online-status switch"),
   "POST /me/heartbeat": unrelated("the member's own last_seen_at"),
@@ -778,6 +782,14 @@ const ROWS: Record<string, Row> = {
       expect(theirs.status).toBe(404);
       const control = await page(w.me.client, `/chat/starters/${w.carol.details.username}`);
       expect(control.status).toBe(200);
+    },
+  },
+  "PAGE /chat/:conversationId": {
+    outcome: "only a redirect to the chat page with that conversation, which decides as PAGE /chat",
+    async check(w) {
+      const res = await page(w.me.client, "/chat/some-conversation");
+      expect(res.status).toBe(302);
+      expect(res.headers.get("Location")).toBe("/chat?conversation=some-conversation");
     },
   },
   "PAGE /settings/blocked": {
