@@ -205,8 +205,16 @@ describe("the conversation lists", () => {
     const alice = await verifiedMember();
     const res = await alice.client.fetch("/chat/conversations", {
       headers: { Accept: "text/html" },
+      redirect: "manual",
     });
-    expect(res.headers.get("Content-Type")).toContain("text/html");
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/chat");
+    const page = await alice.client.fetch("/chat", { headers: { Accept: "text/html" } });
+    expect(page.headers.get("Content-Type")).toContain("text/html");
+    const archived = await alice.client.fetch("/chat/conversations/archived", {
+      headers: { Accept: "text/html" },
+    });
+    expect(archived.headers.get("Content-Type")).toContain("text/html");
   });
 });
 
