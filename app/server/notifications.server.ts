@@ -1,12 +1,15 @@
 import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import {
+  DEFAULT_CHANNELS,
   NOTIFICATION_TYPES,
   type NotificationPreferences,
+  type NotificationSettings,
+  type NotificationSettingsChange,
   type NotificationType,
   type NotificationView,
 } from "~/schemas/notifications";
 import { newId } from "./crypto.server";
-import { notificationPreferences, notifications } from "./db/notifications";
+import { notificationPreferences, notifications, notificationSettings } from "./db/notifications";
 import { getDb, nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
@@ -304,39 +307,99 @@ export async function markAllNotificationsRead(env: Env, userId: string) {
   return unreadCounts(env, userId);
 }
 
-/** Every kind with its switch (on unless the member turned it off). */
+/** Every kind's channels (the defaults where the member changed nothing), quiet hours, preview. */
 export async function getNotificationPreferences(
   env: Env,
   userId: string,
-): Promise<NotificationPreferences> {
-  const rows = await getDb(env.DB)
-    .select({ type: notificationPreferences.type, enabled: notificationPreferences.enabled })
-    .from(notificationPreferences)
-    .where(eq(notificationPreferences.userId, userId))
-    .all();
-  const stored = new Map(rows.map((r) => [r.type, r.enabled]));
-  return Object.fromEntries(
-    NOTIFICATION_TYPES.map((t) => [t, stored.get(t) ?? true]),
+): Promise<NotificationSettings> {
+  const db = getDb(env.DB);
+  const [rows, settings] = await db.batch([
+    db
+      .select({
+        type: notificationPreferences.type,
+        in_app: notificationPreferences.enabled,
+        push: notificationPreferences.push,
+        email: notificationPreferences.email,
+      })
+      .from(notificationPreferences)
+      .where(eq(notificationPreferences.userId, userId)),
+    db.select().from(notificationSettings).where(eq(notificationSettings.userId, userId)),
+  ]);
+  const stored = new Map(rows.map((r) => [r.type, r]));
+  const preferences = Object.fromEntries(
+    NOTIFICATION_TYPES.map((type) => {
+      const row = stored.get(type);
+      const defaults = DEFAULT_CHANNELS[type];
+      return [
+        type,
+        {
+          in_app: row?.in_app ?? defaults.in_app,
+          push: row?.push ?? defaults.push,
+          email: row?.email ?? defaults.email,
+        },
+      ];
+    }),
   ) as NotificationPreferences;
+  const own = settings[0];
+  return {
+    preferences,
+    quiet_hours:
+      own?.quietStart && own.quietEnd && own.timeZone
+        ? { start: own.quietStart, end: own.quietEnd, time_zone: own.timeZone }
+        : null,
+    preview: own?.preview ?? false,
+  };
 }
 
-/** Changes the switches given (the others keep their value) and returns them all. */
+/**
+ * Merges a change into the member's settings (the channels, quiet hours and preview not named keep
+ * their value) and returns them all. One batch: the kinds' rows, then the member's settings row.
+ */
 export async function setNotificationPreferences(
   env: Env,
   userId: string,
-  changes: Partial<NotificationPreferences>,
-): Promise<NotificationPreferences> {
-  const values = NOTIFICATION_TYPES.flatMap((type) =>
-    changes[type] === undefined ? [] : [{ userId, type, enabled: changes[type] }],
-  );
-  if (values.length > 0) {
-    await getDb(env.DB)
-      .insert(notificationPreferences)
-      .values(values)
-      .onConflictDoUpdate({
-        target: [notificationPreferences.userId, notificationPreferences.type],
-        set: { enabled: sql`excluded.enabled` },
-      });
+  change: NotificationSettingsChange,
+): Promise<NotificationSettings> {
+  const current = await getNotificationPreferences(env, userId);
+  const db = getDb(env.DB);
+  const writes = [];
+  const rows = NOTIFICATION_TYPES.flatMap((type) => {
+    const changed = change.preferences?.[type];
+    if (!changed) return [];
+    const next = { ...current.preferences[type], ...changed };
+    return [{ userId, type, enabled: next.in_app, push: next.push, email: next.email }];
+  });
+  if (rows.length > 0) {
+    writes.push(
+      db
+        .insert(notificationPreferences)
+        .values(rows)
+        .onConflictDoUpdate({
+          target: [notificationPreferences.userId, notificationPreferences.type],
+          set: {
+            enabled: sql`excluded.enabled`,
+            push: sql`excluded.push`,
+            email: sql`excluded.email`,
+          },
+        }),
+    );
   }
+  if (change.quiet_hours !== undefined || change.preview !== undefined) {
+    const quiet = change.quiet_hours === undefined ? current.quiet_hours : change.quiet_hours;
+    const values = {
+      quietStart: quiet?.start ?? null,
+      quietEnd: quiet?.end ?? null,
+      timeZone: quiet?.time_zone ?? null,
+      preview: change.preview ?? current.preview,
+    };
+    writes.push(
+      db
+        .insert(notificationSettings)
+        .values({ userId, ...values })
+        .onConflictDoUpdate({ target: notificationSettings.userId, set: values }),
+    );
+  }
+  const [first, ...rest] = writes;
+  if (first) await db.batch([first, ...rest]);
   return getNotificationPreferences(env, userId);
 }

@@ -20,9 +20,12 @@ import {
   baseUrl,
   CHROMIUM_ARGS,
   CHROMIUM_PATH,
+  openPage,
+  registerThroughUi,
   registerVerifiedMember,
   uniqueMember,
   useBrowser,
+  verifyEmailThroughMailbox,
   visit,
 } from "./helpers";
 
@@ -45,6 +48,13 @@ async function cachedPaths(page: Page): Promise<string[]> {
     }
     return paths.sort();
   });
+}
+
+/** The DevTools protocol's id of the page's browser context. */
+async function contextId(page: Page): Promise<string> {
+  const cdp = await page.context().newCDPSession(page);
+  const { targetInfo } = await cdp.send("Target.getTargetInfo");
+  return targetInfo.browserContextId!;
 }
 
 /** The registration id the DevTools protocol names the origin's service worker by. */
@@ -186,5 +196,52 @@ describe("installable", () => {
     );
     await page.getByTestId("message").getByText("Hello there!").waitFor();
     await expect.poll(async () => (await notifications(sw)).map((n) => n.tag)).toEqual(["like"]);
+  });
+
+  test("notification settings: each kind by channel, quiet hours in this device's time zone, and push explained when the browser blocks it", async () => {
+    const member = uniqueMember("settings");
+    const page = await openPage(browser(), { timezoneId: "Asia/Tokyo" });
+    await registerThroughUi(page, member);
+    await verifyEmailThroughMailbox(page, member);
+    await visit(page, "/settings/notifications");
+
+    const push = page.locator("section.push-settings");
+    await expect.poll(() => push.getAttribute("data-push-state")).toBe("off");
+    await page.getByRole("button", { name: "Turn on push notifications" }).waitFor();
+
+    await page.getByRole("group", { name: "Likes" }).getByLabel("Push").uncheck();
+    await page.getByRole("group", { name: "Profile views" }).getByLabel("Email").check();
+    await page.getByLabel("Show message text in push notifications").check();
+    await page.getByLabel("Quiet hours").check();
+    expect(await page.getByLabel("Time zone").inputValue()).toBe("Asia/Tokyo");
+    await page.getByLabel("From").fill("23:30");
+    await page.getByRole("button", { name: "Save notification settings" }).click();
+    await page.getByText("Notification settings saved.").waitFor();
+    const saved = await page.evaluate(async () =>
+      (
+        await fetch("/my/notification-preferences", { headers: { Accept: "application/json" } })
+      ).json(),
+    );
+    expect(saved).toMatchObject({
+      preferences: {
+        like: { in_app: true, push: false, email: true },
+        profile_view: { in_app: true, push: false, email: true },
+      },
+      quiet_hours: { start: "23:30", end: "08:00", time_zone: "Asia/Tokyo" },
+      preview: true,
+    });
+
+    // The browser blocks notifications for the site: the page says how to undo that.
+    const cdp = await page.context().browser()!.newBrowserCDPSession();
+    await cdp.send("Browser.setPermission", {
+      origin: baseUrl(),
+      permission: { name: "notifications" },
+      setting: "denied",
+      browserContextId: await contextId(page),
+    });
+    await visit(page, "/settings/notifications");
+    await expect.poll(() => push.getAttribute("data-push-state")).toBe("denied");
+    await push.getByText("Notifications are blocked for Heartline in this browser").waitFor();
+    expect(await page.getByRole("button", { name: "Turn on push notifications" }).count()).toBe(0);
   });
 });

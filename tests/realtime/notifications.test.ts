@@ -1,6 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { NOTIFICATION_TYPES, type NotificationView } from "~/schemas/notifications";
+import {
+  NOTIFICATION_TYPES,
+  type NotificationPreferences,
+  type NotificationView,
+} from "~/schemas/notifications";
 import { notify } from "~/server/notifications.server";
 import { verifiedMember, registerMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
@@ -25,8 +29,8 @@ async function memberChannel(member: Member): Promise<TestSocket> {
   return socket!;
 }
 
-async function setPreferences(member: Member, changes: Record<string, boolean>) {
-  const res = await member.client.json<{ preferences: Record<string, boolean> }>(
+async function setPreferences(member: Member, changes: Record<string, unknown>) {
+  const res = await member.client.json<{ preferences: NotificationPreferences }>(
     "PUT",
     "/my/notification-preferences",
     changes,
@@ -156,18 +160,77 @@ describe("hidden actors", () => {
 });
 
 describe("each kind has its own switch", () => {
-  it("starts with every kind on, and validates changes", async () => {
+  it("starts with every kind on in the app, pushes and emails as the defaults say, and validates changes", async () => {
     const member = await verifiedMember();
     const res = await member.client.json("GET", "/my/notification-preferences");
     expect(res.body).toEqual({
-      preferences: { message: true, like: true, match: true, gift: true, profile_view: true },
+      preferences: {
+        message: { in_app: true, push: true, email: true },
+        like: { in_app: true, push: true, email: true },
+        match: { in_app: true, push: true, email: true },
+        gift: { in_app: true, push: true, email: false },
+        profile_view: { in_app: true, push: false, email: false },
+      },
+      quiet_hours: null,
+      preview: false,
     });
-    const bad = await member.client.json("PUT", "/my/notification-preferences", { like: "no" });
-    expect(bad.status).toBe(422);
-    const unknown = await member.client.json("PUT", "/my/notification-preferences", {
-      pokes: false,
+    const refused = [
+      { like: "no" },
+      { pokes: false },
+      { preferences: { like: { sms: true } } },
+      { preferences: { like: { push: "yes" } } },
+      { quiet_hours: { start: "22:00", end: "8:00", time_zone: "Europe/Paris" } },
+      { quiet_hours: { start: "22:00", end: "22:00", time_zone: "Europe/Paris" } },
+      { quiet_hours: { start: "22:00", end: "08:00", time_zone: "Mars/Olympus_Mons" } },
+      { quiet_hours: { start: "22:00", end: "08:00" } },
+      { preview: "on" },
+    ];
+    for (const body of refused) {
+      const bad = await member.client.json("PUT", "/my/notification-preferences", body);
+      expect(bad.status, JSON.stringify(body)).toBe(422);
+    }
+    expect((await member.client.json("GET", "/my/notification-preferences")).body).toEqual(
+      res.body,
+    );
+  });
+
+  it("merges any part of the shape: one channel, a bare boolean for in-app, quiet hours, preview", async () => {
+    const member = await verifiedMember();
+    await setPreferences(member, { preferences: { like: { push: false } } });
+    await setPreferences(member, { match: false, gift: { email: true } });
+    const res = await member.client.json("PUT", "/my/notification-preferences", {
+      quiet_hours: { start: "22:00", end: "07:30", time_zone: "Europe/Paris" },
+      preview: true,
     });
-    expect(unknown.status).toBe(422);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      preferences: {
+        message: { in_app: true, push: true, email: true },
+        like: { in_app: true, push: false, email: true },
+        match: { in_app: false, push: true, email: true },
+        gift: { in_app: true, push: true, email: true },
+        profile_view: { in_app: true, push: false, email: false },
+      },
+      quiet_hours: { start: "22:00", end: "07:30", time_zone: "Europe/Paris" },
+      preview: true,
+    });
+    // Only what a change names moves: the preview alone keeps the quiet hours, and null ends them.
+    const preview = await member.client.json<{ quiet_hours: unknown; preview: boolean }>(
+      "PUT",
+      "/my/notification-preferences",
+      { preview: false },
+    );
+    expect(preview.body.quiet_hours).toEqual({
+      start: "22:00",
+      end: "07:30",
+      time_zone: "Europe/Paris",
+    });
+    const ended = await member.client.json<{ quiet_hours: unknown; preview: boolean }>(
+      "PUT",
+      "/my/notification-preferences",
+      { quiet_hours: null },
+    );
+    expect(ended.body).toMatchObject({ quiet_hours: null, preview: false });
   });
 
   for (const kind of NOTIFICATION_TYPES) {
@@ -175,8 +238,8 @@ describe("each kind has its own switch", () => {
       const me = await verifiedMember();
       const other = await verifiedMember();
       const preferences = await setPreferences(me, { [kind]: false });
-      expect(preferences[kind]).toBe(false);
-      expect(Object.values(preferences).filter((on) => !on)).toHaveLength(1);
+      expect(preferences[kind].in_app).toBe(false);
+      expect(Object.values(preferences).filter((channels) => !channels.in_app)).toHaveLength(1);
       const channel = await memberChannel(me);
 
       expect(await notify(env, { to: me.id, type: kind, actorId: other.id })).toBeNull();
@@ -208,7 +271,7 @@ describe("each kind has its own switch", () => {
     expect(views.body.total_count).toBe(1);
   });
 
-  it("the settings page saves every switch from a plain form", async () => {
+  it("the settings page saves every switch, the quiet hours and the preview from a plain form", async () => {
     const member = await verifiedMember();
     const page = await member.client.fetch("/settings/notifications", {
       headers: { Accept: "text/html" },
@@ -216,26 +279,59 @@ describe("each kind has its own switch", () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain("<title>Notification Settings - Heartline</title>");
-    for (const kind of NOTIFICATION_TYPES) expect(html).toContain(`name="${kind}"`);
+    for (const kind of NOTIFICATION_TYPES) {
+      for (const channel of ["in_app", "push", "email"]) {
+        expect(html).toContain(`name="${kind}.${channel}"`);
+      }
+    }
+    expect(html).toContain('<option value="Europe/Paris">Europe/Paris</option>');
 
     await member.client.loadCsrfFromPage("/settings/notifications");
     // As the browser sends it: every switch, the unchecked ones as their hidden "off".
+    const form: Record<string, string> = {};
+    for (const kind of NOTIFICATION_TYPES) {
+      form[`${kind}.in_app`] = kind === "match" ? "off" : "on";
+      form[`${kind}.push`] = kind === "message" ? "off" : "on";
+      form[`${kind}.email`] = "off";
+    }
     const saved = await member.client.form("/settings/notifications", {
-      message: "off",
-      like: "on",
-      match: "off",
-      gift: "on",
-      profile_view: "off",
+      ...form,
+      quiet: "on",
+      quiet_start: "23:00",
+      quiet_end: "07:00",
+      time_zone: "America/New_York",
+      preview: "off",
     });
     expect(saved.status).toBe(200);
-    const res = await member.client.json("GET", "/my/notification-preferences");
-    expect(res.body).toEqual({
-      preferences: { message: false, like: true, match: false, gift: true, profile_view: false },
+    const res = await member.client.json<{
+      preferences: NotificationPreferences;
+      quiet_hours: unknown;
+      preview: boolean;
+    }>("GET", "/my/notification-preferences");
+    expect(res.body.preferences.match).toEqual({ in_app: false, push: true, email: false });
+    expect(res.body.preferences.message).toEqual({ in_app: true, push: false, email: false });
+    expect(res.body.quiet_hours).toEqual({
+      start: "23:00",
+      end: "07:00",
+      time_zone: "America/New_York",
     });
+    expect(res.body.preview).toBe(false);
 
-    // A body without the switches (an empty form, JSON of anything else) is refused and
-    // changes nothing: it never reads as "everything off".
-    const partial: Record<string, string>[] = [{}, { like: "on" }, { like: "yes", message: "off" }];
+    // A body without the switches (an empty form, JSON of anything else) or with quiet hours that
+    // are not times is refused and changes nothing: it never reads as "everything off".
+    const partial: Record<string, string>[] = [
+      {},
+      { "like.in_app": "on" },
+      {
+        ...form,
+        quiet: "on",
+        quiet_start: "late",
+        quiet_end: "07:00",
+        time_zone: "UTC",
+        preview: "off",
+      },
+      { ...form, quiet: "maybe", preview: "off" },
+    ];
     for (const body of partial) {
       const refused = await member.client.form("/settings/notifications", body);
       expect(refused.status).toBe(422);

@@ -47,13 +47,13 @@ notificationsApi.post("/notifications/:id/read", requireVerified, async (c) => {
 
 notificationsApi.get("/my/notification-preferences", requireUser, async (c) => {
   const { user } = currentUser(c);
-  return c.json({ preferences: await getNotificationPreferences(c.env, user.id) });
+  return c.json(await getNotificationPreferences(c.env, user.id));
 });
 
 notificationsApi.put("/my/notification-preferences", requireUser, async (c) => {
   const { user } = currentUser(c);
   const changes = parseInput(notificationPreferencesSchema, await readBody(c.req.raw));
-  return c.json({ preferences: await setNotificationPreferences(c.env, user.id, changes) });
+  return c.json(await setNotificationPreferences(c.env, user.id, changes));
 });
 
 notificationsApi.get("/my/privacy", requireUser, async (c) => {

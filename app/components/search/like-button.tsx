@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from "react";
 import { MessageButton } from "~/components/chat/message-button";
 import { Avatar } from "~/components/profile/member";
 import { Modal } from "~/components/modal";
+import { PushOffer } from "~/components/push-controls";
 import { useRootData } from "~/lib/root-data";
 import { useSetAtom } from "~/state/jotai";
 import { matchCelebrated, notificationsStateAtom } from "~/state/notifications";
@@ -149,6 +150,7 @@ export function MatchMoment({
           Keep browsing
         </button>
       </div>
+      <PushOffer name={name} />
     </Modal>
   );
 }

@@ -28,7 +28,10 @@ export const notifications = sqliteTable(
   ],
 );
 
-/** A member's switch per kind; no row means the kind is on. */
+/**
+ * A member's switches per kind, one per channel (API.md "Away from the app"); no row, or null in
+ * a channel, means that channel's default (app/schemas/notifications.ts DEFAULT_CHANNELS).
+ */
 export const notificationPreferences = sqliteTable(
   "notification_preferences",
   {
@@ -36,7 +39,23 @@ export const notificationPreferences = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     type: text("type", { enum: NOTIFICATION_TYPES }).notNull(),
+    /** In the app: the bell, the notifications page, the live channel. */
     enabled: integer("enabled", { mode: "boolean" }).notNull(),
+    push: integer("push", { mode: "boolean" }),
+    email: integer("email", { mode: "boolean" }),
   },
   (t) => [primaryKey({ columns: [t.userId, t.type] })],
 );
+
+/** When and how a member is told while away: quiet hours and lock-screen previews. */
+export const notificationSettings = sqliteTable("notification_settings", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  /** "HH:MM" in `timeZone`; both null when the member has no quiet hours. */
+  quietStart: text("quiet_start"),
+  quietEnd: text("quiet_end"),
+  timeZone: text("time_zone"),
+  /** A message's text on a lock screen: only when the member asked for it. */
+  preview: integer("preview", { mode: "boolean" }).notNull().default(false),
+});
