@@ -3,6 +3,7 @@
  * subscription its push service gives for Heartline's key, and the server's copy of it.
  */
 import { api } from "./http";
+import { registerWorker } from "./service-worker";
 
 /**
  * - `unsupported`: no service worker or Push API here (on iPhone and iPad: until Heartline is added
@@ -49,8 +50,7 @@ export async function turnOnPush(): Promise<PushState> {
   if (permission === "denied") return "denied";
   if (permission !== "granted") return "off";
   const registration =
-    (await navigator.serviceWorker.getRegistration("/")) ??
-    (await navigator.serviceWorker.register("/sw.js", { scope: "/", updateViaCache: "none" }));
+    (await navigator.serviceWorker.getRegistration("/")) ?? (await registerWorker());
   await navigator.serviceWorker.ready;
   const { public_key } = await api<{ public_key: string }>("/my/push/key");
   const key = keyBytes(public_key);

@@ -7,7 +7,7 @@
 export function registerServiceWorker(): void {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
   const register = () => {
-    navigator.serviceWorker.register("/sw.js", { scope: "/", updateViaCache: "none" }).catch(() => {
+    registerWorker().catch(() => {
       // A browser that refuses (private mode, a policy) still has the whole site.
     });
   };
@@ -17,6 +17,11 @@ export function registerServiceWorker(): void {
       : setTimeout(register, 1_000);
   if (document.readyState === "complete") whenIdle();
   else window.addEventListener("load", whenIdle, { once: true });
+}
+
+/** The one registration of /sw.js, wherever it is made (here, or when push is turned on). */
+export function registerWorker(): Promise<ServiceWorkerRegistration> {
+  return navigator.serviceWorker.register("/sw.js", { scope: "/", updateViaCache: "none" });
 }
 
 /**

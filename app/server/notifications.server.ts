@@ -361,12 +361,21 @@ export async function setNotificationPreferences(
   change: NotificationSettingsChange,
 ): Promise<NotificationSettings> {
   const current = await getNotificationPreferences(env, userId);
+  const merged: NotificationSettings = {
+    preferences: Object.fromEntries(
+      NOTIFICATION_TYPES.map((type) => [
+        type,
+        { ...current.preferences[type], ...change.preferences?.[type] },
+      ]),
+    ) as NotificationPreferences,
+    quiet_hours: change.quiet_hours === undefined ? current.quiet_hours : change.quiet_hours,
+    preview: change.preview ?? current.preview,
+  };
   const db = getDb(env.DB);
   const writes = [];
   const rows = NOTIFICATION_TYPES.flatMap((type) => {
-    const changed = change.preferences?.[type];
-    if (!changed) return [];
-    const next = { ...current.preferences[type], ...changed };
+    if (!change.preferences?.[type]) return [];
+    const next = merged.preferences[type];
     return [{ userId, type, enabled: next.in_app, push: next.push, email: next.email }];
   });
   if (rows.length > 0) {
@@ -385,12 +394,12 @@ export async function setNotificationPreferences(
     );
   }
   if (change.quiet_hours !== undefined || change.preview !== undefined) {
-    const quiet = change.quiet_hours === undefined ? current.quiet_hours : change.quiet_hours;
+    const quiet = merged.quiet_hours;
     const values = {
       quietStart: quiet?.start ?? null,
       quietEnd: quiet?.end ?? null,
       timeZone: quiet?.time_zone ?? null,
-      preview: change.preview ?? current.preview,
+      preview: merged.preview,
     };
     writes.push(
       db
@@ -401,5 +410,5 @@ export async function setNotificationPreferences(
   }
   const [first, ...rest] = writes;
   if (first) await db.batch([first, ...rest]);
-  return getNotificationPreferences(env, userId);
+  return merged;
 }
