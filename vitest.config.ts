@@ -35,6 +35,8 @@ export default defineConfig({
             "BPM2s-DfmNAf153rQBSEttra3d0zumTdw4Fg2FO1nhT3ohrY3Boj4TPzvrGq05yZ59uI2OJ86QGtUfOP7Uv5sDU",
           VAPID_PRIVATE_KEY: "6vfT7B0sBP_J9brrR0Iy2NIk5JhLcn3i6IwsBYdZDmw",
           PUSH_SERVICE_TEST_BASE: `https://localhost:${inject("pushServiceStandInPort")}`,
+          // A member away this long (seconds) is pushed what happens (30 deployed).
+          AWAY_PUSH_DELAY_SECONDS: "1",
         },
         // Miniflare's own network for outgoing requests, which also trusts the push service
         // stand-in's certificate (push services are https, and so is the stand-in).

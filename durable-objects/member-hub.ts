@@ -15,6 +15,10 @@ import { SENDING_TOO_FAST, type SendCounter } from "~/server/chat-rules.server";
 import { slidingWindowHit } from "~/server/rate-limit.server";
 import { log } from "~/server/log.server";
 import { exec } from "~/server/sql.server";
+import { messageEvent, notificationEvent } from "~/server/away.server";
+import { notificationActor } from "~/lib/notifications";
+import { displayName } from "~/lib/members";
+import { AWAY_SCHEMA, AwayPushes } from "./away-pushes";
 import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
 import { closeNormally } from "./close-socket";
 import { FrameRate } from "./frame-rate";
@@ -40,6 +44,7 @@ const SCHEMA = [
      hidden INTEGER NOT NULL DEFAULT 0)`,
   "CREATE INDEX IF NOT EXISTS chat_list_order ON chat_list (activity_at, conversation_id)",
   ...CLIENT_ID_SCHEMA,
+  ...AWAY_SCHEMA,
 ];
 
 /**
@@ -56,9 +61,14 @@ const SCHEMA = [
  * member's own. The client ids the member sent with are claimed here, so that one is never used
  * for two messages in different conversations (client-id-claims.ts: the conversation the member
  * writes in holds a lease, and claims nothing per message).
+ *
+ * And it decides the pushes of a member who is away (away-pushes.ts, docs/decisions/033): a
+ * message, gift, like, match or profile view for a member with no page open is folded under its
+ * tag, and the hub's alarm sends it.
  */
 export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   private readonly clientIds: ClientIdClaims;
+  private readonly away: AwayPushes;
   private readonly frames = new FrameRate();
   /** The member's messages over chat_send_account's window, in every conversation. */
   private sends: SendCounter | undefined;
@@ -70,6 +80,15 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     );
     for (const statement of SCHEMA) this.ctx.storage.sql.exec(statement);
     this.clientIds = new ClientIdClaims(this.ctx.storage.sql, env);
+    this.away = new AwayPushes(this.ctx, env, () =>
+      this.ctx.storage.sql
+        .exec<{ conversation_id: string; other_id: string; unread_count: number }>(
+          `SELECT conversation_id, other_id, unread_count FROM chat_list
+           WHERE listed = 1 AND archived_at IS NULL AND hidden = 0 AND unread_count > 0
+           ORDER BY activity_at DESC LIMIT 50`,
+        )
+        .toArray(),
+    );
   }
 
   /**
@@ -77,7 +96,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
    * nothing). A new message lists the conversation and brings it back from the archive. The
    * member's open pages hear of it, unless the conversation is hidden.
    */
-  async applyConversation(update: ListUpdate): Promise<void> {
+  async applyConversation(update: ListUpdate, userId?: string): Promise<void> {
     // Constant text (no query builder): this runs twice for every message sent. An entry held
     // already is updated in place (the common case); a new one is inserted.
     const listed = update.message ? 1 : 0;
@@ -109,7 +128,15 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
         update.other_id,
       ).rowsWritten;
     }
-    if (applied === 0 || update.hidden || this.ctx.getWebSockets().length === 0) return;
+    if (applied === 0) return;
+    if (update.hidden || update.unread_count === 0) {
+      this.away.dropConversation(update.conversation_id);
+      if (update.hidden) return;
+    }
+    if (this.openSockets() === 0) {
+      await this.awayMessage(update, userId);
+      return;
+    }
     await this.publish({
       type: "conversation",
       conversation_id: update.conversation_id,
@@ -119,6 +146,16 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       unread_total: this.unreadTotal(),
       message: update.message,
     });
+  }
+
+  /** A new message or gift for the member while no page of theirs is open: a push to come. */
+  private async awayMessage(update: ListUpdate, userId: string | undefined): Promise<void> {
+    const message = update.message;
+    if (!message || message.sender_id !== update.other_id || update.unread_count === 0) return;
+    if (userId) await this.away.rememberMember(userId);
+    const name = await this.away.nameOf(update.other_id);
+    const event = name ? messageEvent(update, name) : null;
+    if (event) await this.away.add(event);
   }
 
   private conversationHeld(conversationId: string): boolean {
@@ -172,10 +209,22 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   async forgetChat(): Promise<void> {
     exec(this.ctx.storage.sql, sql`DELETE FROM chat_list`);
     this.clientIds.forget();
+    await this.away.forget();
+  }
+
+  /** The member's push subscriptions or notification settings changed (read again when needed). */
+  async pushSettingsChanged(): Promise<void> {
+    await this.away.invalidate();
+  }
+
+  /** A block between the member and `otherId`: nothing of the other member is pushed. */
+  async forgetMember(otherId: string): Promise<void> {
+    this.away.forgetMember(otherId);
   }
 
   /** A conversation is gone (the other member deleted their account). */
   async dropConversation(conversationId: string): Promise<void> {
+    this.away.dropConversation(conversationId);
     exec(
       this.ctx.storage.sql,
       sql`DELETE FROM chat_list WHERE conversation_id = ${conversationId}`,
@@ -241,6 +290,9 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     }
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1]);
+    // The member is here: what waited to be pushed is theirs to see on the page.
+    await this.away.here();
+    await this.away.rememberOrigin(new URL(request.url).origin);
     log({
       event: "socket_opened",
       level: "info",
@@ -251,8 +303,12 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
-  /** Sends one frame to every open socket of the member; returns how many received it. */
-  async publish(frame: MemberServerFrame): Promise<number> {
+  /**
+   * Sends one frame to every open socket of the member; returns how many received it. A
+   * notification that reaches none (the member is away) may become a push (`userId`: the
+   * member's id, which the hub keeps for reading their push settings).
+   */
+  async publish(frame: MemberServerFrame, userId?: string): Promise<number> {
     const text = JSON.stringify(frame);
     let delivered = 0;
     for (const socket of this.ctx.getWebSockets()) {
@@ -262,6 +318,15 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
         delivered += 1;
       } catch {
         // A socket closing while we send: its close handler tidies up.
+      }
+    }
+    if (frame.type === "notification") {
+      const actor = notificationActor(frame.notification);
+      if (actor) this.away.rememberName(actor.id, displayName(actor));
+      if (delivered === 0) {
+        const event = notificationEvent(frame.notification);
+        if (userId) await this.away.rememberMember(userId);
+        if (event) await this.away.add(event);
       }
     }
     return delivered;
@@ -311,6 +376,20 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     return this.ctx.getWebSockets().length;
   }
 
+  /** Sockets of the member that are open and were not ended by the hub (`except` is closing). */
+  private openSockets(except?: WebSocket): number {
+    let open = 0;
+    for (const socket of this.ctx.getWebSockets()) {
+      if (socket !== except && socket.readyState === WebSocket.OPEN && !ended(socket)) open += 1;
+    }
+    return open;
+  }
+
+  /** Sends the pushes that are due (away-pushes.ts). */
+  override async alarm(): Promise<void> {
+    await this.away.alarm(this.openSockets());
+  }
+
   override async webSocketMessage(socket: WebSocket): Promise<void> {
     // Clients only ping, which the auto-response answers; anything else is ignored (a socket the
     // hub ended included: nothing a client sends here acts). A socket past its frame rate is
@@ -321,6 +400,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   override async webSocketClose(socket: WebSocket): Promise<void> {
     closeNormally(socket);
+    if (this.openSockets(socket) === 0) await this.away.left();
   }
 
   override async webSocketError(socket: WebSocket): Promise<void> {

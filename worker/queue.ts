@@ -2,15 +2,22 @@ import * as Sentry from "@sentry/cloudflare";
 import { passwordResetMail } from "~/server/auth.server";
 import { configRefusal, type Env } from "~/server/env.server";
 import { logFailure } from "~/server/log.server";
-import { mailJobSchema, sendMail, type MailJob } from "~/server/mail.server";
+import { MailProviderError, mailJobSchema, sendMail, type MailJob } from "~/server/mail.server";
 import { count } from "~/server/metrics.server";
 
 /** The first retry waits this long; each later one twice the one before, up to `MAX_DELAY_S`. */
 const FIRST_DELAY_S = 30;
 const MAX_DELAY_S = 3600;
 
-/** Seconds before the `attempts`-th failed delivery of a message is tried again. */
-export function retryDelay(attempts: number): number {
+/** The consumer's `max_retries` (wrangler.toml): a message failing past it goes to the dead-letter queue. */
+export const MAX_RETRIES = 10;
+
+/**
+ * Seconds before the `attempts`-th failed delivery of a message is tried again: what the provider
+ * asked for (`Retry-After` of a 429), else twice as long after each failure.
+ */
+export function retryDelay(attempts: number, retryAfter: number | null = null): number {
+  if (retryAfter !== null) return Math.min(Math.max(1, Math.ceil(retryAfter)), MAX_DELAY_S);
   return Math.min(FIRST_DELAY_S * 2 ** Math.max(0, attempts - 1), MAX_DELAY_S);
 }
 
@@ -40,8 +47,15 @@ export async function queue(batch: MessageBatch, env: Env): Promise<void> {
     } catch (error) {
       count(env, "email_failed");
       if (env.SENTRY_DSN) Sentry.captureException(error, { tags: { job: job.data.kind } });
-      logFailure("email_send", error, { kind: job.data.kind, attempts: message.attempts });
-      message.retry({ delaySeconds: retryDelay(message.attempts) });
+      const lastAttempt = message.attempts > MAX_RETRIES;
+      logFailure(lastAttempt ? "email_dead_lettered" : "email_send", error, {
+        kind: job.data.kind,
+        attempts: message.attempts,
+        status: error instanceof MailProviderError ? error.status : undefined,
+      });
+      // Past the last retry the queue moves it to the dead-letter queue (docs/runbook.md).
+      const retryAfter = error instanceof MailProviderError ? error.retryAfter : null;
+      message.retry({ delaySeconds: retryDelay(message.attempts, retryAfter) });
     }
   }
 }

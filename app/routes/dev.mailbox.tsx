@@ -59,6 +59,15 @@ export default function MailboxPage() {
                     to {email.to} · {new Date(email.sent_at).toLocaleString()}
                   </span>
                 </summary>
+                {Object.keys(email.headers).length > 0 ? (
+                  <dl className="mail-headers muted">
+                    {Object.entries(email.headers).map(([name, value]) => (
+                      <div key={name}>
+                        <dt>{name}:</dt> <dd>{value}</dd>
+                      </div>
+                    ))}
+                  </dl>
+                ) : null}
                 <p className="mail-body">
                   <Linkified text={email.text} />
                 </p>

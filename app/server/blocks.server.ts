@@ -7,6 +7,7 @@ import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound, ValidationError } from "./errors.server";
 import { cardColumns, toMemberCard } from "./members.server";
+import { forgetAwayPushes } from "./member-channel.server";
 import { presenceBlockChanged } from "./presence.server";
 import { isBlockedEitherWay } from "./visibility.server";
 
@@ -76,6 +77,8 @@ export async function blockMember(env: Env, me: string, input: BlockInput) {
   await conversationBlockChanged(env, me, input.user_id, true);
   // Neither sees the other's presence any more, on pages already open too.
   await presenceBlockChanged(env, me, input.user_id);
+  // Nothing of either waits to be pushed to the other.
+  await forgetAwayPushes(env, me, input.user_id);
   return { message: BLOCKED_MESSAGE };
 }
 

@@ -2,14 +2,14 @@ import type { Email } from "./mail.server";
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function layout(title: string, body: string, action: { label: string; url: string }) {
+function layout(title: string, body: string, action: { label: string; url: string }, footer = "") {
   return `<!doctype html><html><body style="margin:0;background:#f6f3f5;font-family:system-ui,sans-serif;color:#1d1720">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:32px 12px">
 <table role="presentation" width="100%" style="max-width:520px;background:#fff;border-radius:16px;padding:32px">
 <tr><td><p style="font-size:20px;font-weight:700;color:#e11d63;margin:0 0 24px">&#9829; Heartline</p>
 <h1 style="font-size:22px;margin:0 0 16px">${escape(title)}</h1>${body}
 <p style="margin:28px 0"><a href="${escape(action.url)}" style="background:#e11d63;color:#fff;padding:12px 22px;border-radius:999px;text-decoration:none;font-weight:600">${escape(action.label)}</a></p>
-<p style="font-size:13px;color:#6b6070">If the button does not work, open this link: <br><a href="${escape(action.url)}" style="color:#e11d63;word-break:break-all">${escape(action.url)}</a></p>
+<p style="font-size:13px;color:#6b6070">If the button does not work, open this link: <br><a href="${escape(action.url)}" style="color:#e11d63;word-break:break-all">${escape(action.url)}</a></p>${footer}
 </td></tr></table></td></tr></table></body></html>`;
 }
 
@@ -66,5 +66,52 @@ export function passwordResetNoAccountEmail(to: string, url: string): Email {
       "<p>Hello, someone asked to reset the password of a Heartline account for this email address, but no active account uses it, so no password was changed. If it was not you, ignore this email.</p>",
       { label: "Create an account", url },
     ),
+  };
+}
+
+/** One line of a digest: what happened, and the page that shows it. */
+export interface DigestLine {
+  text: string;
+  url: string;
+}
+
+/**
+ * The email digest of a member who was away (digest.server.ts). A notification email: it carries
+ * RFC 8058's one-click unsubscribe (`List-Unsubscribe` with an https URL and
+ * `List-Unsubscribe-Post`), and the same link in its footer, which works without signing in.
+ */
+export function digestEmail(input: {
+  to: string;
+  name: string;
+  lines: DigestLine[];
+  openUrl: string;
+  settingsUrl: string;
+  unsubscribeUrl: string;
+}): Email {
+  const { lines } = input;
+  const subject =
+    lines.length === 1
+      ? `While you were away: ${lines[0]!.text}`
+      : "While you were away on Heartline";
+  const footerText = `You get this digest because email notifications are on for your account. Stop these emails: ${input.unsubscribeUrl}\nChoose what you hear of: ${input.settingsUrl}`;
+  const footerHtml = `<p style="font-size:12px;color:#6b6070;margin-top:24px">You get this digest because email notifications are on for your account. <a href="${escape(input.unsubscribeUrl)}" style="color:#6b6070">Stop these emails</a> or <a href="${escape(input.settingsUrl)}" style="color:#6b6070">choose what you hear of</a>.</p>`;
+  return {
+    to: input.to,
+    subject,
+    text: `Hi ${input.name},\n\nWhile you were away:\n\n${lines.map((l) => `- ${l.text}: ${l.url}`).join("\n")}\n\nOpen Heartline: ${input.openUrl}\n\n${footerText}`,
+    html: layout(
+      "While you were away",
+      `<p>Hi ${escape(input.name)}, here is what happened:</p><ul style="padding-left:20px;line-height:1.6">${lines
+        .map(
+          (l) => `<li><a href="${escape(l.url)}" style="color:#1d1720">${escape(l.text)}</a></li>`,
+        )
+        .join("")}</ul>`,
+      { label: "Open Heartline", url: input.openUrl },
+      footerHtml,
+    ),
+    headers: {
+      "List-Unsubscribe": `<${input.unsubscribeUrl}>`,
+      "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    },
   };
 }

@@ -54,6 +54,17 @@ export interface Env {
   VAPID_PRIVATE_KEY?: string;
   /** Who push services contact about this sender's pushes: a mailto: or https: URL. */
   VAPID_SUBJECT?: string;
+  /** How long a member has no page open before what happens for them is pushed (seconds). */
+  AWAY_PUSH_DELAY_SECONDS?: string;
+  /** How long something stays unseen by a member away before their email digest (seconds). */
+  AWAY_EMAIL_DELAY_SECONDS?: string;
+  /** At most one email digest per member per this long (seconds). */
+  EMAIL_DIGEST_INTERVAL_SECONDS?: string;
+  /**
+   * The address members reach the app at (`https://heartline.app`), for links in emails sent
+   * without a request (the digest). Unset: the origin of the member's own last page.
+   */
+  APP_ORIGIN?: string;
 }
 
 const limitSpec = z

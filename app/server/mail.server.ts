@@ -10,6 +10,8 @@ export interface Email {
   subject: string;
   text: string;
   html: string;
+  /** Headers beyond From, To and Subject: a notification email's List-Unsubscribe (RFC 8058). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -20,7 +22,13 @@ export interface Email {
 export const mailJobSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("email"),
-    email: z.object({ to: z.string(), subject: z.string(), text: z.string(), html: z.string() }),
+    email: z.object({
+      to: z.string(),
+      subject: z.string(),
+      text: z.string(),
+      html: z.string(),
+      headers: z.record(z.string(), z.string()).optional(),
+    }),
   }),
   z.object({ kind: z.literal("password_reset"), address: z.string(), origin: z.string() }),
 ]);
@@ -56,12 +64,25 @@ export async function sendMail(env: Env, email: Email, idempotencyKey: string): 
   if (config.mailTransport === "mailbox") {
     await getDb(env.DB)
       .insert(schema.devMailbox)
-      .values({ ...email, sentAt: nowIso() });
+      .values({ ...email, headers: email.headers ?? null, sentAt: nowIso() });
     return;
   }
   if (!config.resendApiKey) throw new Error("RESEND_API_KEY is not set");
   await sendThroughResend(env, config, email, idempotencyKey);
   count(env, "email_sent");
+}
+
+/**
+ * The mail provider refused or failed a send: its status, and how long it asked us to wait
+ * (`Retry-After`, seconds) when it said so (a 429 over its rate limit).
+ */
+export class MailProviderError extends Error {
+  constructor(
+    readonly status: number,
+    readonly retryAfter: number | null,
+  ) {
+    super(`Mail delivery failed with status ${status}`);
+  }
 }
 
 /** Resend's API; RESEND_API_BASE moves it to a local stand-in, outside production only. */
@@ -90,10 +111,16 @@ async function sendThroughResend(
       subject: email.subject,
       text: email.text,
       html: email.html,
+      ...(email.headers ? { headers: email.headers } : {}),
     }),
   });
+  await response.body?.cancel();
   if (!response.ok) {
-    throw new Error(`Mail delivery failed with status ${response.status}`);
+    const retryAfter = Number(response.headers.get("Retry-After"));
+    throw new MailProviderError(
+      response.status,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+    );
   }
 }
 
@@ -108,6 +135,7 @@ export async function readMailbox(env: Env, limit = 50) {
     subject: r.subject,
     text: r.text,
     html: r.html,
+    headers: r.headers ?? {},
     sent_at: r.sentAt,
   }));
 }

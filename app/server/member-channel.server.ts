@@ -11,10 +11,38 @@ import { presenceShardFor } from "./presence.server";
  */
 export async function publishToMember(env: Env, userId: string, frame: MemberServerFrame) {
   try {
-    await memberHub(env, userId).publish(frame);
+    await memberHub(env, userId).publish(frame, userId);
   } catch (error) {
     logFailure("publish_to_member_failed", error);
   }
+}
+
+/**
+ * The member's push subscriptions or notification settings changed: their hub, which keeps a copy
+ * to push without reading D1, reads them again before its next push.
+ */
+export async function pushSettingsChanged(env: Env, userId: string) {
+  try {
+    await memberHub(env, userId).pushSettingsChanged();
+  } catch (error) {
+    logFailure("push_settings_changed_failed", error, { user_id: userId });
+  }
+}
+
+/** A block between two members: neither's hub pushes anything of the other any more. */
+export async function forgetAwayPushes(env: Env, a: string, b: string) {
+  await Promise.all(
+    [
+      [a, b],
+      [b, a],
+    ].map(([userId, otherId]) =>
+      memberHub(env, userId!)
+        .forgetMember(otherId!)
+        .catch((error: unknown) =>
+          logFailure("forget_away_pushes_failed", error, { user_id: userId }),
+        ),
+    ),
+  );
 }
 
 /** Remembers that the member opened a socket in a conversation (see `endMemberSockets`). */

@@ -16,7 +16,11 @@ export type Counter =
   | "d1_error"
   | "http_5xx"
   | "health_failed"
-  | "housekeeping_failed";
+  | "housekeeping_failed"
+  | "push_sent"
+  | "push_failed"
+  | "push_removed"
+  | "push_withheld";
 
 export function count(env: Pick<Env, "METRICS">, counter: Counter, n = 1): void {
   try {

@@ -13,7 +13,7 @@ import { notificationPreferences, notifications, notificationSettings } from "./
 import { getDb, nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
-import { publishToMember } from "./member-channel.server";
+import { publishToMember, pushSettingsChanged } from "./member-channel.server";
 import { memberCards, type MemberCard } from "./members.server";
 import { statement } from "./sql.server";
 import { isActiveMember, isBlockedEitherWay, neitherBlocked } from "./visibility.server";
@@ -48,7 +48,7 @@ export interface NotifyInput {
  * Rows the member may see: their own, and none whose actor is on either side of a block or no
  * longer active (the rule of visibility.server.ts).
  */
-function visibleRows(userId: string) {
+export function visibleRows(userId: string) {
   return and(
     eq(notifications.userId, userId),
     or(
@@ -409,6 +409,9 @@ export async function setNotificationPreferences(
     );
   }
   const [first, ...rest] = writes;
-  if (first) await db.batch([first, ...rest]);
+  if (first) {
+    await db.batch([first, ...rest]);
+    await pushSettingsChanged(env, userId);
+  }
   return merged;
 }

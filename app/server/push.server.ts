@@ -7,6 +7,7 @@ import { getDb, nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, ValidationError } from "./errors.server";
 import { logFailure } from "./log.server";
+import { pushSettingsChanged } from "./member-channel.server";
 
 /**
  * Web push (docs/api.md "Away from the app", docs/decisions/031): the member's browsers that
@@ -126,13 +127,15 @@ export async function savePushSubscription(
   const id = newId();
   const t = pushSubscriptions;
   const sameMember = sql`${t.userId} = excluded.user_id`;
+  const previous = db.select({ userId: t.userId }).from(t).where(eq(t.endpoint, input.endpoint));
   const keep = db
     .select({ id: t.id })
     .from(t)
     .where(eq(t.userId, userId))
     .orderBy(sql`${t.createdAt} DESC`, sql`rowid DESC`)
     .limit(MAX_PUSH_SUBSCRIPTIONS);
-  const [saved] = await db.batch([
+  const [owners, saved] = await db.batch([
+    previous,
     db
       .insert(t)
       .values({
@@ -157,6 +160,13 @@ export async function savePushSubscription(
     db.delete(t).where(and(eq(t.userId, userId), notInArray(t.id, keep))),
   ]);
   const savedId = saved[0]!.id;
+  // The member's hub, and that of a member this browser was subscribed for before, push from a
+  // copy of their subscriptions: both read them again.
+  const previousOwner = owners[0]?.userId;
+  await Promise.all([
+    pushSettingsChanged(env, userId),
+    previousOwner && previousOwner !== userId ? pushSettingsChanged(env, previousOwner) : undefined,
+  ]);
   return { id: savedId, created: savedId === id };
 }
 
@@ -170,6 +180,7 @@ export async function deletePushSubscription(
   await getDb(env.DB)
     .delete(t)
     .where(and(eq(t.userId, userId), eq(t.endpoint, endpoint)));
+  await pushSettingsChanged(env, userId);
 }
 
 /** The member's subscriptions, oldest first. */
@@ -202,7 +213,9 @@ export async function sendPush(
     logFailure("push_send", error, { user_id: userId, step: "list_subscriptions" });
     return { sent: 0, removed: 0, failed: 1 };
   }
-  return sendPushTo(env, subscriptions, payload, { ...options, userId });
+  const outcome = await sendPushTo(env, subscriptions, payload, { ...options, userId });
+  if (outcome.removed > 0) await pushSettingsChanged(env, userId);
+  return outcome;
 }
 
 /**

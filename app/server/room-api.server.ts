@@ -64,7 +64,14 @@ export interface ListUpdate {
   /** Either member blocked the other, or the other member is suspended: out of the totals. */
   hidden: boolean;
   /** The new message that caused the change (it lists the conversation and brings it back). */
-  message: { id: string; sender_id: string; message: string; sent_at: string } | null;
+  message: {
+    id: string;
+    sender_id: string;
+    message: string;
+    sent_at: string;
+    /** The gift's name when the message carries one. */
+    gift?: string | null;
+  } | null;
 }
 
 export type ListRow = {
@@ -131,7 +138,7 @@ export interface ClientIdClaim {
 
 /** The hub of one member (durable-objects/member-hub.ts): their sockets and conversation list. */
 export interface MemberHubApi {
-  applyConversation(update: ListUpdate): Promise<void>;
+  applyConversation(update: ListUpdate, userId?: string): Promise<void>;
   listConversation(entry: ListEntry): Promise<void>;
   setArchived(entry: ListEntry, archivedAt: string | null): Promise<void>;
   importListState(entry: ListEntry, listed: boolean, archivedAt: string | null): Promise<void>;
@@ -145,7 +152,9 @@ export interface MemberHubApi {
   conversation(conversationId: string): Promise<ListRow | null>;
   unreadTotal(): number;
   claimClientId(clientId: string, conversationId: string, memberId: string): Promise<ClientIdClaim>;
-  publish(frame: MemberServerFrame): Promise<number>;
+  publish(frame: MemberServerFrame, userId?: string): Promise<number>;
+  pushSettingsChanged(): Promise<void>;
+  forgetMember(otherId: string): Promise<void>;
   noteConversation(conversationId: string): Promise<void>;
   countSend(limit: RateLimitSpec): Promise<Refusal | null>;
   endSessions(): Promise<string[]>;

@@ -197,7 +197,7 @@ export class Outbox {
       updates.map(async (update, i) => {
         const { user_id: userId, version } = queued[i]!;
         try {
-          await this.hub(userId).applyConversation(update);
+          await this.hub(userId).applyConversation(update, userId);
           this.landed.set(userId, Math.max(version, this.landed.get(userId) ?? 0));
           return true;
         } catch (error) {
@@ -247,6 +247,7 @@ export class Outbox {
               sender_id: message.sender_id,
               message: message.message,
               sent_at: message.sent_at,
+              gift: message.gift_name,
             }
           : null,
     };

@@ -16,6 +16,7 @@ interface MailboxEmail {
   subject: string;
   text: string;
   html: string;
+  headers: Record<string, string>;
   sent_at: string;
 }
 
@@ -225,7 +226,16 @@ describe("GET /dev/mailbox", () => {
     expect(res.status).toBe(200);
     const { emails } = res.body;
     expect(emails.length).toBeGreaterThanOrEqual(2);
-    expect(Object.keys(emails[0]!).sort()).toEqual(["html", "sent_at", "subject", "text", "to"]);
+    expect(Object.keys(emails[0]!).sort()).toEqual([
+      "headers",
+      "html",
+      "sent_at",
+      "subject",
+      "text",
+      "to",
+    ]);
+    // An account's own emails carry no list headers (only notification emails do).
+    expect(emails[0]!.headers).toEqual({});
     expect(emails[0]).toMatchObject({ to: someone.details.email, subject: "Reset your password" });
     expect(emails[1]).toMatchObject({
       to: someone.details.email,

@@ -118,6 +118,12 @@ describe("discovery in Chromium", () => {
     // My side of the pair (no photo yet) shows my first name's initial, not my username's.
     expect(await match.locator(".match-photos .member-avatar").first().textContent()).toBe("R");
     await match.getByRole("button", { name: `Send a message ${admirerName}` }).waitFor();
+    // A first match is when push is offered (never on a first visit); "Not now" keeps it away.
+    const offer = match.getByText(`Want to know when ${admirerName} writes back`);
+    await offer.waitFor();
+    await match.getByRole("button", { name: "Not now" }).click();
+    await offer.waitFor({ state: "hidden" });
+    expect(await match.getByRole("button", { name: "Turn on notifications" }).count()).toBe(0);
     await match.getByRole("button", { name: "Keep browsing" }).click();
     await match.waitFor({ state: "hidden" });
     await expect

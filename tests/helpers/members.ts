@@ -49,6 +49,8 @@ export interface MailboxEmail {
   subject: string;
   text: string;
   html: string;
+  /** JSON of the headers beyond From, To and Subject (List-Unsubscribe…), or null. */
+  headers: string | null;
   sent_at: string;
 }
 

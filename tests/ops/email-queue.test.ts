@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { MailJob } from "~/server/mail.server";
 import worker from "../../worker/index";
-import { retryDelay } from "../../worker/queue";
+import { MAX_RETRIES, retryDelay } from "../../worker/queue";
 import type { SentEmail } from "../setup/mail-provider-stand-in";
 import { emailsTo } from "../helpers/auth";
 import { TestClient } from "../helpers/client";
@@ -30,10 +30,10 @@ async function sentTo(address: string): Promise<SentEmail[]> {
   return (await (await fetch(url)).json()) as SentEmail[];
 }
 
-async function failNext(address: string, times: number, status = 503) {
+async function failNext(address: string, times: number, status = 503, retryAfter?: number) {
   await fetch(new URL("/__fail", env.RESEND_TEST_BASE), {
     method: "POST",
-    body: JSON.stringify({ to: address, times, status }),
+    body: JSON.stringify({ to: address, times, status, retry_after: retryAfter }),
   });
 }
 
@@ -118,8 +118,50 @@ describe("the email queue's consumer", () => {
     expect(lines.filter((l) => l.what === "email_send").map((l) => l.attempts)).toEqual([1, 2]);
   });
 
+  it("over the provider's rate limit (429), waits as long as it asks, then delivers once", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const to = uniqueMember("ratelimited").email;
+    const id = crypto.randomUUID();
+    await failNext(to, 1, 429, 2);
+    const workerEnv = resendEnv();
+    const first = await deliver(workerEnv, emailJob(to), { id, attempts: 1 });
+    expect(first.retryMessages).toEqual([{ msgId: id }]);
+    // Resend's Retry-After, not the 30 s of a failure.
+    expect(first.delays).toEqual([2]);
+    const second = await deliver(workerEnv, emailJob(to), { id, attempts: 2 });
+    expect(second.explicitAcks).toEqual([id]);
+    // The same message again (the queue delivers at least once): the idempotency key sends once.
+    await deliver(workerEnv, emailJob(to), { id, attempts: 3 });
+    expect(await sentTo(to)).toHaveLength(1);
+  });
+
+  it("a message failing past the last retry goes to the dead-letter queue, logged as such", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const to = uniqueMember("dead").email;
+    const id = crypto.randomUUID();
+    await failNext(to, 1, 500);
+    const last = await deliver(resendEnv(), emailJob(to), { id, attempts: MAX_RETRIES + 1 });
+    // Not acknowledged: the queue, past max_retries, moves it to the dead-letter queue.
+    expect(last.explicitAcks).toEqual([]);
+    expect(last.retryMessages).toEqual([{ msgId: id }]);
+    const lines = error.mock.calls.map((c) => JSON.parse(String(c[0])) as Record<string, unknown>);
+    expect(lines.find((l) => l.what === "email_dead_lettered")).toMatchObject({
+      kind: "email",
+      attempts: MAX_RETRIES + 1,
+      status: 500,
+    });
+    expect(await sentTo(to)).toHaveLength(0);
+  });
+
+  it("knows the consumer's max_retries as wrangler.toml sets it", async () => {
+    const { default: config } = (await import("../../wrangler.toml?raw")) as { default: string };
+    const retries = [...config.matchAll(/^max_retries = (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries.every((n) => n === MAX_RETRIES)).toBe(true);
+  });
+
   it("waits twice as long after each failure, never more than an hour", () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 10].map(retryDelay)).toEqual([
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 10].map((n) => retryDelay(n))).toEqual([
       30, 60, 120, 240, 480, 960, 1920, 3600, 3600,
     ]);
   });

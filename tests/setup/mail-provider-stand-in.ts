@@ -62,6 +62,16 @@ function problemOf(body: Record<string, unknown>): string | null {
   if (typeof body.html !== "string" && typeof body.text !== "string") {
     return "Either `html` or `text` must be provided.";
   }
+  const headers = body.headers;
+  if (
+    headers !== undefined &&
+    (typeof headers !== "object" ||
+      headers === null ||
+      Array.isArray(headers) ||
+      !Object.values(headers).every((v) => typeof v === "string"))
+  ) {
+    return "The `headers` field must be an object of strings.";
+  }
   return null;
 }
 
@@ -69,7 +79,7 @@ let server: Server | undefined;
 
 export default async function setup(project: TestProject) {
   const sent: SentEmail[] = [];
-  const failures = new Map<string, { times: number; status: number }>();
+  const failures = new Map<string, { times: number; status: number; retryAfter?: number }>();
   const byKey = new Map<string, { body: string; status: number; answer: unknown }>();
 
   server = createServer(async (req, res) => {
@@ -79,12 +89,13 @@ export default async function setup(project: TestProject) {
       return answer(res, 200, to ? sent.filter((e) => e.to.includes(to)) : sent);
     }
     if (req.method === "POST" && url.pathname === "/__fail") {
-      const { to, times, status } = JSON.parse(await readBody(req)) as {
+      const { to, times, status, retry_after } = JSON.parse(await readBody(req)) as {
         to: string;
         times: number;
         status: number;
+        retry_after?: number;
       };
-      failures.set(to.toLowerCase(), { times, status });
+      failures.set(to.toLowerCase(), { times, status, retryAfter: retry_after });
       return answer(res, 200, {});
     }
     if (req.method !== "POST" || url.pathname !== "/emails") {
@@ -127,7 +138,11 @@ export default async function setup(project: TestProject) {
     if (failing) {
       // A provider in trouble: nothing is sent, and nothing is remembered under the key.
       failing.times -= 1;
-      return answer(res, failing.status, error(failing.status, "application_error", "Try again."));
+      // Over the rate limit (2 requests a second by default), Resend says when to come back.
+      if (failing.retryAfter !== undefined)
+        res.setHeader("Retry-After", String(failing.retryAfter));
+      const name = failing.status === 429 ? "rate_limit_exceeded" : "application_error";
+      return answer(res, failing.status, error(failing.status, name, "Try again."));
     }
     const email: SentEmail = {
       id: crypto.randomUUID(),

@@ -7,6 +7,7 @@ import {
   sendTestPush,
   vapidPublicKey,
 } from "~/server/push.server";
+import { memberOfUnsubscribeToken, unsubscribeFromDigest } from "~/server/digest.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { currentUser, requireUser } from "../middleware/auth";
 import type { AppBindings } from "../types";
@@ -37,4 +38,26 @@ pushApi.post("/my/push/test", requireUser, async (c) => {
   vapidPublicKey(c.env); // 503 where push is not configured, rather than a silent 202
   c.executionCtx.waitUntil(sendTestPush(c.env, user.id));
   return c.body(null, 202);
+});
+
+/**
+ * The unsubscribe link of a digest email, POSTed (docs/decisions/034): by a mail client's
+ * one-click (RFC 8058, body `List-Unsubscribe=One-Click`: 200) or by the link's page (its form
+ * sends `page=1`: 303 back to the page, which then says it is done). No session and no CSRF token:
+ * the signed token authorises it. A token not ours is 400 and changes nothing.
+ */
+pushApi.post("/email/unsubscribe", async (c) => {
+  const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+  const token = c.req.query("token") ?? (typeof form.token === "string" ? form.token : "");
+  const userId = await memberOfUnsubscribeToken(c.env, token);
+  c.header("Cache-Control", "private, no-store");
+  c.header("Referrer-Policy", "no-referrer");
+  if (userId) await unsubscribeFromDigest(c.env, userId);
+  if (form.page === "1") {
+    const back = `/email/unsubscribe?token=${encodeURIComponent(token)}${userId ? "&done=1" : ""}`;
+    return c.redirect(back, 303);
+  }
+  return userId
+    ? c.json({ message: "Unsubscribed: no more digest emails." }, 200)
+    : c.json({ message: "This unsubscribe link is not valid." }, 400);
 });

@@ -4,8 +4,8 @@ import { isValidCsrfToken, submittedCsrfToken } from "~/server/csrf.server";
 import type { AppBindings } from "../types";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
-/** Signed by their sender instead of carrying a page's token. */
-const EXEMPT = [/^\/webhooks\/stripe$/];
+/** Signed by their sender (Stripe), or by us in an email's link, instead of a page's token. */
+const EXEMPT = [/^\/webhooks\/stripe$/, /^\/email\/unsubscribe$/];
 
 /** Every state-changing request carries the page's CSRF token (docs/api.md "CSRF"). */
 export const csrf = createMiddleware<AppBindings>(async (c, next) => {

@@ -196,6 +196,8 @@ export const devMailbox = sqliteTable(
     subject: text("subject").notNull(),
     text: text("text").notNull(),
     html: text("html").notNull(),
+    /** Headers of the email beyond From, To and Subject (List-Unsubscribe…), as JSON. */
+    headers: text("headers", { mode: "json" }).$type<Record<string, string>>(),
     sentAt: text("sent_at").notNull(),
   },
   (t) => [index("dev_mailbox_sent").on(t.sentAt)],

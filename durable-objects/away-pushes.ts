@@ -1,0 +1,345 @@
+import {
+  awayPayload,
+  awayPushDelayMs,
+  awayPushOptions,
+  conversationTag,
+  fold,
+  loadActorName,
+  loadPushContext,
+  withheld,
+  type AwayEvent,
+  type AwayFold,
+  type PushContext,
+} from "~/server/away.server";
+import {
+  awayEmailDelayMs,
+  composeDigest,
+  digestIntervalMs,
+  digestWanted,
+  type UnreadConversation,
+} from "~/server/digest.server";
+import type { Env } from "~/server/env.server";
+import { queueEmail } from "~/server/mail.server";
+import { logFailure } from "~/server/log.server";
+import { count } from "~/server/metrics.server";
+import { sendPushTo } from "~/server/push.server";
+
+export const AWAY_SCHEMA = [
+  // What happened per tag since the member left (away.server.ts AwayFold, as JSON), when its last
+  // push went, and when the next one is due (null: nothing new since the last one).
+  `CREATE TABLE IF NOT EXISTS away_push (
+     tag TEXT PRIMARY KEY, fold TEXT NOT NULL, sent_at INTEGER, due_at INTEGER)`,
+  "CREATE INDEX IF NOT EXISTS away_push_due ON away_push (due_at) WHERE due_at IS NOT NULL",
+  // The names of the members who wrote to this one, as pushes show them.
+  `CREATE TABLE IF NOT EXISTS contact_name (id TEXT PRIMARY KEY, name TEXT NOT NULL)`,
+];
+
+/**
+ * Storage keys: the member's id, when their last page closed, their push context, the origin of
+ * their pages, and their email digest's state.
+ */
+const MEMBER_KEY = "away:member";
+const AWAY_SINCE_KEY = "away:since";
+const CONTEXT_KEY = "away:context";
+const ORIGIN_KEY = "away:origin";
+const DIGEST_KEY = "away:digest";
+
+/** The email digest: when the next one is due (null: nothing unseen), when the last one went. */
+interface DigestState {
+  due: number | null;
+  last: number | null;
+}
+
+type FoldRow = { tag: string; fold: string; sent_at: number | null; due_at: number | null };
+
+/**
+ * The away-push half of a member's hub (docs/decisions/033): what happened under each tag while
+ * the member is away, and the alarm that sends. The hub tells it when a page opens (`here`: every
+ * fold goes, the member sees it all) and when the last one closes (`left`).
+ *
+ * A tag's first event sends at once when the member has been away for the delay (else when the
+ * delay since their last page closed ends); what follows within the delay after a push waits and
+ * goes as one push that replaces it. Every send goes through the alarm, so that one that fails
+ * with the object is retried, and a request that caused it never waits for a push service.
+ *
+ * The member's browsers and settings are held here (`away:context`), read from D1 once and again
+ * only after they changed (`invalidate`), so that deciding and sending a push reads nothing from
+ * D1; the names of members who write are kept as they arrive.
+ *
+ * The email digest (digest.server.ts, docs/decisions/034) is due AWAY_EMAIL_DELAY_SECONDS after
+ * the first thing the member has not seen, and no sooner than EMAIL_DIGEST_INTERVAL_SECONDS after
+ * the last digest; coming back cancels it. The same alarm sends it, through the email queue.
+ */
+export class AwayPushes {
+  private context: PushContext | null = null;
+  /** Bumped by every invalidation: a D1 read that started before it is not kept. */
+  private generation = 0;
+  private awaySince: number | undefined;
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly env: Env,
+    /** The member's conversations with unread messages (the hub's list). */
+    private readonly unread: () => UnreadConversation[],
+  ) {}
+
+  /** The origin the member's pages are served from (the digest's links, without APP_ORIGIN). */
+  async rememberOrigin(origin: string): Promise<void> {
+    if ((await this.ctx.storage.get<string>(ORIGIN_KEY)) !== origin) {
+      await this.ctx.storage.put(ORIGIN_KEY, origin);
+    }
+  }
+
+  private get sql() {
+    return this.ctx.storage.sql;
+  }
+
+  /** The hub learns its member's id from the first call that names it. */
+  async rememberMember(userId: string): Promise<void> {
+    if ((await this.ctx.storage.get<string>(MEMBER_KEY)) !== userId) {
+      await this.ctx.storage.put(MEMBER_KEY, userId);
+    }
+  }
+
+  /** Keeps the name a notification showed for a member (a message names its sender with it). */
+  rememberName(id: string, name: string): void {
+    this.sql.exec(
+      `INSERT INTO contact_name (id, name) VALUES (?, ?)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name WHERE name <> excluded.name`,
+      id,
+      name,
+    );
+  }
+
+  /** A name kept here, else read once from D1 (null: no such member any more). */
+  async nameOf(id: string): Promise<string | null> {
+    const kept = this.sql
+      .exec<{ name: string }>("SELECT name FROM contact_name WHERE id = ?", id)
+      .toArray()[0];
+    if (kept) return kept.name;
+    const name = await loadActorName(this.env, id);
+    if (name) this.rememberName(id, name);
+    return name;
+  }
+
+  /** A page of the member opened: they will see everything there; nothing waits to be pushed. */
+  async here(): Promise<void> {
+    this.sql.exec("DELETE FROM away_push");
+    this.awaySince = undefined;
+    await this.ctx.storage.delete(AWAY_SINCE_KEY);
+    const digest = await this.digest();
+    if (digest.due !== null) await this.ctx.storage.put(DIGEST_KEY, { ...digest, due: null });
+  }
+
+  private async digest(): Promise<DigestState> {
+    return (await this.ctx.storage.get<DigestState>(DIGEST_KEY)) ?? { due: null, last: null };
+  }
+
+  /** Something new the member has not seen: their digest is due, unless it is already. */
+  private async scheduleDigest(now: number): Promise<void> {
+    const digest = await this.digest();
+    if (digest.due !== null) return;
+    const due = Math.max(
+      now + awayEmailDelayMs(this.env),
+      (digest.last ?? -Infinity) + digestIntervalMs(this.env),
+    );
+    await this.ctx.storage.put(DIGEST_KEY, { ...digest, due });
+    await this.schedule(due);
+  }
+
+  /** The member's last page closed. */
+  async left(now = Date.now()): Promise<void> {
+    this.awaySince = now;
+    await this.ctx.storage.put(AWAY_SINCE_KEY, now);
+  }
+
+  /** When the member's last page closed (0: never seen here, away since ever). */
+  private async since(): Promise<number> {
+    this.awaySince ??= (await this.ctx.storage.get<number>(AWAY_SINCE_KEY)) ?? 0;
+    return this.awaySince;
+  }
+
+  /** Something happened for the member while no page of theirs is open. */
+  async add(event: AwayEvent, now = Date.now()): Promise<void> {
+    const row = this.row(event.tag);
+    const held = row ? (JSON.parse(row.fold) as AwayFold) : null;
+    const delay = awayPushDelayMs(this.env);
+    let due: number;
+    if (row?.due_at != null) due = row.due_at;
+    else if (row?.sent_at != null && now - row.sent_at < delay) due = row.sent_at + delay;
+    else due = Math.max(now, (await this.since()) + delay);
+    this.sql.exec(
+      `INSERT INTO away_push (tag, fold, sent_at, due_at) VALUES (?1, ?2, NULL, ?3)
+       ON CONFLICT (tag) DO UPDATE SET fold = ?2, due_at = ?3`,
+      event.tag,
+      JSON.stringify(fold(held, event)),
+      due,
+    );
+    await this.schedule(due);
+    await this.scheduleDigest(now);
+  }
+
+  /** A conversation was read, hidden or left: nothing of it is pushed any more. */
+  dropConversation(conversationId: string): void {
+    this.sql.exec("DELETE FROM away_push WHERE tag = ?", conversationTag(conversationId));
+  }
+
+  /**
+   * A block between the member and `otherId` (either way): nothing of the other member is pushed,
+   * and folds that named them forget them.
+   */
+  forgetMember(otherId: string): void {
+    for (const row of this.sql.exec<FoldRow>("SELECT * FROM away_push").toArray()) {
+      const held = JSON.parse(row.fold) as AwayFold;
+      if (!held.actors.some((a) => a.id === otherId)) continue;
+      const actors = held.actors.filter((a) => a.id !== otherId);
+      if (actors.length === 0 || held.tag.startsWith("conversation:")) {
+        this.sql.exec("DELETE FROM away_push WHERE tag = ?", row.tag);
+        continue;
+      }
+      const count = Math.max(actors.length, held.count - 1);
+      this.sql.exec(
+        "UPDATE away_push SET fold = ? WHERE tag = ?",
+        JSON.stringify({ ...held, actors, count }),
+        row.tag,
+      );
+    }
+    this.sql.exec("DELETE FROM contact_name WHERE id = ?", otherId);
+  }
+
+  /** The member's browsers or settings changed: the next push reads them from D1 again. */
+  async invalidate(): Promise<void> {
+    this.generation += 1;
+    this.context = null;
+    await this.ctx.storage.delete(CONTEXT_KEY);
+  }
+
+  /** The member's account is gone: nothing of theirs is kept here. */
+  async forget(): Promise<void> {
+    this.sql.exec("DELETE FROM away_push");
+    this.sql.exec("DELETE FROM contact_name");
+    await this.invalidate();
+    await this.ctx.storage.delete([MEMBER_KEY, AWAY_SINCE_KEY, ORIGIN_KEY, DIGEST_KEY]);
+    this.awaySince = undefined;
+  }
+
+  /**
+   * The hub's alarm: sends what is due (unless a page of the member is open again), then sets
+   * the alarm for what is due next.
+   */
+  async alarm(openSockets: number, now = Date.now()): Promise<void> {
+    if (openSockets > 0) {
+      await this.here();
+      return;
+    }
+    const due = this.sql
+      .exec<FoldRow>("SELECT * FROM away_push WHERE due_at <= ? ORDER BY due_at", now)
+      .toArray();
+    if (due.length > 0) {
+      const context = await this.pushContext();
+      for (const row of due) await this.send(row, context, now);
+    }
+    let digest = await this.digest();
+    if (digest.due !== null && digest.due <= now) {
+      digest = await this.sendDigest(digest, now);
+    }
+    const next = this.sql
+      .exec<{ at: number | null }>("SELECT min(due_at) AS at FROM away_push")
+      .one().at;
+    const at = [next, digest.due].filter((t): t is number => t !== null);
+    if (at.length > 0) await this.ctx.storage.setAlarm(Math.min(...at));
+  }
+
+  /**
+   * Writes the digest of what the member has not seen since they left (or since the last digest)
+   * and queues it; nothing when there is nothing to tell. Answers the digest's next state.
+   */
+  private async sendDigest(digest: DigestState, now: number): Promise<DigestState> {
+    const done = { due: null, last: digest.last };
+    const context = await this.pushContext();
+    const userId = await this.ctx.storage.get<string>(MEMBER_KEY);
+    const origin = this.env.APP_ORIGIN ?? (await this.ctx.storage.get<string>(ORIGIN_KEY));
+    if (!context || !userId || !origin || !digestWanted(context.settings)) {
+      await this.ctx.storage.put(DIGEST_KEY, done);
+      return done;
+    }
+    const since = Math.max(digest.last ?? 0, await this.since());
+    const email = await composeDigest(this.env, {
+      userId,
+      origin,
+      settings: context.settings,
+      conversations: this.unread(),
+      since: new Date(since).toISOString(),
+    });
+    const next = email ? { due: null, last: now } : done;
+    if (email) await queueEmail(this.env, email);
+    await this.ctx.storage.put(DIGEST_KEY, next);
+    return next;
+  }
+
+  private async send(row: FoldRow, context: PushContext | null, now: number): Promise<void> {
+    const held = JSON.parse(row.fold) as AwayFold;
+    const reason = context ? withheld(context.settings, held.kind, new Date(now)) : "no_context";
+    let sent = false;
+    if (!reason && context && context.subscriptions.length > 0) {
+      const outcome = await sendPushTo(
+        this.env,
+        context.subscriptions,
+        awayPayload(held, context.settings.preview),
+        { ...awayPushOptions(held.kind), userId: await this.ctx.storage.get<string>(MEMBER_KEY) },
+      );
+      sent = outcome.sent > 0;
+      if (outcome.removed > 0) await this.invalidate();
+      count(this.env, "push_sent", outcome.sent);
+      if (outcome.failed > 0) count(this.env, "push_failed", outcome.failed);
+      if (outcome.removed > 0) count(this.env, "push_removed", outcome.removed);
+    } else if (reason) {
+      count(this.env, "push_withheld");
+    }
+    // Withheld (switched off, quiet hours, no browser) counts as done: the fold stays, so that a
+    // later push of this tag still tells all, but nothing is retried now. What arrived while the
+    // push was on its way (the fold changed) is due when the delay after this push ends.
+    this.sql.exec(
+      `UPDATE away_push SET sent_at = CASE WHEN ?1 THEN ?2 ELSE sent_at END,
+         due_at = CASE WHEN fold = ?3 THEN NULL ELSE ?2 + ?4 END
+       WHERE tag = ?5`,
+      sent ? 1 : 0,
+      now,
+      row.fold,
+      awayPushDelayMs(this.env),
+      row.tag,
+    );
+  }
+
+  /** The member's browsers and settings: held here, else read from D1 and kept. */
+  private async pushContext(): Promise<PushContext | null> {
+    if (this.context) return this.context;
+    const stored = await this.ctx.storage.get<PushContext>(CONTEXT_KEY);
+    if (stored) return (this.context = stored);
+    const userId = await this.ctx.storage.get<string>(MEMBER_KEY);
+    if (!userId) return null;
+    const generation = this.generation;
+    try {
+      const context = await loadPushContext(this.env, userId);
+      if (generation === this.generation) {
+        this.context = context;
+        await this.ctx.storage.put(CONTEXT_KEY, context);
+      }
+      return context;
+    } catch (error) {
+      logFailure("away_push_context_failed", error, { user_id: userId });
+      return null;
+    }
+  }
+
+  private row(tag: string): FoldRow | null {
+    return (
+      this.sql.exec<FoldRow>("SELECT * FROM away_push WHERE tag = ?", tag).toArray()[0] ?? null
+    );
+  }
+
+  private async schedule(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+}
