@@ -4,6 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
 import { endMemberSockets } from "./member-channel.server";
+import { getNotificationPreferences } from "./notifications.server";
 import { setPresenceHidden } from "./presence.server";
 import { loadProfile } from "./profiles.server";
 import { destroyAllSessions } from "./session.server";
@@ -62,8 +63,10 @@ async function messagesSentBy(env: Env, userId: string) {
 
 /**
  * Everything stored about the member, as one JSON document: account, profile, photos (metadata;
- * each photo's URL works while the account exists), likes, messages they sent, notifications,
- * blocks, reports they made, profile views, credits and activity.
+ * each photo's URL works while the account exists), likes, messages they sent, notifications and
+ * their settings, the browsers that get pushes (the push service and when; not the endpoint, which
+ * is a capability to push to that browser), blocks, reports they made, profile views, credits and
+ * activity.
  */
 export async function exportAccount(env: Env, userId: string, now = Date.now()) {
   const account = await getDb(env.DB)
@@ -95,6 +98,8 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
     credit,
     transactions,
     activities,
+    notificationSettings,
+    pushBrowsers,
   ] = await Promise.all([
     all(
       env.DB,
@@ -147,6 +152,12 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
       env.DB,
       sql`SELECT type, data, created_at FROM activities WHERE user_id = ${userId} ORDER BY seq`,
     ),
+    getNotificationPreferences(env, userId),
+    all<{ endpoint: string; created_at: string }>(
+      env.DB,
+      sql`SELECT endpoint, created_at FROM push_subscriptions WHERE user_id = ${userId}
+       ORDER BY created_at, id`,
+    ),
   ]);
 
   const parse = (data: string): unknown => {
@@ -165,6 +176,11 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
     likes: { sent: likesSent, received: likesReceived },
     messages_sent: messagesSent,
     notifications: notifications.map((n) => ({ ...n, data: parse(n.data) })),
+    notification_settings: notificationSettings,
+    push_browsers: pushBrowsers.map((b) => ({
+      push_service: new URL(b.endpoint).origin,
+      created_at: b.created_at,
+    })),
     blocks,
     reports_made: reports,
     profile_views_made: viewsMade,

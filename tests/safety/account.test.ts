@@ -6,6 +6,7 @@ import { roomMessages } from "../chat/helpers";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { imageBytes, upload, validProfile } from "../profile/fixtures";
+import { subscribeBrowser } from "../push/browser";
 import {
   block,
   converse,
@@ -37,6 +38,13 @@ describe("data export", () => {
     await bob.client.json("GET", `/members/${alice.details.username}`);
     await alice.client.json("POST", "/my/likes", { user_id: bob.id });
     await bob.client.json("POST", "/my/likes", { user_id: alice.id });
+    await alice.client.json("PUT", "/my/notification-preferences", { like: { push: false } });
+    const browser = await subscribeBrowser();
+    const subscribed = await alice.client.json("POST", "/my/push/subscriptions", {
+      endpoint: browser.endpoint,
+      keys: browser.keys,
+    });
+    expect(subscribed.status).toBe(201);
 
     const res = await alice.client.fetch("/my/export");
     expect(res.status).toBe(200);
@@ -67,6 +75,16 @@ describe("data export", () => {
       expect.objectContaining({ username: carol.details.username, reason_type: "spam" }),
     ]);
     expect(Array.isArray(data.notifications)).toBe(true);
+    expect(data.notification_settings).toMatchObject({
+      preferences: { like: { in_app: true, push: false, email: true } },
+      quiet_hours: null,
+    });
+    // The browser that gets pushes: its push service and when, never the endpoint or its keys.
+    expect(data.push_browsers).toEqual([
+      { push_service: new URL(browser.endpoint).origin, created_at: expect.any(String) },
+    ]);
+    expect(JSON.stringify(data)).not.toContain(browser.endpoint);
+    expect(JSON.stringify(data)).not.toContain(browser.keys.auth);
     expect(data.exported_at).toMatch(/Z$/);
     // Nothing secret leaves: no password hash, no session.
     expect(JSON.stringify(data)).not.toMatch(/password_hash|passwordHash|id_hash/);
