@@ -12,7 +12,8 @@
  * from this tree's `npm run build`. A member with a complete profile signs in; around them, a few
  * members with drawn portraits (the seed's), one of whom matched them and wrote first. Lighthouse
  * 12.8 drives Debian's Chromium (CHROME_PATH, default /usr/bin/chromium) with its default mobile
- * (simulated Moto G Power, slow 4G, 4× CPU slowdown) and desktop settings.
+ * (simulated Moto G Power, slow 4G, 4× CPU slowdown) and desktop settings. Then the installable
+ * app (bench/lighthouse/installable.ts): Chromium's installability errors and the offline page.
  */
 import { spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
@@ -24,6 +25,7 @@ import { renderPortrait } from "../../scripts/lib/portrait";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium";
 import { BenchState, ROOT, startWorker } from "../lib/worker";
 import { audit, BUDGET, CATEGORIES, FORMS, type Category, type Form, type Scores } from "./audit";
+import { checkInstallable, type Installability } from "./installable";
 import { commandLine } from "../lib/args";
 
 function parseArgs(argv: string[]) {
@@ -214,6 +216,7 @@ async function main() {
   const started = new Date();
   const load = [os.loadavg()[0]!];
   const rows: { page: string; form: Form; scores: Scores }[] = [];
+  let installable: Installability | null = null;
   try {
     log(`Worker on ${worker.url}; members, photos, a match and a conversation`);
     const { cookie, pages } = await populate(worker.url).finally(closeEncoder);
@@ -232,6 +235,7 @@ async function main() {
         log(`${name} ${form}: ${CATEGORIES.map((c) => `${c} ${scores[c]}`).join(", ")}`);
       }
     }
+    installable = await checkInstallable(worker.url);
   } finally {
     load.push(os.loadavg()[0]!);
     await worker.dispose();
@@ -254,13 +258,28 @@ async function main() {
     `Measured ${started.toISOString().slice(0, 16).replace("T", " ")} UTC by ` +
     "`npx tsx bench/lighthouse/run.ts --write` (Lighthouse 12.8, Debian's Chromium), " +
     `load average ${load.map((l) => l.toFixed(1)).join(" → ")}.`;
-  console.log(`\n${table}\n\n${note}\n`);
+  const installLine = installable
+    ? `Installable (Chromium's \`Page.getInstallabilityErrors\`): ${
+        installable.errors.length === 0 ? "yes, no error" : `no: ${installable.errors.join(", ")}`
+      }; manifest errors: ${installable.manifestErrors.length || "none"}; offline page: ${
+        installable.offlinePage
+          ? `shown in ${installable.offlineMs} ms without a network`
+          : "not shown"
+      }.`
+    : "";
+  console.log(`\n${table}\n\n${note}\n\n${installLine}\n`);
 
   const missed = rows.flatMap((r) =>
     CATEGORIES.filter((c) => r.scores[c] < BUDGET[c]).map(
       (c) => `${r.page} ${r.form} ${c} ${r.scores[c]} < ${BUDGET[c]}`,
     ),
   );
+  if (installable && (installable.errors.length > 0 || installable.manifestErrors.length > 0)) {
+    missed.push(
+      `not installable: ${[...installable.errors, ...installable.manifestErrors].join(", ")}`,
+    );
+  }
+  if (installable && !installable.offlinePage) missed.push("no offline page without a network");
   if (options.write) {
     const readmePath = path.join(ROOT, "README.md");
     const readme = await readFile(readmePath, "utf8");
@@ -272,7 +291,7 @@ async function main() {
       : "Every budget was met in this run.";
     await writeFile(
       readmePath,
-      `${readme.slice(0, start + README_START.length)}\n${table}\n\n${note} ${verdict}\n${readme.slice(end)}`,
+      `${readme.slice(0, start + README_START.length)}\n${table}\n\n${note} ${verdict}\n\n${installLine}\n${readme.slice(end)}`,
     );
     // The table as the repository's formatter writes it.
     const prettier = createRequire(import.meta.url).resolve("prettier/bin/prettier.cjs");
