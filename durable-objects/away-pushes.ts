@@ -28,7 +28,8 @@ export const AWAY_SCHEMA = [
   // What happened per tag since the member left (away.server.ts AwayFold, as JSON), when its last
   // push went, and when the next one is due (null: nothing new since the last one).
   `CREATE TABLE IF NOT EXISTS away_push (
-     tag TEXT PRIMARY KEY, fold TEXT NOT NULL, sent_at INTEGER, due_at INTEGER)`,
+     tag TEXT PRIMARY KEY, fold TEXT NOT NULL, sent_at INTEGER, due_at INTEGER,
+     failures INTEGER NOT NULL DEFAULT 0)`,
   "CREATE INDEX IF NOT EXISTS away_push_due ON away_push (due_at) WHERE due_at IS NOT NULL",
   // The names of the members who wrote to this one, as pushes show them.
   `CREATE TABLE IF NOT EXISTS contact_name (id TEXT PRIMARY KEY, name TEXT NOT NULL)`,
@@ -50,7 +51,19 @@ interface DigestState {
   last: number | null;
 }
 
-type FoldRow = { tag: string; fold: string; sent_at: number | null; due_at: number | null };
+type FoldRow = {
+  tag: string;
+  fold: string;
+  sent_at: number | null;
+  due_at: number | null;
+  failures: number;
+};
+
+/**
+ * A push no browser took because its push service failed (a timeout, 429, 5xx) is tried again
+ * after these waits, then given up (the in-app notification and the digest still tell it).
+ */
+export const PUSH_RETRY_MS = [2_000, 15_000, 60_000];
 
 /**
  * The away-push half of a member's hub (docs/decisions/033): what happened under each tag while
@@ -281,6 +294,7 @@ export class AwayPushes {
     const held = JSON.parse(row.fold) as AwayFold;
     const reason = context ? withheld(context.settings, held.kind, new Date(now)) : "no_context";
     let sent = false;
+    let retry = false;
     if (!reason && context && context.subscriptions.length > 0) {
       const outcome = await sendPushTo(
         this.env,
@@ -289,6 +303,9 @@ export class AwayPushes {
         { ...awayPushOptions(held.kind), userId: await this.ctx.storage.get<string>(MEMBER_KEY) },
       );
       sent = outcome.sent > 0;
+      // Nothing reached any browser and a push service failed: tried again (a push to several
+      // browsers of which one took it is not: the others would get it twice).
+      retry = !sent && outcome.failed > 0 && row.failures < PUSH_RETRY_MS.length;
       if (outcome.removed > 0) await this.invalidate();
       count(this.env, "push_sent", outcome.sent);
       if (outcome.failed > 0) count(this.env, "push_failed", outcome.failed);
@@ -299,9 +316,17 @@ export class AwayPushes {
     // Withheld (switched off, quiet hours, no browser) counts as done: the fold stays, so that a
     // later push of this tag still tells all, but nothing is retried now. What arrived while the
     // push was on its way (the fold changed) is due when the delay after this push ends.
+    if (retry) {
+      this.sql.exec(
+        "UPDATE away_push SET due_at = ?, failures = failures + 1 WHERE tag = ?",
+        now + PUSH_RETRY_MS[row.failures]!,
+        row.tag,
+      );
+      return;
+    }
     this.sql.exec(
       `UPDATE away_push SET sent_at = CASE WHEN ?1 THEN ?2 ELSE sent_at END,
-         due_at = CASE WHEN fold = ?3 THEN NULL ELSE ?2 + ?4 END
+         due_at = CASE WHEN fold = ?3 THEN NULL ELSE ?2 + ?4 END, failures = 0
        WHERE tag = ?5`,
       sent ? 1 : 0,
       now,

@@ -267,7 +267,9 @@ export async function sendPushTo(
           body: request.body,
           signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
         });
-        await response.body?.cancel();
+        // Read to its end (push services answer with an empty or tiny body): a body left unread
+        // closes the connection, and the next push to that service would open a new one.
+        await response.arrayBuffer().catch(() => undefined);
         if (response.ok) {
           outcome.sent += 1;
         } else if (response.status === 404 || response.status === 410) {

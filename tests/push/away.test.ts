@@ -300,6 +300,19 @@ describe("subscriptions as the hub holds them", () => {
     expect(await attemptsAt(sub)).toHaveLength(1);
   });
 
+  it("a push its service failed (503) is tried again and arrives once", async () => {
+    const { alice, id, sub } = await awayPair();
+    await pushServiceAnswers(sub, 503, 1);
+    await sent(alice.client, id, "are you there?");
+    const attempts = await waitForAttempts(sub, 2);
+    expect(attempts.map((a) => a.status)).toEqual([503, 201]);
+    expect(await payloads(sub)).toMatchObject([
+      { body: `${alice.details.username} sent you a message` },
+    ]);
+    await sleep(DELAY_MS + 300);
+    expect(await attemptsAt(sub)).toHaveLength(2);
+  });
+
   it("a browser that another member signs up for stops getting the first member's pushes", async () => {
     const { alice, bob, id, sub } = await awayPair();
     await sent(alice.client, id, "for bob");
