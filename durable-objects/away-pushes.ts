@@ -66,6 +66,14 @@ type FoldRow = {
 export const PUSH_RETRY_MS = [2_000, 15_000, 60_000];
 
 /**
+ * The hub's copy of the member's browsers and settings is read again after this long even when
+ * nothing said it changed (a session that expired took its browser's subscription with it).
+ */
+export const CONTEXT_MAX_AGE_MS = 60 * 60 * 1000;
+
+type HeldContext = PushContext & { loaded_at: number };
+
+/**
  * The away-push half of a member's hub (docs/decisions/033): what happened under each tag while
  * the member is away, and the alarm that sends. The hub tells it when a page opens (`here`: every
  * fold goes, the member sees it all) and when the last one closes (`left`).
@@ -84,7 +92,7 @@ export const PUSH_RETRY_MS = [2_000, 15_000, 60_000];
  * the last digest; coming back cancels it. The same alarm sends it, through the email queue.
  */
 export class AwayPushes {
-  private context: PushContext | null = null;
+  private context: HeldContext | null = null;
   /** Bumped by every invalidation: a D1 read that started before it is not kept. */
   private generation = 0;
   private awaySince: number | undefined;
@@ -337,15 +345,17 @@ export class AwayPushes {
   }
 
   /** The member's browsers and settings: held here, else read from D1 and kept. */
-  private async pushContext(): Promise<PushContext | null> {
-    if (this.context) return this.context;
-    const stored = await this.ctx.storage.get<PushContext>(CONTEXT_KEY);
-    if (stored) return (this.context = stored);
+  private async pushContext(now = Date.now()): Promise<PushContext | null> {
+    const fresh = (held: HeldContext | null | undefined) =>
+      held && typeof held.loaded_at === "number" && now - held.loaded_at < CONTEXT_MAX_AGE_MS;
+    if (fresh(this.context)) return this.context;
+    const stored = await this.ctx.storage.get<HeldContext>(CONTEXT_KEY);
+    if (fresh(stored)) return (this.context = stored!);
     const userId = await this.ctx.storage.get<string>(MEMBER_KEY);
     if (!userId) return null;
     const generation = this.generation;
     try {
-      const context = await loadPushContext(this.env, userId);
+      const context = { ...(await loadPushContext(this.env, userId)), loaded_at: now };
       if (generation === this.generation) {
         this.context = context;
         await this.ctx.storage.put(CONTEXT_KEY, context);

@@ -1,4 +1,5 @@
-import { Form, useLocation } from "@remix-run/react";
+import { Form, useLocation, useSubmit } from "@remix-run/react";
+import { forgetPushOnThisDevice } from "~/lib/push";
 import {
   lazy,
   Suspense,
@@ -203,8 +204,19 @@ function LiveAfterHydration({ memberId }: { memberId: string }) {
 
 /** Ends the session (POST /logout). In the account menu, and in Settings. */
 export function SignOutButton({ className = "btn btn-ghost" }: { className?: string }) {
+  const submit = useSubmit();
   return (
-    <Form method="post" action="/logout" className="signout-form">
+    <Form
+      method="post"
+      action="/logout"
+      className="signout-form"
+      onSubmit={(event) => {
+        // This browser's push subscription ends first (at most 1.5 s), then the session.
+        event.preventDefault();
+        const form = event.currentTarget;
+        void forgetPushOnThisDevice().finally(() => submit(form));
+      }}
+    >
       <CsrfInput />
       <button type="submit" className={className}>
         Sign out

@@ -88,6 +88,21 @@ export async function turnOffPush(): Promise<PushState> {
   return pushState();
 }
 
+/**
+ * Signing out: this browser stops being subscribed (the server's row goes with the session), so
+ * that the next member to sign in here starts from "off" and the pushes of the one who left stop.
+ * Never throws and never takes longer than `ms`: signing out must not wait on it.
+ */
+export async function forgetPushOnThisDevice(ms = 1500): Promise<void> {
+  if (!pushSupported()) return;
+  const forget = (async () => {
+    const registration = await navigator.serviceWorker.getRegistration("/");
+    const subscription = await registration?.pushManager.getSubscription();
+    await subscription?.unsubscribe();
+  })().catch(() => undefined);
+  await Promise.race([forget, new Promise((resolve) => setTimeout(resolve, ms))]);
+}
+
 export async function sendTestPush(): Promise<void> {
   await api("/my/push/test", { method: "POST" });
 }

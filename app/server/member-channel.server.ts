@@ -64,6 +64,9 @@ export async function endMemberSockets(
 ): Promise<void> {
   const { shard, room } = presenceShardFor(env, userId);
   await Promise.all([
+    // A browser's push subscription ends with the session it was made in (the foreign key):
+    // the hub's copy of the member's browsers is read again.
+    pushSettingsChanged(env, userId),
     room
       .closeMember(shard, userId)
       .catch((error: unknown) => logFailure("close_presence_sockets_failed", error)),

@@ -119,6 +119,8 @@ export async function savePushSubscription(
   env: Env,
   userId: string,
   input: PushSubscriptionInput,
+  /** The session the browser subscribed in: the subscription ends with it. */
+  sessionHash: string | null = null,
 ): Promise<{ id: string; created: boolean }> {
   if (!(await isP256Point(input.keys.p256dh))) {
     throw new ValidationError({ "keys.p256dh": ["The p256dh key is not a P-256 public key."] });
@@ -145,6 +147,7 @@ export async function savePushSubscription(
         p256dh: input.keys.p256dh,
         auth: input.keys.auth,
         createdAt: nowIso(),
+        sessionHash,
       })
       .onConflictDoUpdate({
         target: t.endpoint,
@@ -154,6 +157,7 @@ export async function savePushSubscription(
           userId: sql`excluded.user_id`,
           p256dh: sql`excluded.p256dh`,
           auth: sql`excluded.auth`,
+          sessionHash: sql`excluded.session_hash`,
         },
       })
       .returning({ id: t.id }),

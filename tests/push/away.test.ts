@@ -5,6 +5,7 @@ import { pushTopic } from "~/server/push.server";
 import { conversationTag } from "~/server/away.server";
 import type { MemberHub } from "../../durable-objects/member-hub";
 import { block, conversationPair, giveCredits, send, sent, type Member } from "../chat/helpers";
+import { signInAs } from "../helpers/auth";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 import {
@@ -298,6 +299,39 @@ describe("subscriptions as the hub holds them", () => {
     await sent(alice.client, id, "second");
     await waitForAttempts(other, 2);
     expect(await attemptsAt(sub)).toHaveLength(1);
+  });
+
+  it("signing out ends the subscription this browser made in that session: no more pushes", async () => {
+    const { alice, bob, id, sub } = await awayPair();
+    await sent(alice.client, id, "one");
+    await waitForAttempts(sub, 1);
+    // Bob also signed in on a second browser, subscribed there; only the first one signs out.
+    const { client: elsewhere } = await signInAs(bob.details.email, bob.details.password);
+    const other = await subscribeBrowser();
+    expect(
+      (
+        await elsewhere.json("POST", "/my/push/subscriptions", {
+          endpoint: other.endpoint,
+          keys: other.keys,
+        })
+      ).status,
+    ).toBe(201);
+
+    expect((await bob.client.json("POST", "/logout")).status).toBe(204);
+    const rows = await env.DB.prepare("SELECT endpoint FROM push_subscriptions WHERE user_id = ?1")
+      .bind(bob.id)
+      .all<{ endpoint: string }>();
+    expect(rows.results.map((r) => r.endpoint)).toEqual([other.endpoint]);
+
+    await sleep(DELAY_MS + 200);
+    await sent(alice.client, id, "two");
+    await waitForAttempts(other, 1);
+    await sleep(300);
+    // The browser signed out of gets nothing more; the one still signed in does.
+    expect(await attemptsAt(sub)).toHaveLength(1);
+    expect(await payloads(other)).toMatchObject([
+      { body: `${alice.details.username} sent 2 messages` },
+    ]);
   });
 
   it("a push its service failed (503) is tried again and arrives once", async () => {

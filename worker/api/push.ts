@@ -18,10 +18,10 @@ export const pushApi = new Hono<AppBindings>();
 pushApi.get("/my/push/key", requireUser, (c) => c.json({ public_key: vapidPublicKey(c.env) }));
 
 pushApi.post("/my/push/subscriptions", requireUser, async (c) => {
-  const { user } = currentUser(c);
+  const { user, session } = currentUser(c);
   const schema = pushSubscriptionSchema({ allowLocalHttp: localPushServicesAllowed(c.env) });
   const input = parseInput(schema, await readBody(c.req.raw));
-  const { id, created } = await savePushSubscription(c.env, user.id, input);
+  const { id, created } = await savePushSubscription(c.env, user.id, input, session.idHash);
   return c.json({ id }, created ? 201 : 200);
 });
 

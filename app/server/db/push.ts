@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { users } from "./schema";
+import { sessions, users } from "./schema";
 
 /**
  * Web push subscriptions (docs/decisions/031): one row per browser profile that allowed pushes,
@@ -21,9 +21,15 @@ export const pushSubscriptions = sqliteTable(
     createdAt: text("created_at")
       .notNull()
       .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`),
+    /**
+     * The session the browser subscribed in: when it ends (signing out, a password change,
+     * "sign out everywhere", its expiry), the browser stops getting the member's pushes.
+     */
+    sessionHash: text("session_hash").references(() => sessions.idHash, { onDelete: "cascade" }),
   },
   (t) => [
     uniqueIndex("push_subscriptions_endpoint").on(t.endpoint),
     index("push_subscriptions_user").on(t.userId, t.createdAt),
+    index("push_subscriptions_session").on(t.sessionHash),
   ],
 );
