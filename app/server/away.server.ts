@@ -98,38 +98,15 @@ export function messageEvent(update: ListUpdate, name: string): AwayEvent | null
 export function notificationEvent(n: NotificationView): AwayEvent | null {
   const actor = notificationActor(n);
   if (!actor) return null;
+  const tags: Partial<Record<AwayKind, string>> = {
+    like: "likes",
+    profile_view: "profile_views",
+    match: `match:${actor.id}`,
+  };
+  const tag = tags[n.type];
+  if (!tag) return null;
   const who = { id: actor.id, name: displayName(actor) };
-  switch (n.type) {
-    case "like":
-      return {
-        kind: "like",
-        tag: "likes",
-        actor: who,
-        url: notificationHref(n),
-        count: 1,
-        text: null,
-      };
-    case "profile_view":
-      return {
-        kind: "profile_view",
-        tag: "profile_views",
-        actor: who,
-        url: notificationHref(n),
-        count: 1,
-        text: null,
-      };
-    case "match":
-      return {
-        kind: "match",
-        tag: `match:${actor.id}`,
-        actor: who,
-        url: notificationHref(n),
-        count: 1,
-        text: null,
-      };
-    default:
-      return null;
-  }
+  return { kind: n.type, tag, actor: who, url: notificationHref(n), count: 1, text: null };
 }
 
 /** Adds an event to what its tag holds (a fresh fold when there is none). */
