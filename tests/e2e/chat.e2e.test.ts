@@ -29,6 +29,7 @@ describe("chat in Chromium", () => {
     await a.waitForURL((url) => url.pathname === "/chat" && url.searchParams.has("conversation"));
     await a.getByRole("region", { name: `Conversation with ${bob.username}` }).waitFor();
     await a.getByText("No messages yet. Say hello!").waitFor();
+    expect(await a.getByText("Want to know when").count()).toBe(0);
 
     const composer = a.getByLabel("Message", { exact: true });
     await composer.fill("Hello Bob, nice profile!");
@@ -37,6 +38,12 @@ describe("chat in Chromium", () => {
     await sent.waitFor();
     await sent.getByLabel("Sent").waitFor();
     await expect.poll(() => composer.inputValue()).toBe("");
+    // Having written, Alice is offered pushes (never before); "Not now" keeps the offer away.
+    const aliceThread = a.getByRole("region", { name: `Conversation with ${bob.username}` });
+    const offer = aliceThread.getByText(`Want to know when ${bob.username} writes back`);
+    await offer.waitFor();
+    await aliceThread.getByRole("button", { name: "Not now" }).click();
+    await offer.waitFor({ state: "hidden" });
 
     // Bob: the conversation arrives live in his list, unread, and in the header's badge.
     const item = b.getByTestId("conversation-item").filter({ hasText: alice.username });

@@ -68,6 +68,7 @@ export function Composer({
   text,
   setText,
   inputRef,
+  onSent,
 }: {
   disabled: boolean;
   onTyping: () => void;
@@ -75,6 +76,8 @@ export function Composer({
   text: string;
   setText: (text: string) => void;
   inputRef: RefObject<HTMLTextAreaElement>;
+  /** After a message or gift is handed to the room. */
+  onSent?: () => void;
 }) {
   const send = useSetAtom(sendMessageAtom);
   const [gifts, setGifts] = useState(false);
@@ -85,6 +88,7 @@ export function Composer({
     if (!text.trim() || remaining < 0 || disabled) return;
     void send({ text });
     setText("");
+    onSent?.();
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -100,6 +104,7 @@ export function Composer({
             setGifts(false);
             void send({ text, gift });
             setText("");
+            onSent?.();
           }}
         />
       ) : null}

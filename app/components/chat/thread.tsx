@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { AppLink } from "~/components/link";
+import { PushOffer } from "~/components/push-controls";
 import { Avatar, OnlineBadge } from "~/components/profile/member";
 import { ConversationMenu } from "~/components/safety/menus";
 import { displayName } from "~/lib/members";
@@ -76,6 +77,10 @@ export function ChatThread({
   const name = displayName(conversation.user);
   const [draft, setDraft] = useState("");
   const input = useRef<HTMLTextAreaElement>(null);
+  // Once the member has written here, pushes make sense to them: the offer shows (once per
+  // browser, never after "Not now", never when the browser was already asked).
+  const [wrote, setWrote] = useState(false);
+  useEffect(() => setWrote(false), [conversation.id]);
 
   return (
     <section
@@ -150,8 +155,10 @@ export function ChatThread({
           />
         }
       />
+      {wrote ? <PushOffer name={name} /> : null}
       <Composer
         disabled={closed}
+        onSent={() => setWrote(true)}
         onTyping={sendTyping}
         text={draft}
         setText={setDraft}
