@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
+import type { NotificationView } from "~/schemas/notifications";
 import type { Env } from "~/server/env.server";
 import type {
   ClientIdClaim,
@@ -323,13 +324,24 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     if (frame.type === "notification") {
       const actor = notificationActor(frame.notification);
       if (actor) this.away.rememberName(actor.id, displayName(actor));
-      if (delivered === 0) {
-        const event = notificationEvent(frame.notification);
-        if (userId) await this.away.rememberMember(userId);
-        if (event) await this.away.add(event);
-      }
+      if (delivered === 0) await this.awayNotification(frame.notification, userId);
     }
     return delivered;
+  }
+
+  /**
+   * A notification kept off the member's bell (the kind is off in the app) but perhaps wanted by
+   * push or email: nothing reaches their pages; while they are away it is heard as any other.
+   */
+  async heardAway(notification: NotificationView, userId: string): Promise<void> {
+    if (this.openSockets() > 0) return;
+    await this.awayNotification(notification, userId);
+  }
+
+  private async awayNotification(notification: NotificationView, userId: string | undefined) {
+    const event = notificationEvent(notification);
+    if (userId) await this.away.rememberMember(userId);
+    if (event) await this.away.add(event);
   }
 
   /**

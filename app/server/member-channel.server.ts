@@ -1,4 +1,5 @@
 import type { MemberServerFrame } from "~/realtime/member";
+import type { NotificationView } from "~/schemas/notifications";
 import { conversationRoom } from "./chat-rooms.server";
 import type { Env } from "./env.server";
 import { logFailure } from "./log.server";
@@ -14,6 +15,18 @@ export async function publishToMember(env: Env, userId: string, frame: MemberSer
     await memberHub(env, userId).publish(frame, userId);
   } catch (error) {
     logFailure("publish_to_member_failed", error);
+  }
+}
+
+/**
+ * A notification the member keeps off their bell but may want by push or email: their hub hears
+ * it as a notification no page received (while they are away), and no page is told.
+ */
+export async function notifyAway(env: Env, userId: string, notification: NotificationView) {
+  try {
+    await memberHub(env, userId).heardAway(notification, userId);
+  } catch (error) {
+    logFailure("notify_away_failed", error, { user_id: userId });
   }
 }
 

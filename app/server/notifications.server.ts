@@ -13,7 +13,7 @@ import { notificationPreferences, notifications, notificationSettings } from "./
 import { getDb, nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
-import { publishToMember, pushSettingsChanged } from "./member-channel.server";
+import { notifyAway, publishToMember, pushSettingsChanged } from "./member-channel.server";
 import { memberCards, type MemberCard } from "./members.server";
 import { statement } from "./sql.server";
 import { isActiveMember, isBlockedEitherWay, neitherBlocked } from "./visibility.server";
@@ -58,13 +58,28 @@ export function visibleRows(userId: string) {
   );
 }
 
-export async function isEnabled(env: Env, userId: string, type: NotificationType) {
+/** The member's channels for one kind (the defaults where they changed nothing). */
+async function channelsFor(env: Env, userId: string, type: NotificationType) {
   const row = await getDb(env.DB)
-    .select({ enabled: notificationPreferences.enabled })
+    .select({
+      in_app: notificationPreferences.enabled,
+      push: notificationPreferences.push,
+      email: notificationPreferences.email,
+    })
     .from(notificationPreferences)
     .where(and(eq(notificationPreferences.userId, userId), eq(notificationPreferences.type, type)))
     .get();
-  return row?.enabled ?? true;
+  const defaults = DEFAULT_CHANNELS[type];
+  return {
+    in_app: row?.in_app ?? defaults.in_app,
+    push: row?.push ?? defaults.push,
+    email: row?.email ?? defaults.email,
+  };
+}
+
+/** What the bell and the notifications page show: visible, and of a kind on in the app. */
+function onTheBell(userId: string) {
+  return and(visibleRows(userId), eq(notifications.inApp, true));
 }
 
 /**
@@ -88,7 +103,7 @@ export async function unreadCounts(
         ELSE 'one:' || ${notifications.id} END)`,
     })
     .from(notifications)
-    .where(and(visibleRows(userId), isNull(notifications.readAt)))
+    .where(and(onTheBell(userId), isNull(notifications.readAt)))
     .get();
   return { unread_count: row?.n ?? 0, unread_groups: row?.groups ?? 0 };
 }
@@ -114,7 +129,7 @@ async function present(env: Env, rows: NotificationRow[]): Promise<NotificationV
 }
 
 /** A notification's row (its seq is given when it is written: notificationStatement). */
-function notificationRow(input: NotifyInput, id = newId()): NotificationRow {
+function notificationRow(input: NotifyInput, id = newId(), inApp = true): NotificationRow {
   return {
     id,
     userId: input.to,
@@ -124,6 +139,7 @@ function notificationRow(input: NotifyInput, id = newId()): NotificationRow {
     readAt: null,
     createdAt: nowIso(),
     seq: 0,
+    inApp,
   };
 }
 
@@ -131,9 +147,9 @@ function notificationRow(input: NotifyInput, id = newId()): NotificationRow {
 function notificationStatement(env: Env, row: NotificationRow) {
   return statement(
     env.DB,
-    sql`INSERT INTO notifications (id, user_id, actor_id, type, data, read_at, created_at, seq)
+    sql`INSERT INTO notifications (id, user_id, actor_id, type, data, read_at, created_at, seq, in_app)
       VALUES (${row.id}, ${row.userId}, ${row.actorId}, ${row.type}, ${JSON.stringify(row.data)}, NULL, ${row.createdAt},
-        (SELECT coalesce(max(seq), 0) + 1 FROM notifications WHERE user_id = ${row.userId}))`,
+        (SELECT coalesce(max(seq), 0) + 1 FROM notifications WHERE user_id = ${row.userId}), ${row.inApp ? 1 : 0})`,
   );
 }
 
@@ -153,18 +169,23 @@ async function announce(env: Env, row: NotificationRow): Promise<NotificationVie
 
 /**
  * Stores a notification for a member and pushes it to their open pages. Does nothing (null) when
- * the member switched that kind off, when it is their own action, or across a block.
+ * the member switched that kind off on every channel, when it is their own action, or across a
+ * block. A kind off in the app but on for push or email is stored off the bell (`in_app` false),
+ * for the digest, and heard by the member's hub while they are away (null: no page shows it).
  */
 export async function notify(env: Env, input: NotifyInput): Promise<NotificationView | null> {
   if (input.actorId && input.actorId === input.to) return null;
-  const [enabled, blocked] = await Promise.all([
-    isEnabled(env, input.to, input.type),
+  const [channels, blocked] = await Promise.all([
+    channelsFor(env, input.to, input.type),
     input.actorId ? isBlockedEitherWay(env, input.to, input.actorId) : Promise.resolve(false),
   ]);
-  if (!enabled || blocked) return null;
-  const row = notificationRow(input);
+  if (blocked || !(channels.in_app || channels.push || channels.email)) return null;
+  const row = notificationRow(input, newId(), channels.in_app);
   await notificationStatement(env, row).run();
-  return announce(env, row);
+  if (row.inApp) return announce(env, row);
+  const [notification] = await present(env, [row]);
+  await notifyAway(env, row.userId, notification!);
+  return null;
 }
 
 /**
@@ -175,7 +196,7 @@ export async function notify(env: Env, input: NotifyInput): Promise<Notification
  * attempt finds it and an undoing removes it (notificationRemoval). The caller checked blocks.
  */
 export async function pendingNotification(env: Env, input: NotifyInput, id: string) {
-  const enabled = await isEnabled(env, input.to, input.type);
+  const enabled = (await channelsFor(env, input.to, input.type)).in_app;
   const row = notificationRow(input, id);
   return {
     write: enabled ? notificationStatement(env, row) : null,
@@ -205,7 +226,7 @@ export async function listNotifications(
   const rows = await getDb(env.DB)
     .select()
     .from(notifications)
-    .where(visibleRows(userId))
+    .where(onTheBell(userId))
     .orderBy(desc(notifications.seq), desc(notifications.id))
     .limit(perPage + 1)
     .offset((page - 1) * perPage)
@@ -236,7 +257,7 @@ export async function markNotificationRead(env: Env, userId: string, id: string)
   const row = await db
     .select()
     .from(notifications)
-    .where(and(visibleRows(userId), eq(notifications.id, id)))
+    .where(and(onTheBell(userId), eq(notifications.id, id)))
     .get();
   if (!row) throw notFound("Notification not found.");
   if (!row.readAt) {
@@ -272,6 +293,7 @@ export async function markNotificationsRead(
     .where(
       and(
         eq(notifications.userId, userId),
+        eq(notifications.inApp, true),
         isNull(notifications.readAt),
         group ? or(inArray(notifications.id, ids), inGroup(group)) : inArray(notifications.id, ids),
       ),
@@ -301,7 +323,13 @@ export async function markAllNotificationsRead(env: Env, userId: string) {
   const result = await getDb(env.DB)
     .update(notifications)
     .set({ readAt: nowIso() })
-    .where(and(eq(notifications.userId, userId), isNull(notifications.readAt)))
+    .where(
+      and(
+        eq(notifications.userId, userId),
+        eq(notifications.inApp, true),
+        isNull(notifications.readAt),
+      ),
+    )
     .run();
   if (result.meta.changes > 0) await publishRead(env, userId, null);
   return unreadCounts(env, userId);

@@ -2,6 +2,7 @@ import type { ChatMessageView, ChatServerFrame } from "~/realtime/chat";
 import type { MemberServerFrame } from "~/realtime/member";
 import type { Gift, PageMeta } from "~/schemas/chat";
 import type { SafetyNote } from "~/schemas/message-safety";
+import type { NotificationView } from "~/schemas/notifications";
 
 /**
  * What the Durable Objects answer over RPC, and the values they exchange: the Worker's `Env`
@@ -153,6 +154,7 @@ export interface MemberHubApi {
   unreadTotal(): number;
   claimClientId(clientId: string, conversationId: string, memberId: string): Promise<ClientIdClaim>;
   publish(frame: MemberServerFrame, userId?: string): Promise<number>;
+  heardAway(notification: NotificationView, userId: string): Promise<void>;
   pushSettingsChanged(): Promise<void>;
   forgetMember(otherId: string): Promise<void>;
   noteConversation(conversationId: string): Promise<void>;

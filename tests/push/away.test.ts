@@ -219,6 +219,47 @@ describe("a member who is away", () => {
     });
   });
 
+  it("a kind off in the app but on for push is pushed while away, and never shows on the bell", async () => {
+    const alice = await verifiedMember();
+    const bob = await verifiedMember();
+    const sub = await subscribe(bob);
+    await settings(bob, { preferences: { like: { in_app: false, push: true } } });
+    const bell = async () => {
+      const res = await bob.client.json<{ notifications: unknown[]; unread_count: number }>(
+        "GET",
+        "/notifications",
+      );
+      return { count: res.body.unread_count, rows: res.body.notifications.length };
+    };
+
+    expect((await like(alice, bob)).status).toBe(201);
+    await waitForAttempts(sub, 1);
+    expect(await payloads(sub)).toMatchObject([
+      { type: "like", body: `${alice.details.username} liked you`, tag: "likes" },
+    ]);
+    expect(await bell()).toEqual({ count: 0, rows: 0 });
+
+    // Here, nothing reaches the page and nothing is pushed; off everywhere, nothing is kept.
+    const socket = await memberSocket(bob);
+    const carol = await verifiedMember();
+    expect((await like(carol, bob)).status).toBe(201);
+    await sleep(DELAY_MS + 300);
+    expect(socket.frames.filter((f) => f.type === "notification")).toEqual([]);
+    socket.close();
+    await settings(bob, { preferences: { like: { push: false, email: false } } });
+    const dave = await verifiedMember();
+    expect((await like(dave, bob)).status).toBe(201);
+    await sleep(DELAY_MS + 500);
+    expect(await pushesTo(sub)).toHaveLength(1);
+    const kept = await env.DB.prepare(
+      "SELECT actor_id FROM notifications WHERE user_id = ? AND type = 'like' ORDER BY seq",
+    )
+      .bind(bob.id)
+      .all<{ actor_id: string }>();
+    expect(kept.results.map((r) => r.actor_id)).toEqual([alice.id, carol.id]);
+    expect(await bell()).toEqual({ count: 0, rows: 0 });
+  });
+
   it("folds likes into one push naming the newest, and forgets a member blocked meanwhile", async () => {
     const bob = await verifiedMember();
     const [alice, carol, dave] = [

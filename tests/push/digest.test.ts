@@ -213,4 +213,19 @@ describe("the email digest", () => {
     expect(digest!.text).toContain(`1 unread message from ${alice.details.username}`);
     expect(digest!.text).not.toContain("liked you");
   });
+
+  it("tells of a kind the member keeps off the bell but wants by email", async () => {
+    const bob = await verifiedMember();
+    const carol = await verifiedMember();
+    await visitedAndLeft(bob);
+    const res = await bob.client.json("PUT", "/my/notification-preferences", {
+      preferences: { like: { in_app: false, push: false, email: true } },
+    });
+    expect(res.status).toBe(200);
+    expect((await like(carol, bob)).status).toBe(201);
+    expect((await digestState(bob.id))?.due).toEqual(expect.any(Number));
+    await digestNow(bob.id);
+    const [digest] = await waitForDigest(bob);
+    expect(digest!.text).toContain(`${carol.details.username} liked you`);
+  });
 });

@@ -21,6 +21,12 @@ export const notifications = sqliteTable(
       .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`),
     /** Monotonic order within a member's list (ties in created_at). */
     seq: integer("seq").notNull(),
+    /**
+     * Whether it shows on the bell and the notifications page. A kind the member turned off in
+     * the app but wants by push or email is still written (its push and digest come from it),
+     * with false here.
+     */
+    inApp: integer("in_app", { mode: "boolean" }).notNull().default(true),
   },
   (t) => [
     index("notifications_user_seq").on(t.userId, t.seq),

@@ -1,0 +1,1 @@
+ALTER TABLE `notifications` ADD `in_app` integer DEFAULT true NOT NULL;
