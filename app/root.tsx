@@ -49,6 +49,24 @@ export function loader({ request, context }: LoaderFunctionArgs) {
  */
 const themeScript = `(function(){try{var k=${JSON.stringify(APPEARANCE_STORAGE_KEY)};var s=localStorage.getItem(k);var c=document.cookie.match(/(?:^|; )appearance=([^;]*)/);if(s&&!c&&/^(dark|light|system)$/.test(s)){document.documentElement.dataset.theme=s;document.cookie="appearance="+s+"; Path=/; Max-Age=31536000; SameSite=Lax";}else if(c&&s!==c[1]){localStorage.setItem(k,c[1]);}}catch(e){}})();`;
 
+/** The page's background in each theme (app/styles/app/theme.css `--bg`). */
+const THEME_COLORS = { light: "#faf7f9", dark: "#120d15" } as const;
+
+/**
+ * The browser's own bars take the page's colour: the member's theme, or the system's when they
+ * follow it (installed, the manifest's colour is the dark theme's until the page loads).
+ */
+function ThemeColor({ appearance }: { appearance: Appearance }) {
+  if (appearance !== "system")
+    return <meta name="theme-color" content={THEME_COLORS[appearance]} />;
+  return (
+    <>
+      <meta name="theme-color" media="(prefers-color-scheme: light)" content={THEME_COLORS.light} />
+      <meta name="theme-color" media="(prefers-color-scheme: dark)" content={THEME_COLORS.dark} />
+    </>
+  );
+}
+
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRootData();
   const appearance: Appearance = data?.appearance ?? "dark";
@@ -61,7 +79,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="csrf-token" content={data?.csrfToken ?? ""} />
         <meta name="app-version" content={data?.buildVersion ?? ""} />
-        <meta name="theme-color" content="#e11d63" />
+        <ThemeColor appearance={appearance} />
         {scripts ? (
           <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeScript }} />
         ) : null}

@@ -24,6 +24,25 @@ const csrfMeta = (page: string) => page.match(/<meta name="csrf-token" content="
 
 describe("authentication pages", () => {
   it.each([
+    ["dark", ['<meta name="theme-color" content="#120d15"/>']],
+    ["light", ['<meta name="theme-color" content="#faf7f9"/>']],
+    [
+      "system",
+      [
+        '<meta name="theme-color" media="(prefers-color-scheme: light)" content="#faf7f9"/>',
+        '<meta name="theme-color" media="(prefers-color-scheme: dark)" content="#120d15"/>',
+      ],
+    ],
+  ])("the browser's bars take the %s theme's page colour", async (appearance, metas) => {
+    const res = await new TestClient().fetch("/login", {
+      headers: { Accept: "text/html", Cookie: `appearance=${appearance}` },
+    });
+    const page = await res.text();
+    expect(page).toContain(`data-theme="${appearance}"`);
+    expect(page.match(/<meta name="theme-color"[^>]*>/g)).toEqual(metas);
+  });
+
+  it.each([
     ["/login", "Login - Heartline"],
     ["/register", "Register - Heartline"],
     ["/forgot-password", "Forgot Password - Heartline"],
