@@ -2,7 +2,7 @@ import { displayName } from "~/lib/members";
 import { notificationActor, notificationHref } from "~/lib/notifications";
 import type { NotificationSettings, NotificationView, QuietHours } from "~/schemas/notifications";
 import type { PushPayload, PushType } from "~/schemas/push";
-import type { Env } from "./env.server";
+import { secondsSettingMs, type Env } from "./env.server";
 import { memberCards } from "./members.server";
 import { getNotificationPreferences } from "./notifications.server";
 import {
@@ -24,10 +24,7 @@ export const DEFAULT_AWAY_PUSH_DELAY_SECONDS = 30;
 
 /** AWAY_PUSH_DELAY_SECONDS, in milliseconds (a bad value falls back to the default). */
 export function awayPushDelayMs(env: Pick<Env, "AWAY_PUSH_DELAY_SECONDS">): number {
-  const seconds = Number(env.AWAY_PUSH_DELAY_SECONDS ?? DEFAULT_AWAY_PUSH_DELAY_SECONDS);
-  return Number.isFinite(seconds) && seconds >= 0
-    ? Math.round(seconds * 1000)
-    : DEFAULT_AWAY_PUSH_DELAY_SECONDS * 1000;
+  return secondsSettingMs(env.AWAY_PUSH_DELAY_SECONDS, DEFAULT_AWAY_PUSH_DELAY_SECONDS);
 }
 
 /** The kinds a member away hears of by push (a test push is sent at once, never decided here). */

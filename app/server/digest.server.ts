@@ -9,7 +9,7 @@ import { hmacSign, hmacVerify } from "./crypto.server";
 import { notifications } from "./db/notifications";
 import { getDb, schema } from "./db.server";
 import { digestEmail, type DigestLine } from "./emails.server";
-import type { Env } from "./env.server";
+import { secondsSettingMs, type Env } from "./env.server";
 import type { Email } from "./mail.server";
 import { memberCards } from "./members.server";
 import { setNotificationPreferences, visibleRows } from "./notifications.server";
@@ -26,18 +26,13 @@ import { setNotificationPreferences, visibleRows } from "./notifications.server"
 export const DEFAULT_AWAY_EMAIL_DELAY_SECONDS = 3600;
 export const DEFAULT_EMAIL_DIGEST_INTERVAL_SECONDS = 86_400;
 
-const secondsSetting = (value: string | undefined, fallback: number) => {
-  const seconds = Number(value ?? fallback);
-  return (Number.isFinite(seconds) && seconds >= 0 ? seconds : fallback) * 1000;
-};
-
 /** AWAY_EMAIL_DELAY_SECONDS in milliseconds: how long something stays unseen before a digest. */
 export const awayEmailDelayMs = (env: Pick<Env, "AWAY_EMAIL_DELAY_SECONDS">) =>
-  secondsSetting(env.AWAY_EMAIL_DELAY_SECONDS, DEFAULT_AWAY_EMAIL_DELAY_SECONDS);
+  secondsSettingMs(env.AWAY_EMAIL_DELAY_SECONDS, DEFAULT_AWAY_EMAIL_DELAY_SECONDS);
 
 /** EMAIL_DIGEST_INTERVAL_SECONDS in milliseconds: at most one digest per this long. */
 export const digestIntervalMs = (env: Pick<Env, "EMAIL_DIGEST_INTERVAL_SECONDS">) =>
-  secondsSetting(env.EMAIL_DIGEST_INTERVAL_SECONDS, DEFAULT_EMAIL_DIGEST_INTERVAL_SECONDS);
+  secondsSettingMs(env.EMAIL_DIGEST_INTERVAL_SECONDS, DEFAULT_EMAIL_DIGEST_INTERVAL_SECONDS);
 
 /** The kinds a digest can tell of, in the order it tells them. */
 const DIGEST_KINDS = ["message", "match", "like", "gift", "profile_view"] as const;

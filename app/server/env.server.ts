@@ -131,6 +131,12 @@ export function readConfig(env: Env): AppConfig {
 
 export const isProduction = (env: Env) => env.APP_ENV === "production";
 
+/** A duration variable given in seconds (`"30"`), in milliseconds; the fallback when unset or bad. */
+export function secondsSettingMs(value: string | undefined, fallbackSeconds: number): number {
+  const seconds = Number(value ?? fallbackSeconds);
+  return Math.round((Number.isFinite(seconds) && seconds >= 0 ? seconds : fallbackSeconds) * 1000);
+}
+
 /**
  * /dev/mailbox (the emails local development did not send) exists only when asked for by name:
  * DEV_MAILBOX is "on" (wrangler.toml's local [vars]; production's vars do not have it) and the
