@@ -3,6 +3,7 @@ import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { SESSION_POLICY } from "./session.server";
 import { run } from "./sql.server";
+import { RENEWAL_GRACE_MS } from "./subscriptions.server";
 
 /**
  * Housekeeping: what the Cron Trigger runs (worker/scheduled.ts). Each table's retention is written
@@ -26,8 +27,8 @@ export const RETENTION = {
   activitiesMs: 730 * DAY,
   /** A reset link past its expiry only says "expired": kept a day for that. */
   resetTokensAfterExpiryMs: DAY,
-  /** A subscription whose period ended this long ago without a renewal from Stripe is over. */
-  subscriptionGraceMs: 3 * DAY,
+  /** A subscription whose period ended this long ago without a renewal heard is over. */
+  subscriptionGraceMs: RENEWAL_GRACE_MS,
 } as const;
 
 export interface Limits {

@@ -21,6 +21,7 @@ import { all, statement } from "./sql.server";
 import {
   activePlan,
   isCurrent,
+  withinPeriod,
   listPlans,
   periodEnd,
   periodOf,
@@ -137,7 +138,7 @@ function prorationFrom(row: SubscriptionRow) {
 
 /** A live subscription that may change (409 with why otherwise). */
 function assertChangeable(row: SubscriptionRow | null, now: number): asserts row {
-  if (!row || !isCurrent(row, now)) {
+  if (!row || !withinPeriod(row, now)) {
     throw new HttpError(409, SUBSCRIPTION_MESSAGES.noSubscriptionToChange);
   }
   if (row.status === "past_due") throw new HttpError(409, SUBSCRIPTION_MESSAGES.pastDueChange);
@@ -316,7 +317,7 @@ export async function planChangeQuotes(
   now = Date.now(),
 ): Promise<PlanChangeQuote[]> {
   const row = await subscriptionRow(env, userId);
-  if (!row || !isCurrent(row, now) || row.status === "past_due") return [];
+  if (!row || !withinPeriod(row, now) || row.status === "past_due") return [];
   const from = prorationFrom(row);
   const held = row.provider === "test" ? row.credit_cents : 0;
   const quotes: PlanChangeQuote[] = [];

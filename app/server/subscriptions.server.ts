@@ -95,11 +95,36 @@ export async function subscriptionRow(env: Env, userId: string) {
   );
 }
 
-/** Whether a stored subscription still counts (its period has not ended, it was not ended). */
-export const isCurrent = (
+/**
+ * How long a renewing (active) subscription whose period ended still counts while the provider
+ * has not said how its renewal went (Stripe's webhook, the test provider's cron; docs/decisions/036):
+ * a member is never downgraded for the minutes or hours a renewal takes to be heard. A renewal
+ * that fails says so (past due, with its own grace); one never heard ends here, and housekeeping
+ * marks it expired.
+ */
+export const RENEWAL_GRACE_MS = 3 * 86_400_000;
+
+/** Whether a stored subscription's period is running (plan changes and quotes need one). */
+export const withinPeriod = (
   row: Pick<SubscriptionRow, "status" | "current_period_end">,
   now: number,
 ) => row.status !== "expired" && Date.parse(row.current_period_end) > now;
+
+/**
+ * Whether a stored subscription still counts: it was not ended, and its period has not ended, or
+ * it renews and its renewal is not heard yet (RENEWAL_GRACE_MS).
+ */
+export const isCurrent = (
+  row: Pick<SubscriptionRow, "status" | "current_period_end">,
+  now: number,
+) =>
+  withinPeriod(row, now) ||
+  (row.status === "active" && Date.parse(row.current_period_end) > now - RENEWAL_GRACE_MS);
+
+/** The same as SQL on `subscriptions`: its period is over (and a renewal not heard is given up). */
+const periodOver = (now: number) => sql`(subscriptions.current_period_end <= ${nowIso(now)}
+  AND (subscriptions.status <> 'active'
+    OR subscriptions.current_period_end <= ${nowIso(now - RENEWAL_GRACE_MS)}))`;
 
 export function toCurrent(row: SubscriptionRow): CurrentSubscription {
   return {
@@ -163,7 +188,7 @@ const PAST_DUE_GRACE_MS = PAST_DUE_GRACE_DAYS * 86_400_000;
  * failed).
  */
 const hasPerks = (now: number) => sql`(subscriptions.status IN ('active', 'cancelled')
-    AND subscriptions.current_period_end > ${nowIso(now)}
+    AND NOT ${periodOver(now)}
   OR subscriptions.status = 'past_due'
     AND subscriptions.past_due_since > ${nowIso(now - PAST_DUE_GRACE_MS)})`;
 
@@ -233,8 +258,8 @@ export function periodEnd(from: number, cycle: BillingCycle, count = 1): number 
 }
 
 /** A member may subscribe when they hold no subscription, or it has ended or was cancelled. */
-const maySubscribe = (now: string) => sql`subscriptions.status IN ('expired', 'cancelled')
-  OR subscriptions.current_period_end <= ${now}`;
+const maySubscribe = (now: number) => sql`subscriptions.status IN ('expired', 'cancelled')
+  OR ${periodOver(now)}`;
 
 /**
  * POST /my/subscription. The test provider starts the subscription at once: `{subscription}`. With
@@ -419,7 +444,7 @@ function upsertSubscription(env: Env, w: SubscriptionWrite) {
        provider = ${w.provider}, provider_ref = ${w.ref}, provider_event_at = ${w.eventAt}, current_period_start = ${w.start},
        current_period_end = ${w.end}, cancelled_at = ${w.cancelledAt ?? null}, cancel_reason = NULL, updated_at = ${w.now},
        price_cents = ${price}, billing_anchor = ${anchor}
-     WHERE ${w.onlyIfMaySubscribe ? maySubscribe(w.now) : sql`1`}
+     WHERE ${w.onlyIfMaySubscribe ? maySubscribe(Date.parse(w.now)) : sql`1`}
      RETURNING user_id`,
   );
 }
@@ -571,7 +596,7 @@ export async function applyStripeSubscription(
          END
      WHERE subscriptions.provider_ref IS ${sub.id} AND coalesce(subscriptions.provider_event_at, 0) <= ${eventCreated}
         OR subscriptions.provider_ref IS NOT ${sub.id} AND (subscriptions.status IN ('expired', 'cancelled')
-          OR subscriptions.current_period_end <= ${at} OR subscriptions.provider = 'test')
+          OR ${periodOver(Date.parse(at))} OR subscriptions.provider = 'test')
      RETURNING user_id`,
   );
   if (!written) {

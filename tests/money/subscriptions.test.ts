@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { memberPerks, PAST_DUE_GRACE_DAYS } from "~/server/subscriptions.server";
+import { memberPerks, PAST_DUE_GRACE_DAYS, RENEWAL_GRACE_MS } from "~/server/subscriptions.server";
 import {
   activitiesOf,
   deliver as deliverSigned,
@@ -158,14 +158,42 @@ describe("subscriptions through the test provider", () => {
     ]);
   });
 
-  it("an active subscription also ends at its period end when nothing renewed it", async () => {
+  it("a renewing subscription keeps counting while its renewal is not heard, and ends when it never is", async () => {
     const member = await verifiedMember();
     await subscribeTo(member.client, "plus");
     expect((await member.client.json("DELETE", "/my/subscription", {})).status).toBe(422);
-    await env.DB.prepare("UPDATE subscriptions SET current_period_end = ?2 WHERE user_id = ?1")
-      .bind(member.id, new Date(Date.now() - 1).toISOString())
-      .run();
+    const periodEnded = (msAgo: number) =>
+      env.DB.prepare("UPDATE subscriptions SET current_period_end = ?2 WHERE user_id = ?1")
+        .bind(member.id, new Date(Date.now() - msAgo).toISOString())
+        .run();
+    const likesADay = async () => (await memberPerks(env, member.id)).dailyLikes;
+    const plusLikes = await likesADay();
+    expect(plusLikes).not.toBeNull();
+
+    // The period ended an hour ago and no renewal was heard yet: still subscribed, perks and
+    // all, and a second subscription is refused (it would be billed twice).
+    await periodEnded(3_600_000);
+    expect((await status(member)).body.currentSubscription?.status).toBe("active");
+    expect(await likesADay()).toBe(plusLikes);
+    expect(
+      (
+        await member.client.json("POST", "/my/subscription", {
+          plan_id: "plus",
+          billing_cycle: "monthly",
+        })
+      ).status,
+    ).toBe(409);
+    // A plan change waits for the renewal (its proration needs a running period).
+    const change = await member.client.json("PUT", "/my/subscription", {
+      plan_id: "premium",
+      billing_cycle: "monthly",
+    });
+    expect(change.status).toBe(409);
+
+    // Never heard: past the grace it is over, perks and all.
+    await periodEnded(RENEWAL_GRACE_MS + 1);
     expect((await status(member)).body.currentSubscription).toBeNull();
+    expect(await likesADay()).toBeNull();
     const cancel = await member.client.json("DELETE", "/my/subscription", { reason: "x" });
     expect(cancel.status).toBe(409);
   });

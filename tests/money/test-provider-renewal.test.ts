@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { listPayments } from "~/server/billing.server";
 import { DEFAULT_LIMITS } from "~/server/housekeeping.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
-import { memberPerks } from "~/server/subscriptions.server";
+import { memberPerks, RENEWAL_GRACE_MS } from "~/server/subscriptions.server";
 import worker from "../../worker/index";
 import { activitiesOf, subscribeTo, type Member, ledgerCheckedMembers } from "./helpers";
 
@@ -84,8 +84,10 @@ describe("test-provider renewals on the Cron Trigger's clock", () => {
     await subscribeTo(m.client, "plus");
     const end = at("2027-03-10T08:00:00.000Z");
     await setPeriod(m.id, "2027-02-10T08:00:00.000Z", iso(end));
-    // Nothing renewed it yet: past its end the member is free.
-    expect((await memberPerks(env, m.id, end + 60_000)).subscribed).toBe(false);
+    // Nothing renewed it yet: past its end the member keeps the perks until the renewal is heard
+    // (docs/decisions/036), and not for ever.
+    expect((await memberPerks(env, m.id, end + 60_000)).subscribed).toBe(true);
+    expect((await memberPerks(env, m.id, end + RENEWAL_GRACE_MS)).subscribed).toBe(false);
 
     await runCron(end + 60_000);
     expect(await row(m.id)).toMatchObject({
