@@ -96,6 +96,13 @@ export class AwayPushes {
   /** Bumped by every invalidation: a D1 read that started before it is not kept. */
   private generation = 0;
   private awaySince: number | undefined;
+  /**
+   * Nothing waits since the last `here` (no fold, no away time, no digest due): a page opening
+   * has nothing to clear and costs no storage call (a deploy's reconnects open every page again).
+   */
+  private settled = false;
+  /** The origin last remembered (in storage too). */
+  private origin: string | undefined;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -106,9 +113,11 @@ export class AwayPushes {
 
   /** The origin the member's pages are served from (the digest's links, without APP_ORIGIN). */
   async rememberOrigin(origin: string): Promise<void> {
+    if (this.origin === origin) return;
     if ((await this.ctx.storage.get<string>(ORIGIN_KEY)) !== origin) {
       await this.ctx.storage.put(ORIGIN_KEY, origin);
     }
+    this.origin = origin;
   }
 
   private get sql() {
@@ -145,6 +154,9 @@ export class AwayPushes {
 
   /** A page of the member opened: they will see everything there; nothing waits to be pushed. */
   async here(): Promise<void> {
+    if (this.settled) return;
+    // Set first: anything added while this clears makes it unsettled again.
+    this.settled = true;
     this.sql.exec("DELETE FROM away_push");
     this.awaySince = undefined;
     await this.ctx.storage.delete(AWAY_SINCE_KEY);
@@ -158,6 +170,7 @@ export class AwayPushes {
 
   /** Something new the member has not seen: their digest is due, unless it is already. */
   private async scheduleDigest(now: number): Promise<void> {
+    this.settled = false;
     const digest = await this.digest();
     if (digest.due !== null) return;
     const due = Math.max(
@@ -170,6 +183,7 @@ export class AwayPushes {
 
   /** The member's last page closed. */
   async left(now = Date.now()): Promise<void> {
+    this.settled = false;
     this.awaySince = now;
     await this.ctx.storage.put(AWAY_SINCE_KEY, now);
   }
@@ -182,6 +196,7 @@ export class AwayPushes {
 
   /** Something happened for the member while no page of theirs is open. */
   async add(event: AwayEvent, now = Date.now()): Promise<void> {
+    this.settled = false;
     const row = this.row(event.tag);
     const held = row ? (JSON.parse(row.fold) as AwayFold) : null;
     const delay = awayPushDelayMs(this.env);
@@ -242,6 +257,7 @@ export class AwayPushes {
     await this.invalidate();
     await this.ctx.storage.delete([MEMBER_KEY, AWAY_SINCE_KEY, ORIGIN_KEY, DIGEST_KEY]);
     this.awaySince = undefined;
+    this.origin = undefined;
   }
 
   /**
