@@ -27,6 +27,7 @@ import { changePlan, planChangeQuotes } from "~/server/plan-changes.server";
 import { subscriptionStatus } from "~/server/subscriptions.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { useAtom, useHydrateAtoms, useSetAtom } from "~/state/jotai";
+import { useRootData } from "~/lib/root-data";
 import {
   cancelSubscriptionAtom,
   createSubscriptionAtom,
@@ -177,6 +178,9 @@ export default function SubscriptionPage() {
 
   const current = state.currentSubscription;
   const renews = current?.status === "active";
+  // Past its period end and not yet renewed: the renewal is on its way (docs/decisions/036).
+  const serverNow = useRootData()?.now ?? 0;
+  const renewing = renews && Date.parse(current.current_period_end) <= serverNow;
   const canSubscribe = !current || current.status === "cancelled";
 
   const subscribe = async (planId: string) => {
@@ -225,11 +229,13 @@ export default function SubscriptionPage() {
                 </span>
               </p>
               <p className="muted">
-                {renews
-                  ? `Renews on ${dayText(current.current_period_end)}.`
-                  : current.status === "cancelled"
-                    ? `Cancelled${current.cancelled_at ? ` on ${dayText(current.cancelled_at)}` : ""}. Your perks last until ${dayText(current.current_period_end)}; nothing renews.`
-                    : `Your last payment failed. Your perks continue for ${PAST_DUE_GRACE_DAYS} days from the failed payment while your card is tried again; update your card under Payments and receipts to keep them.`}
+                {renewing
+                  ? "Renewing now: your perks continue while the payment goes through."
+                  : renews
+                    ? `Renews on ${dayText(current.current_period_end)}.`
+                    : current.status === "cancelled"
+                      ? `Cancelled${current.cancelled_at ? ` on ${dayText(current.cancelled_at)}` : ""}. Your perks last until ${dayText(current.current_period_end)}; nothing renews.`
+                      : `Your last payment failed. Your perks continue for ${PAST_DUE_GRACE_DAYS} days from the failed payment while your card is tried again; update your card under Payments and receipts to keep them.`}
               </p>
               {loaded.quotes.length > 0 ? (
                 <ChangePlan

@@ -175,6 +175,12 @@ describe("subscriptions through the test provider", () => {
     await periodEnded(3_600_000);
     expect((await status(member)).body.currentSubscription?.status).toBe("active");
     expect(await likesADay()).toBe(plusLikes);
+    const page = await member.client.fetch("/my/subscription", {
+      headers: { Accept: "text/html" },
+    });
+    expect(await page.text()).toContain(
+      "Renewing now: your perks continue while the payment goes through.",
+    );
     expect(
       (
         await member.client.json("POST", "/my/subscription", {
