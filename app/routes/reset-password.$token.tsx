@@ -15,6 +15,7 @@ import { titleMeta } from "~/lib/title";
 import { resetPasswordSchema } from "~/schemas/auth";
 import { formAction, type ActionErrors } from "~/server/actions.server";
 import { isResetTokenUsable, RESET_TOKEN_INVALID, resetPassword } from "~/server/auth.server";
+import { deviceCookie } from "~/server/device.server";
 import { parseInput, readBody } from "~/server/validation.server";
 
 export const meta: MetaFunction = () => titleMeta("Reset Password");
@@ -39,7 +40,9 @@ export function action({ request, context, params }: ActionFunctionArgs) {
       ...(await readBody(request)),
       token: params.token,
     });
-    const { status } = await resetPassword(context.env, input, context.meta);
+    const { status, memberId } = await resetPassword(context.env, input, context.meta);
+    // This browser is one the member proved theirs: a device they sign in from (device.server.ts).
+    context.appendCookie(await deviceCookie(context.env, memberId));
     return redirect(`/login?status=${encodeURIComponent(status)}`);
   });
 }

@@ -435,7 +435,15 @@ export async function resetPassword(
   ]);
   await destroyAllSessions(env, row.user.id);
   await endMemberSockets(env, row.user.id);
-  return { status: PASSWORD_RESET_DONE };
+  // The owner proved the address: strangers' guesses no longer hold them back (the backstop
+  // across networks, and this network's count). The caller also makes this browser one of their
+  // known devices, whose sign-ins strangers' failures never reach (docs/decisions/021).
+  const account = row.user.email.toLowerCase();
+  await Promise.all([
+    rateLimit.clear(env, "login_account_global", account),
+    rateLimit.clear(env, "login_account", `${account}|${networkOf(meta.ip)}`),
+  ]);
+  return { status: PASSWORD_RESET_DONE, memberId: row.user.id };
 }
 
 /**

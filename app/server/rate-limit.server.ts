@@ -147,6 +147,11 @@ export async function release(
   );
 }
 
+/** Forgets a counter (its owner proved who they are: a password reset clears their sign-in limits). */
+export async function clear(env: Env, name: RateLimitName, subject: string): Promise<void> {
+  await run(env.DB, sql`DELETE FROM rate_limits WHERE key = ${keyOf(name, subject)}`);
+}
+
 /** Reads a counter without counting (used to refuse before doing expensive work). */
 export async function peek(
   env: Env,

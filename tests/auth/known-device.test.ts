@@ -10,7 +10,7 @@ import {
   setCookieLine,
   signInAs,
 } from "../helpers/auth";
-import { verifiedMember } from "../helpers/members";
+import { countEmailsTo, firstLink, latestEmailTo, verifiedMember } from "../helpers/members";
 import { fetchWith, PRODUCTION } from "../helpers/worker";
 
 /**
@@ -137,6 +137,41 @@ describe("an owner's known device", () => {
 
     // The owner's sign-ins gave nothing back to strangers.
     expectTooMany(await attempt(new TestClient(freshNetwork()), email, "again"), backstopSeconds);
+  });
+
+  it("a password reset lets the owner in from a new browser, which becomes a known device", async () => {
+    const owner = await verifiedMember();
+    const { email, password } = owner.details;
+    const [, backstopSeconds] = LIMITS.login_account_global;
+    expect((await strangersGuess(email, 4)).every((s) => s === 422)).toBe(true);
+    // A browser the owner never used: refused even the right password.
+    const laptop = new TestClient(freshNetwork());
+    expectTooMany(await attempt(laptop, email, password), backstopSeconds);
+
+    // From that browser, the owner resets the password through the emailed link.
+    const before = await countEmailsTo(email);
+    expect((await laptop.json("POST", "/forgot-password", { email })).status).toBe(200);
+    const mail = await latestEmailTo(email, before);
+    const link = new URL(firstLink(mail!.text), "http://localhost");
+    const fresh = "a passphrase strangers never saw";
+    const reset = await laptop.json("POST", "/reset-password", {
+      token: link.pathname.split("/").pop(),
+      email,
+      password: fresh,
+      password_confirmation: fresh,
+    });
+    expect(reset.status).toBe(200);
+    expect(setCookieLine(reset.headers, DEVICE_COOKIE)).toMatch(/Max-Age=31536000/);
+
+    // Signed in at once, and again after strangers exhaust the backstop anew: the laptop's
+    // sign-ins count in its own bucket now.
+    expect((await attempt(laptop, email, fresh)).status).toBe(200);
+    expect((await laptop.json("POST", "/logout")).status).toBe(204);
+    await laptop.loadCsrfFromPage();
+    expect((await strangersGuess(email, 4)).every((s) => s === 422)).toBe(true);
+    expectTooMany(await attempt(new TestClient(freshNetwork()), email, fresh), backstopSeconds);
+    expect((await attempt(laptop, email, fresh)).status).toBe(200);
+    expect(await authStatus(laptop)).toBe(202);
   });
 
   it("limits its own failures, so a copy of its cookie guesses no more than login_device", async () => {

@@ -192,6 +192,21 @@ describe("GET /reset-password/{token}", () => {
     expect((await reset(link.token, member.details.email)).status).toBe(200);
   });
 
+  it("the page's form resets, makes the browser a known device, and sends to sign-in", async () => {
+    const member = await registerMember();
+    const link = await resetLinkFor(member.details.email);
+    const browser = new TestClient();
+    const res = await browser.form(link.path, {
+      email: link.email,
+      password: NEW_PASSWORD,
+      password_confirmation: NEW_PASSWORD,
+    });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toMatch(/^\/login\?status=/);
+    expect(browser.cookies.has("heartline_device")).toBe(true);
+    await signInAs(member.details.email, NEW_PASSWORD);
+  });
+
   it("says at once that a spent, expired or unknown link cannot be used (410, no form)", async () => {
     const member = await registerMember();
     const spent = await resetLinkFor(member.details.email);

@@ -8,7 +8,7 @@ import {
   updatePasswordSchema,
 } from "~/schemas/auth";
 import * as auth from "~/server/auth.server";
-import { knownDevice } from "~/server/device.server";
+import { deviceCookie, knownDevice } from "~/server/device.server";
 import { signIn, signOut } from "~/server/web-auth.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { currentUser, requirePasswordConfirmed, requireUser } from "../middleware/auth";
@@ -55,7 +55,10 @@ authApi.post("/forgot-password", async (c, next) => {
 authApi.post("/reset-password", async (c, next) => {
   if (!wantsJson(c)) return next();
   const input = parseInput(resetPasswordSchema, await readBody(c.req.raw));
-  return c.json(await auth.resetPassword(c.env, input, c.get("rc").meta));
+  const rc = c.get("rc");
+  const { status, memberId } = await auth.resetPassword(c.env, input, rc.meta);
+  rc.appendCookie(await deviceCookie(c.env, memberId));
+  return c.json({ status });
 });
 
 authApi.post("/confirm-password", requireUser, async (c, next) => {
