@@ -23,6 +23,7 @@ import { AWAY_SCHEMA, AwayPushes } from "./away-pushes";
 import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
 import { closeNormally } from "./close-socket";
 import { FrameRate } from "./frame-rate";
+import { upgradeStorage, type StorageStep } from "./storage-version";
 
 /**
  * What a hub socket carries: whether the hub ended it (the session ended): an ended socket
@@ -46,6 +47,11 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS chat_list_order ON chat_list (activity_at, conversation_id)",
   ...CLIENT_ID_SCHEMA,
   ...AWAY_SCHEMA,
+];
+
+/** The hub's storage versions (durable-objects/storage-version.ts); append, never edit. */
+const STEPS: readonly StorageStep[] = [
+  { why: "the chat list, client ids, away pushes and contact names", statements: SCHEMA },
 ];
 
 /**
@@ -79,7 +85,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     this.ctx.setWebSocketAutoResponse(
       new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'),
     );
-    for (const statement of SCHEMA) this.ctx.storage.sql.exec(statement);
+    upgradeStorage(this.ctx.storage.sql, "member_hub", STEPS);
     this.clientIds = new ClientIdClaims(this.ctx.storage.sql, env);
     this.away = new AwayPushes(this.ctx, env, () =>
       this.ctx.storage.sql

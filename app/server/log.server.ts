@@ -51,6 +51,14 @@ export type LogEvent = Ids &
       }
     | { event: "housekeeping_failed"; level: "error"; job: string; error: LoggedError }
     | { event: "socket_opened"; level: "info"; channel: "chat" | "member" | "presence" }
+    | { event: "storage_upgraded"; level: "info"; kind: string; from: number; to: number }
+    | {
+        event: "storage_newer_than_code";
+        level: "warn";
+        kind: string;
+        version: number;
+        known: number;
+      }
     | {
         /** A best-effort step that failed without failing the request (logFailure). */
         event: "failure";

@@ -5,6 +5,7 @@ import type { RoomRules } from "~/server/chat-rules.server";
 import type { StoredMessage } from "~/server/room-api.server";
 import { isSafetyKind } from "~/schemas/message-safety";
 import { SAFETY_NOTES } from "~/server/message-safety.server";
+import { hasColumn, upgradeStorage, type StorageStep } from "../storage-version";
 
 /**
  * The conversation room's own SQLite storage: its tables and every statement on them. Statements
@@ -29,6 +30,16 @@ export const SCHEMA = [
      message_seq INTEGER)`,
   // The conversation's fixed facts (id, members, creation time) and its change counter.
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+];
+
+/** The room's storage versions (durable-objects/storage-version.ts); append, never edit. */
+const STEPS: readonly StorageStep[] = [
+  { why: "messages, readers, the outbox and the conversation's facts", statements: SCHEMA },
+  {
+    why: "a message's safety kind (message-safety.server.ts)",
+    statements: ["ALTER TABLE messages ADD COLUMN safety TEXT"],
+    alreadyThere: (sql) => hasColumn(sql, "messages", "safety"),
+  },
 ];
 
 /** The conversation's fixed facts, kept in `meta` for the outbox. */
@@ -112,16 +123,9 @@ export class ConversationStorage {
 
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Creates the tables (again, after `deleteAll`). */
+  /** Creates the tables, or brings older ones up to date (again, after `deleteAll`). */
   create() {
-    for (const statement of SCHEMA) this.sql.exec(statement);
-    // The safety kind of a message (message-safety.server.ts), added to rooms made before it.
-    const columns = this.sql.exec<{ name: string }>(
-      "SELECT name FROM pragma_table_info('messages')",
-    );
-    if (!columns.toArray().some((c) => c.name === "safety")) {
-      this.sql.exec("ALTER TABLE messages ADD COLUMN safety TEXT");
-    }
+    upgradeStorage(this.sql, "conversation", STEPS);
     this.cached = { unread: new Map(), wrote: new Set() };
   }
 

@@ -1,0 +1,74 @@
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { ConversationRoom } from "../../durable-objects/conversation/room";
+import type { MemberHub } from "../../durable-objects/member-hub";
+import { hasColumn, storageVersion } from "../../durable-objects/storage-version";
+import { conversationPair, roomMessages, sent } from "./helpers";
+
+/**
+ * Durable Object storage written by earlier code (docs/decisions/037): a room opened by this code
+ * brings it up to date once, and keeps what was in it; storage a newer release left is used as it
+ * is. `abortAllDurableObjects` restarts the objects, as a deploy does.
+ */
+
+const roomOf = (id: string) => env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
+const hubOf = (id: string) => env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(id));
+
+describe("a room's storage across releases", () => {
+  it("opens a room written before versions and before a message's safety kind, and keeps its messages", async () => {
+    const { alice, bob, id } = await conversationPair();
+    await sent(alice.client, id, "written by the old code");
+    // The room as the code before safety kinds and storage versions left it.
+    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
+      state.storage.sql.exec("DROP TABLE storage_version");
+      state.storage.sql.exec("ALTER TABLE messages DROP COLUMN safety");
+    });
+    await abortAllDurableObjects();
+
+    await sent(bob.client, id, "written by this code");
+    expect((await roomMessages(id)).map((m) => m.message)).toEqual([
+      "written by the old code",
+      "written by this code",
+    ]);
+    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
+      expect(storageVersion(state.storage.sql)).toBe(2);
+      expect(hasColumn(state.storage.sql, "messages", "safety")).toBe(true);
+    });
+  });
+
+  it("records its version on a room that already had every step, running none again", async () => {
+    const { alice, id } = await conversationPair();
+    await sent(alice.client, id, "hello");
+    // Written by the code just before versions: the safety column there, no version kept.
+    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
+      state.storage.sql.exec("DROP TABLE storage_version");
+    });
+    await abortAllDurableObjects();
+    await sent(alice.client, id, "again");
+    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
+      expect(storageVersion(state.storage.sql)).toBe(2);
+    });
+    expect(await roomMessages(id)).toHaveLength(2);
+  });
+
+  it("uses storage a newer release left as it is (a rollback), without a step run", async () => {
+    const { alice, id } = await conversationPair();
+    await sent(alice.client, id, "hello");
+    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
+      state.storage.sql.exec("UPDATE storage_version SET version = 99");
+    });
+    await abortAllDurableObjects();
+    await sent(alice.client, id, "after the rollback");
+    expect(await roomMessages(id)).toHaveLength(2);
+    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
+      expect(storageVersion(state.storage.sql)).toBe(99);
+    });
+  });
+
+  it("keeps a member hub's version", async () => {
+    const { alice } = await conversationPair();
+    await runInDurableObject(hubOf(alice.id), (_hub: MemberHub, state) => {
+      expect(storageVersion(state.storage.sql)).toBe(1);
+    });
+  });
+});
