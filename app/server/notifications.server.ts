@@ -179,7 +179,10 @@ export async function notify(env: Env, input: NotifyInput): Promise<Notification
     channelsFor(env, input.to, input.type),
     input.actorId ? isBlockedEitherWay(env, input.to, input.actorId) : Promise.resolve(false),
   ]);
-  if (blocked || !(channels.in_app || channels.push || channels.email)) return null;
+  // A message's push and digest line come from its room (away.server.ts messageEvent), never
+  // from this row: off the bell, a message kind needs no row.
+  const heardAway = input.type !== "message" && (channels.push || channels.email);
+  if (blocked || !(channels.in_app || heardAway)) return null;
   const row = notificationRow(input, newId(), channels.in_app);
   await notificationStatement(env, row).run();
   if (row.inApp) return announce(env, row);
