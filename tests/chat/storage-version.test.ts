@@ -14,24 +14,36 @@ import { conversationPair, roomMessages, sent } from "./helpers";
 const roomOf = (id: string) => env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
 const hubOf = (id: string) => env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(id));
 
+/** Runs `change` on a room's storage, then restarts every object, as a deploy does. */
+async function rewriteAndRestart(id: string, change: (sql: SqlStorage) => void) {
+  await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) =>
+    change(state.storage.sql),
+  );
+  await abortAllDurableObjects();
+}
+
+const roomVersion = (id: string) =>
+  runInDurableObject(roomOf(id), (_room: ConversationRoom, state) =>
+    storageVersion(state.storage.sql),
+  );
+
 describe("a room's storage across releases", () => {
   it("opens a room written before versions and before a message's safety kind, and keeps its messages", async () => {
     const { alice, bob, id } = await conversationPair();
     await sent(alice.client, id, "written by the old code");
     // The room as the code before safety kinds and storage versions left it.
-    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
-      state.storage.sql.exec("DROP TABLE storage_version");
-      state.storage.sql.exec("ALTER TABLE messages DROP COLUMN safety");
+    await rewriteAndRestart(id, (sql) => {
+      sql.exec("DROP TABLE storage_version");
+      sql.exec("ALTER TABLE messages DROP COLUMN safety");
     });
-    await abortAllDurableObjects();
 
     await sent(bob.client, id, "written by this code");
     expect((await roomMessages(id)).map((m) => m.message)).toEqual([
       "written by the old code",
       "written by this code",
     ]);
+    expect(await roomVersion(id)).toBe(2);
     await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
-      expect(storageVersion(state.storage.sql)).toBe(2);
       expect(hasColumn(state.storage.sql, "messages", "safety")).toBe(true);
     });
   });
@@ -40,29 +52,19 @@ describe("a room's storage across releases", () => {
     const { alice, id } = await conversationPair();
     await sent(alice.client, id, "hello");
     // Written by the code just before versions: the safety column there, no version kept.
-    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
-      state.storage.sql.exec("DROP TABLE storage_version");
-    });
-    await abortAllDurableObjects();
+    await rewriteAndRestart(id, (sql) => sql.exec("DROP TABLE storage_version"));
     await sent(alice.client, id, "again");
-    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
-      expect(storageVersion(state.storage.sql)).toBe(2);
-    });
+    expect(await roomVersion(id)).toBe(2);
     expect(await roomMessages(id)).toHaveLength(2);
   });
 
   it("uses storage a newer release left as it is (a rollback), without a step run", async () => {
     const { alice, id } = await conversationPair();
     await sent(alice.client, id, "hello");
-    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
-      state.storage.sql.exec("UPDATE storage_version SET version = 99");
-    });
-    await abortAllDurableObjects();
+    await rewriteAndRestart(id, (sql) => sql.exec("UPDATE storage_version SET version = 99"));
     await sent(alice.client, id, "after the rollback");
     expect(await roomMessages(id)).toHaveLength(2);
-    await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
-      expect(storageVersion(state.storage.sql)).toBe(99);
-    });
+    expect(await roomVersion(id)).toBe(99);
   });
 
   it("keeps a member hub's version", async () => {
