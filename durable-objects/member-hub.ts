@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
-import { SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
+import { parseFrame } from "~/realtime/frames";
+import { memberClientFrame, SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
+import { conversationRoom } from "~/server/chat-rooms.server";
 import type { NotificationView } from "~/schemas/notifications";
 import type { Env } from "~/server/env.server";
 import type {
@@ -31,6 +33,8 @@ import { upgradeStorage, type StorageStep } from "./storage-version";
  */
 interface HubAttachment {
   ended?: true;
+  /** The member whose socket it is (their acknowledgements are theirs). */
+  userId?: string;
 }
 
 /** Storage keys of the conversations the member opened a socket in, and how many are kept. */
@@ -297,6 +301,8 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     }
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1]);
+    const userId = request.headers.get("X-Member-Id") ?? undefined;
+    pair[1].serializeAttachment({ userId } satisfies HubAttachment);
     // The member is here: what waited to be pushed is theirs to see on the page.
     await this.away.here();
     await this.away.rememberOrigin(new URL(request.url).origin);
@@ -408,12 +414,23 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     await this.away.alarm(this.openSockets());
   }
 
-  override async webSocketMessage(socket: WebSocket): Promise<void> {
-    // Clients only ping, which the auto-response answers; anything else is ignored (a socket the
-    // hub ended included: nothing a client sends here acts). A socket past its frame rate is
-    // closed (FRAME_FLOOD_CLOSE) and receives nothing more.
-    if (ended(socket) || this.frames.allow(socket)) return;
-    markEnded(socket);
+  override async webSocketMessage(socket: WebSocket, raw: string | ArrayBuffer): Promise<void> {
+    // Pings are answered by the auto-response; a socket the hub ended is not heard (nothing a
+    // client sends there acts). A socket past its frame rate is closed (FRAME_FLOOD_CLOSE) and
+    // receives nothing more.
+    if (ended(socket)) return;
+    if (!this.frames.allow(socket)) return markEnded(socket);
+    const frame = parseFrame(memberClientFrame, typeof raw === "string" ? raw : null);
+    if (frame?.type !== "received") return;
+    // The member's device received these messages while their conversation was not open: the
+    // room checks that the conversation is theirs and that the messages are the other member's.
+    const userId = attachmentOf(socket)?.userId;
+    if (!userId) return;
+    await conversationRoom(this.env, frame.conversation_id).received(
+      frame.conversation_id,
+      userId,
+      frame.ids,
+    );
   }
 
   override async webSocketClose(socket: WebSocket): Promise<void> {
@@ -423,6 +440,14 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   override async webSocketError(socket: WebSocket): Promise<void> {
     await this.webSocketClose(socket);
+  }
+}
+
+function attachmentOf(socket: WebSocket): HubAttachment | null {
+  try {
+    return socket.deserializeAttachment() as HubAttachment | null;
+  } catch {
+    return null;
   }
 }
 

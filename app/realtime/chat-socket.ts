@@ -2,6 +2,8 @@ import ReconnectingWebSocket from "partysocket/ws";
 import { CONVERSATION_BACKOFF, jitteredOptions, retryHint } from "./backoff";
 import { ApiError } from "~/lib/http";
 import { Keepalive } from "./client";
+import { RECEIVED_IDS_MAX } from "./frames";
+import { conversationOpened } from "./open-conversations";
 import {
   CHAT_CLOSE_FORBIDDEN,
   parseChatServerFrame,
@@ -29,6 +31,11 @@ export interface ConversationSocket {
   typing(): void;
   /** Marks the conversation read; false when the socket is not open (use the HTTP API then). */
   read(): boolean;
+  /**
+   * Tells the room this device received the other member's messages `ids` (they show
+   * "Delivered" to the sender); false when the socket is not open.
+   */
+  received(ids: string[]): boolean;
   /**
    * Sends a message over the socket. Resolves with the stored message (the room's `message` frame
    * with this client id); rejects with an ApiError when the server refused it, or with another
@@ -61,6 +68,7 @@ export function connectConversation(
     () => socket.send(JSON.stringify({ type: "ping" })),
     () => socket.reconnect(4000, "keepalive timeout"),
   );
+  const closeOpen = conversationOpened(conversationId);
   let lastTyping = 0;
   const waiting = new Map<
     string,
@@ -118,6 +126,13 @@ export function connectConversation(
       socket.send(JSON.stringify({ type: "read" }));
       return true;
     },
+    received(ids) {
+      if (socket.readyState !== socket.OPEN || ids.length === 0) return false;
+      for (let i = 0; i < ids.length; i += RECEIVED_IDS_MAX) {
+        socket.send(JSON.stringify({ type: "received", ids: ids.slice(i, i + RECEIVED_IDS_MAX) }));
+      }
+      return true;
+    },
     send(frame) {
       return new Promise<ChatMessageView>((resolve, reject) => {
         if (socket.readyState !== socket.OPEN) {
@@ -134,6 +149,7 @@ export function connectConversation(
     },
     close() {
       keepalive.stop();
+      closeOpen();
       socket.close(1000, "conversation closed");
     },
   };

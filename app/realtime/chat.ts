@@ -5,8 +5,10 @@ import {
   isInt,
   isObject,
   isString,
+  isStringList,
   isStringOrNull,
   parseFrame,
+  RECEIVED_IDS_MAX,
   type FrameChecks,
 } from "./frames";
 
@@ -37,6 +39,12 @@ export const chatMessage = z.object({
   sent_at: z.string(),
   read_at: z.string().nullable(),
   gift: giftView.nullable(),
+  /** One emoji per member at most (docs/api.md "Chat: reactions, delivery…"), oldest first. */
+  reactions: z.array(z.object({ user_id: z.string(), emoji: z.string() })),
+  /** When a device of the recipient first received it (its client acknowledged it), or null. */
+  delivered_at: z.string().nullable(),
+  /** A photo or voice note; null for text and gifts. */
+  attachment: z.null(),
   /**
    * For the recipient only: what the room's safety rules saw in it (docs/api.md "Message safety").
    */
@@ -56,6 +64,21 @@ export const chatServerFrame = z.discriminatedUnion("type", [
     seq: z.number().int().nonnegative(),
   }),
   z.object({ type: z.literal("typing"), user_id: z.string() }),
+  /** `user_id` reacted to a message with `emoji`, or took their reaction back (`emoji` null). */
+  z.object({
+    type: z.literal("reaction"),
+    conversation_id: z.string(),
+    message_id: z.string(),
+    user_id: z.string(),
+    emoji: z.string().nullable(),
+  }),
+  /** A device of the recipient received these messages of the sender's (to the sender only). */
+  z.object({
+    type: z.literal("delivered"),
+    conversation_id: z.string(),
+    ids: z.array(z.string()),
+    delivered_at: z.string(),
+  }),
   /** A message sent over this socket was refused: the status and message of the HTTP API. */
   z.object({
     type: z.literal("send_error"),
@@ -75,6 +98,14 @@ export const chatClientFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ping") }),
   /** The member has read the conversation (as `POST …/read`). */
   z.object({ type: z.literal("read") }),
+  /**
+   * This device received the other member's messages `ids` (live frames): the room stamps their
+   * `delivered_at` once and tells the sender. At most RECEIVED_IDS_MAX ids a frame.
+   */
+  z.object({
+    type: z.literal("received"),
+    ids: z.array(z.string().max(64)).min(1).max(RECEIVED_IDS_MAX),
+  }),
   /**
    * Sends a message over the open socket instead of `POST …/messages`: the same rules, the same
    * idempotency by client id (required here). The stored message comes back as the `message`
@@ -122,6 +153,10 @@ const isChatMessage = (m: unknown) =>
   isString(m.sent_at) &&
   isStringOrNull(m.read_at) &&
   (m.gift === null || isGift(m.gift)) &&
+  Array.isArray(m.reactions) &&
+  m.reactions.every((r) => isObject(r) && isString(r.user_id) && isString(r.emoji)) &&
+  isStringOrNull(m.delivered_at) &&
+  m.attachment === null &&
   (m.safety === undefined || isSafety(m.safety));
 
 /** `chatServerFrame`, checked without zod (the pages' side: app/realtime/frames.ts). */
@@ -131,6 +166,12 @@ const chatServerChecks: FrameChecks<ChatServerFrame> = {
   read: (f) =>
     isString(f.conversation_id) && isString(f.user_id) && isString(f.read_at) && isInt(f.seq, 0),
   typing: (f) => isString(f.user_id),
+  reaction: (f) =>
+    isString(f.conversation_id) &&
+    isString(f.message_id) &&
+    isString(f.user_id) &&
+    isStringOrNull(f.emoji),
+  delivered: (f) => isString(f.conversation_id) && isStringList(f.ids) && isString(f.delivered_at),
   send_error: (f) =>
     isString(f.client_id) &&
     isInt(f.status) &&

@@ -1,7 +1,8 @@
 import ReconnectingWebSocket from "partysocket/ws";
 import { jitteredOptions, MEMBER_BACKOFF, retryHint } from "./backoff";
 import { startHeartbeat } from "./heartbeat";
-import { parseMemberServerFrame, type MemberServerFrame } from "./member";
+import { parseMemberServerFrame, type MemberClientFrame, type MemberServerFrame } from "./member";
+import { isConversationOpen } from "./open-conversations";
 import { watchUnion } from "~/state/presence";
 import {
   parsePresenceServerFrame,
@@ -170,7 +171,10 @@ export class RealtimeClient {
   ) {
     const base = origin.replace(/^http/, "ws");
     this.member = new Channel(`${base}/ws/me`, parseMemberServerFrame, {
-      frame: (f) => this.memberListeners.forEach((l) => l.frame?.(f)),
+      frame: (f) => {
+        this.acknowledge(f);
+        this.memberListeners.forEach((l) => l.frame?.(f));
+      },
       open: () => this.memberListeners.forEach((l) => l.open?.()),
       down: () => {},
     });
@@ -194,6 +198,22 @@ export class RealtimeClient {
   private sentWatch: string | null = null;
   /** The sets the next `here` frames answer, in order (null: the contacts). */
   private answering: (string[] | null)[] = [];
+
+  /**
+   * A new message of the other member's, heard here while its conversation is not open in this
+   * tab: this device received it (the sender sees "Delivered").
+   */
+  private acknowledge(frame: MemberServerFrame) {
+    if (frame.type !== "conversation" || !frame.message) return;
+    if (frame.message.sender_id === this.memberId) return;
+    if (isConversationOpen(frame.conversation_id)) return;
+    const ack: MemberClientFrame = {
+      type: "received",
+      conversation_id: frame.conversation_id,
+      ids: [frame.message.id],
+    };
+    this.member.send(JSON.stringify(ack));
+  }
 
   /**
    * Sends the page's watch set (the union of every `watchPresence` list) when it changed, or on

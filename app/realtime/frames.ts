@@ -68,3 +68,6 @@ export const SOCKET_FRAME_LIMIT = { max: 120, windowSeconds: 10 } as const;
 
 /** The close code of a socket that sent more than SOCKET_FRAME_LIMIT frames. */
 export const FRAME_FLOOD_CLOSE = 4429;
+
+/** The most message ids one `received` frame (chat socket or member channel) may acknowledge. */
+export const RECEIVED_IDS_MAX = 100;

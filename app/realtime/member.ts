@@ -7,6 +7,7 @@ import {
   isString,
   isStringList,
   isStringOrNull,
+  RECEIVED_IDS_MAX,
   type FrameChecks,
 } from "./frames";
 
@@ -69,10 +70,19 @@ export const memberServerFrame = z.discriminatedUnion("type", [
 ]);
 export type MemberServerFrame = z.infer<typeof memberServerFrame>;
 
-/** The client only pings on this channel. */
+/**
+ * The client pings on this channel, and acknowledges the other member's new messages it learnt of
+ * here while their conversation is not open (`received`: as on the conversation socket).
+ */
 export const memberClientFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ping") }),
+  z.object({
+    type: z.literal("received"),
+    conversation_id: z.string().min(1).max(64),
+    ids: z.array(z.string().max(64)).min(1).max(RECEIVED_IDS_MAX),
+  }),
 ]);
+export type MemberClientFrame = z.infer<typeof memberClientFrame>;
 
 const isNotification = (n: unknown) =>
   isObject(n) &&

@@ -109,3 +109,25 @@ export interface PageMeta {
   has_more: boolean;
   next_cursor: string | null;
 }
+
+export const REACTION_INVALID = "Please choose one emoji.";
+
+/**
+ * One emoji: a single grapheme made of pictographs (with their joiners, skin tones and variation
+ * selectors, and flags), nothing else.
+ */
+const ONE_EMOJI =
+  /^(?:\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3|\p{Extended_Pictographic}\uFE0F?\p{Emoji_Modifier}?(?:\u200D\p{Extended_Pictographic}\uFE0F?\p{Emoji_Modifier}?)*)$/u;
+
+/** PUT /chat/messages/{id}/reaction. */
+export const reactionSchema = z.object({
+  emoji: z
+    .string({ error: REACTION_INVALID })
+    .trim()
+    .max(32, REACTION_INVALID)
+    .regex(ONE_EMOJI, REACTION_INVALID),
+});
+export type ReactionInput = z.infer<typeof reactionSchema>;
+
+/** The reactions the message list offers in one tap (any one emoji may be sent). */
+export const QUICK_REACTIONS = ["❤️", "😂", "😮", "😢", "👍", "🔥"] as const;

@@ -27,6 +27,8 @@ export type MessageRow = {
   deleted_at: string | null;
   /** The safety kind the room's rules gave the message, for its recipient (rooms only). */
   safety?: string | null;
+  /** When a device of the recipient first received it (rooms only). */
+  delivered_at?: string | null;
 };
 
 /** A member's own state of the conversation as D1 held it. */

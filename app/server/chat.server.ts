@@ -278,6 +278,16 @@ export async function deleteMessage(env: Env, me: string, messageId: string) {
   );
 }
 
+/**
+ * Sets (`emoji`) or takes back (null) the member's reaction to a message of one of their
+ * conversations: one per member and message, live on both sides.
+ */
+export async function setReaction(env: Env, me: string, messageId: string, emoji: string | null) {
+  const conversationId = await conversationOfMessage(env, messageId);
+  if (!conversationId) throw notFound(MESSAGE_NOT_FOUND);
+  unwrap(await conversationRoom(env, conversationId).react(conversationId, me, messageId, emoji));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Starting, archiving, gifts
 

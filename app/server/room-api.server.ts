@@ -119,6 +119,13 @@ export interface ConversationRoomApi {
     me: string,
     messageId: string,
   ): Promise<RoomResult<string | null>>;
+  react(
+    conversationId: string,
+    me: string,
+    messageId: string,
+    emoji: string | null,
+  ): Promise<RoomResult<null>>;
+  received(conversationId: string, me: string, ids: string[]): Promise<RoomResult<null>>;
   findMessage(conversationId: string, messageId: string): Promise<StoredMessage | null>;
   sentBy(conversationId: string, userId: string): Promise<ChatMessageView[]>;
   allMessages(conversationId: string): Promise<StoredMessage[]>;

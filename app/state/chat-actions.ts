@@ -22,6 +22,8 @@ import {
   messageRemoved,
   messagesLoaded,
   messagesLoadStart,
+  reactionChanged,
+  reactionOf,
   retryQueued,
   selectConversation,
   sendFailed,
@@ -158,6 +160,9 @@ export const sendMessageAtom = atom(
           sent_at: new Date().toISOString(),
           read_at: null,
           gift: input.gift ?? null,
+          reactions: [],
+          delivered_at: null,
+          attachment: null,
           status: "pending",
         }),
       );
@@ -213,6 +218,34 @@ export const deleteMessageAtom = atom(null, async (get, set, messageId: string) 
     );
   }
 });
+
+/**
+ * Sets the member's reaction to a message (or takes it back with null): shown at once, put back
+ * as it was when the server refuses it.
+ */
+export const reactAtom = atom(
+  null,
+  async (get, set, input: { messageId: string; emoji: string | null }) => {
+    const s = get(chatStateAtom);
+    const conversationId = s.activeConversationId;
+    const me = get(chatMeAtom);
+    if (!conversationId) return;
+    const before = reactionOf(s, input.messageId, me);
+    const change = { conversation_id: conversationId, message_id: input.messageId, user_id: me };
+    set(chatStateAtom, reactionChanged(s, { ...change, emoji: input.emoji }));
+    try {
+      await chatApi.react(input.messageId, input.emoji);
+    } catch (error) {
+      const now = get(chatStateAtom);
+      // Put back what it was, unless a later change (a live frame, another tap) moved it since.
+      const reverted =
+        reactionOf(now, input.messageId, me) === input.emoji
+          ? reactionChanged(now, { ...change, emoji: before })
+          : now;
+      set(chatStateAtom, withError(reverted, error, CHAT_ERRORS.react));
+    }
+  },
+);
 
 export const archiveAtom = atom(null, async (get, set, id: string) => {
   try {

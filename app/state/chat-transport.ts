@@ -82,6 +82,13 @@ export const chatApi = {
   deleteMessage: (id: string) =>
     api(`/chat/messages/${encodeURIComponent(id)}`, { method: "DELETE" }),
 
+  /** Sets the member's reaction to a message (`emoji`), or takes it back (null). */
+  react: (id: string, emoji: string | null) =>
+    api(`/chat/messages/${encodeURIComponent(id)}/reaction`, {
+      method: emoji === null ? "DELETE" : "PUT",
+      body: emoji === null ? undefined : { emoji },
+    }),
+
   archive: (id: string) => api(`${conversationPath(id)}/archive`, { method: "POST" }),
 
   unarchive: (id: string) => api(`${conversationPath(id)}/unarchive`, { method: "POST" }),

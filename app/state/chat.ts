@@ -86,6 +86,7 @@ export const CHAT_ERRORS = {
   unarchive: "Failed to unarchive conversation",
   gifts: "Failed to fetch gifts",
   delete: "Failed to delete message",
+  react: "Failed to react to message",
 } as const;
 
 /**
@@ -427,6 +428,56 @@ export function readReceipt(
   return changed ? { ...s, messages } : s;
 }
 
+/**
+ * A device of the other member received my messages `ids`: they show "Delivered" (unless read
+ * already, which says more).
+ */
+export function deliveredReceipt(
+  s: ChatState,
+  frame: { conversation_id: string; ids: string[]; delivered_at: string },
+  me: string,
+): ChatState {
+  if (frame.conversation_id !== s.activeConversationId) return s;
+  const ids = new Set(frame.ids);
+  let changed = false;
+  const messages = s.messages.map((m) => {
+    if (isLocal(m) || m.sender_id !== me || m.delivered_at || !ids.has(m.id)) return m;
+    changed = true;
+    return { ...m, delivered_at: frame.delivered_at };
+  });
+  return changed ? { ...s, messages } : s;
+}
+
+/**
+ * `user_id` reacted to a message with `emoji` (replacing their reaction), or took it back (null).
+ * Applied the same way to the live frame and to the member's own tap, before the server answers.
+ */
+export function reactionChanged(
+  s: ChatState,
+  frame: { conversation_id: string; message_id: string; user_id: string; emoji: string | null },
+): ChatState {
+  if (frame.conversation_id !== s.activeConversationId) return s;
+  let changed = false;
+  const messages = s.messages.map((m) => {
+    if (m.id !== frame.message_id) return m;
+    const mine = m.reactions.find((r) => r.user_id === frame.user_id);
+    if ((mine?.emoji ?? null) === frame.emoji) return m;
+    changed = true;
+    const others = m.reactions.filter((r) => r.user_id !== frame.user_id);
+    return {
+      ...m,
+      reactions:
+        frame.emoji === null ? others : [...others, { user_id: frame.user_id, emoji: frame.emoji }],
+    };
+  });
+  return changed ? { ...s, messages } : s;
+}
+
+/** `user_id`'s reaction to a message as the state holds it (null when none). */
+export const reactionOf = (s: ChatState, messageId: string, userId: string): string | null =>
+  s.messages.find((m) => m.id === messageId)?.reactions.find((r) => r.user_id === userId)?.emoji ??
+  null;
+
 // -------------------------------------------------------------------------------------------
 // Archive, start, member channel, gifts
 
@@ -549,6 +600,10 @@ export function roomFrameReceived(s: ChatState, frame: ChatServerFrame, me: stri
       return messageRemoved(s, frame.conversation_id, frame.id);
     case "read":
       return readReceipt(s, frame, me);
+    case "delivered":
+      return deliveredReceipt(s, frame, me);
+    case "reaction":
+      return reactionChanged(s, frame);
     default:
       return s;
   }

@@ -11,7 +11,8 @@ import {
 import type { RoomResult } from "~/server/room-api.server";
 import { nowIso } from "~/server/db.server";
 import { refused, type RoomParts } from "./parts";
-import { viewFor } from "./storage";
+import { viewFor, type ReactionRow } from "./storage";
+import type { MessageRow } from "~/server/chat-migration.server";
 
 /**
  * A page of messages, oldest first (docs/api.md "Chat"): without `cursor` or `after` the newest
@@ -36,7 +37,7 @@ export async function page(
     return {
       ok: true,
       value: {
-        messages: page.map((r) => viewFor(conversationId, r, me)),
+        messages: views(room, conversationId, rules, me, page),
         meta: { has_more: hasMore, next_cursor: hasMore ? String(page.at(-1)!.seq) : null },
       },
     };
@@ -50,10 +51,105 @@ export async function page(
   return {
     ok: true,
     value: {
-      messages: page.map((r) => viewFor(conversationId, r, me)),
+      messages: views(room, conversationId, rules, me, page),
       meta: { has_more: hasMore, next_cursor: hasMore ? String(page[0]!.seq) : null },
     },
   };
+}
+
+/**
+ * A page's messages (oldest first) as `me` sees them, with their reactions (one read for the
+ * page). The other member's messages on it that no device of `me`'s had acknowledged are
+ * delivered now: this device received them (the sender hears of it).
+ */
+function views(
+  room: RoomParts,
+  conversationId: string,
+  rules: RoomRules,
+  me: string,
+  rows: MessageRow[],
+): ChatMessageView[] {
+  if (rows.length === 0) return [];
+  const from = rows[0]!.seq;
+  const to = rows.at(-1)!.seq;
+  const other = otherMember(rules, me);
+  if (rows.some((r) => r.sender_id === other && !r.delivered_at)) {
+    const at = nowIso();
+    const ids = room.storage.stampDeliveredBetween(other, from, to, at);
+    if (ids.length > 0) {
+      for (const r of rows) if (ids.includes(r.id)) r.delivered_at = at;
+      room.sockets.fanOut(
+        { type: "delivered", conversation_id: conversationId, ids, delivered_at: at },
+        me,
+      );
+    }
+  }
+  const reactions = new Map<number, ReactionRow[]>();
+  for (const r of room.storage.reactionsBetween(from, to)) {
+    reactions.set(r.message_seq, [...(reactions.get(r.message_seq) ?? []), r]);
+  }
+  return rows.map((r) => viewFor(conversationId, r, me, reactions.get(r.seq)));
+}
+
+/**
+ * `{type: "received", ids}` from a socket of `me` (or their member channel): the other member's
+ * messages among `ids` that no device had acknowledged get `delivered_at`, and the sender's
+ * sockets hear of it. Ids that are not the other member's messages here are ignored.
+ */
+export async function received(
+  room: RoomParts,
+  conversationId: string,
+  me: string,
+  ids: string[],
+): Promise<RoomResult<null>> {
+  const rules = await room.rules.load(conversationId);
+  if (!rules) return refused(404, CONVERSATION_NOT_FOUND);
+  const refusal = accessRefusal(rules, me);
+  if (refusal) return { ok: false, refusal };
+  const at = nowIso();
+  const stamped = room.storage.stampDelivered(otherMember(rules, me), JSON.stringify(ids), at);
+  if (stamped.length > 0) {
+    room.sockets.fanOut(
+      { type: "delivered", conversation_id: conversationId, ids: stamped, delivered_at: at },
+      me,
+    );
+  }
+  return { ok: true, value: null };
+}
+
+/**
+ * Sets (`emoji`) or takes back (null) `me`'s reaction to a message of the conversation: one per
+ * member, a new one replacing theirs. Both members' open sockets hear of it; nothing is sent when
+ * nothing changed.
+ */
+export async function react(
+  room: RoomParts,
+  conversationId: string,
+  me: string,
+  messageId: string,
+  emoji: string | null,
+): Promise<RoomResult<null>> {
+  const rules = await room.rules.load(conversationId);
+  const row = room.storage.byId(messageId);
+  if (!rules || !row || row.deleted_at || (rules.low !== me && rules.high !== me)) {
+    return refused(404, MESSAGE_NOT_FOUND);
+  }
+  const refusal = accessRefusal(rules, me);
+  if (refusal) return { ok: false, refusal };
+  const changed =
+    emoji === null
+      ? room.storage.unreact(row.seq, me)
+      : room.storage.react(row.seq, me, emoji, nowIso());
+  if (changed) {
+    void room.sockets.publish({
+      type: "reaction",
+      conversation_id: conversationId,
+      message_id: messageId,
+      user_id: me,
+      emoji,
+    });
+  }
+  return { ok: true, value: null };
 }
 
 /** POST …/read, or `{type: "read"}` over the socket. */
@@ -115,6 +211,7 @@ export async function deleteMessage(
   if (row.sender_id !== me) return refused(403, ONLY_OWN_MESSAGES);
   if (row.deleted_at) return { ok: true, value: null };
   room.storage.markDeleted(messageId, nowIso());
+  room.storage.dropReactions(row.seq);
   room.outbox.queueBoth(null);
   void room.sockets.publish({
     type: "message_deleted",

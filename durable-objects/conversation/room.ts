@@ -11,7 +11,7 @@ import { ClientIdLeases } from "./client-ids";
 import { importLegacy } from "./legacy-import";
 import { Outbox } from "./outbox";
 import type { RoomParts } from "./parts";
-import { deleteMessage, page, read } from "./reading";
+import { deleteMessage, page, react, read, received } from "./reading";
 import { RoomRulesCache } from "./rules";
 import { send, sendFromSocket } from "./sending";
 import { RoomSockets } from "./sockets";
@@ -109,6 +109,10 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
       await this.read(attachment.conversationId, attachment.userId);
       return;
     }
+    if (frame.type === "received") {
+      await this.received(attachment.conversationId, attachment.userId, frame.ids);
+      return;
+    }
     if (frame.type !== "typing") return;
     const now = Date.now();
     const last = this.lastTyping.get(attachment.userId) ?? 0;
@@ -185,6 +189,21 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     messageId: string,
   ): ReturnType<typeof deleteMessage> {
     return deleteMessage(this.room, conversationId, me, messageId);
+  }
+
+  /** PUT or DELETE /chat/messages/{id}/reaction (`emoji` null takes it back). */
+  async react(
+    conversationId: string,
+    me: string,
+    messageId: string,
+    emoji: string | null,
+  ): ReturnType<typeof react> {
+    return react(this.room, conversationId, me, messageId, emoji);
+  }
+
+  /** `me`'s device received these messages (a socket frame, or their member channel). */
+  async received(conversationId: string, me: string, ids: string[]): ReturnType<typeof received> {
+    return received(this.room, conversationId, me, ids);
   }
 
   /** One message as stored (reports copy the text of the message they point at). */

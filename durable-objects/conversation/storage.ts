@@ -40,6 +40,16 @@ const STEPS: readonly StorageStep[] = [
     statements: ["ALTER TABLE messages ADD COLUMN safety TEXT"],
     alreadyThere: (sql) => hasColumn(sql, "messages", "safety"),
   },
+  {
+    why: 'delivery times and reactions (docs/api.md "Chat: reactions, delivery…")',
+    statements: [
+      "ALTER TABLE messages ADD COLUMN delivered_at TEXT",
+      // One reaction per member per message; a message's reactions are read by sequence range.
+      `CREATE TABLE IF NOT EXISTS reactions (message_seq INTEGER NOT NULL, user_id TEXT NOT NULL,
+         emoji TEXT NOT NULL, reacted_at TEXT NOT NULL, PRIMARY KEY (message_seq, user_id))`,
+    ],
+    alreadyThere: (sql) => hasColumn(sql, "messages", "delivered_at"),
+  },
 ];
 
 /** The conversation's fixed facts, kept in `meta` for the outbox. */
@@ -57,8 +67,15 @@ export type OutboxRow = {
   message_seq: number | null;
 };
 
-/** A message as the API shows it. */
-export function messageView(conversationId: string, row: MessageRow): ChatMessageView {
+/** A reaction as stored. */
+export type ReactionRow = { message_seq: number; user_id: string; emoji: string };
+
+/** A message as the API shows it (with its reactions, when the caller read them). */
+export function messageView(
+  conversationId: string,
+  row: MessageRow,
+  reactions: ReactionRow[] = [],
+): ChatMessageView {
   return {
     id: row.id,
     conversation_id: conversationId,
@@ -77,6 +94,9 @@ export function messageView(conversationId: string, row: MessageRow): ChatMessag
             price_credits: row.gift_price ?? 0,
           }
         : null,
+    reactions: reactions.map((r) => ({ user_id: r.user_id, emoji: r.emoji })),
+    delivered_at: row.delivered_at ?? null,
+    attachment: null,
   };
 }
 
@@ -84,8 +104,13 @@ export function messageView(conversationId: string, row: MessageRow): ChatMessag
  * A message as its recipient sees it: with the safety note the rules gave it (never shown to its
  * sender, whose views are `messageView`).
  */
-export function viewFor(conversationId: string, row: MessageRow, viewer: string): ChatMessageView {
-  const view = messageView(conversationId, row);
+export function viewFor(
+  conversationId: string,
+  row: MessageRow,
+  viewer: string,
+  reactions: ReactionRow[] = [],
+): ChatMessageView {
+  const view = messageView(conversationId, row, reactions);
   if (row.safety && row.sender_id !== viewer && isSafetyKind(row.safety)) {
     view.safety = { kind: row.safety, note: SAFETY_NOTES[row.safety] };
   }
@@ -181,6 +206,7 @@ export class ConversationStorage {
       read_at: null,
       deleted_at: null,
       safety: m.safety ?? null,
+      delivered_at: null,
     };
   }
 
@@ -353,14 +379,100 @@ export class ConversationStorage {
     return n;
   }
 
-  /** Stamps `senderId`'s unread messages after `after` read; returns how many changed. */
+  /**
+   * Stamps `senderId`'s unread messages after `after` read (and delivered, when no device had
+   * said so yet: what was read was received); returns how many changed.
+   */
   stampRead(senderId: string, after: number, readAt: string): number {
     return this.sql.exec(
-      `UPDATE messages SET read_at = ? WHERE seq > ? AND +sender_id = ? AND read_at IS NULL`,
+      `UPDATE messages SET read_at = ?, delivered_at = coalesce(delivered_at, ?)
+       WHERE seq > ? AND +sender_id = ? AND read_at IS NULL`,
+      readAt,
       readAt,
       after,
       senderId,
     ).rowsWritten;
+  }
+
+  // Delivery
+
+  /**
+   * Stamps the messages of `senderId` among `ids` (a JSON array) delivered, those not stamped
+   * yet; returns their ids. One statement, one write per message, once.
+   */
+  stampDelivered(senderId: string, idsJson: string, at: string): string[] {
+    return this.sql
+      .exec<{ id: string }>(
+        `UPDATE messages SET delivered_at = ?
+         WHERE id IN (SELECT value FROM json_each(?)) AND sender_id = ? AND delivered_at IS NULL
+           AND deleted_at IS NULL
+         RETURNING id`,
+        at,
+        idsJson,
+        senderId,
+      )
+      .toArray()
+      .map((r) => r.id);
+  }
+
+  /** The same for the messages of `senderId` from `from` to `to` (a page the recipient fetched). */
+  stampDeliveredBetween(senderId: string, from: number, to: number, at: string): string[] {
+    return this.sql
+      .exec<{ id: string }>(
+        `UPDATE messages SET delivered_at = ?
+         WHERE seq BETWEEN ? AND ? AND +sender_id = ? AND delivered_at IS NULL
+           AND deleted_at IS NULL
+         RETURNING id`,
+        at,
+        from,
+        to,
+        senderId,
+      )
+      .toArray()
+      .map((r) => r.id);
+  }
+
+  // Reactions
+
+  /** The reactions on the messages from `from` to `to`, oldest first. */
+  reactionsBetween(from: number, to: number): ReactionRow[] {
+    return this.sql
+      .exec<ReactionRow>(
+        `SELECT message_seq, user_id, emoji FROM reactions WHERE message_seq BETWEEN ? AND ?
+         ORDER BY reacted_at, user_id`,
+        from,
+        to,
+      )
+      .toArray();
+  }
+
+  /** Sets `userId`'s reaction to a message (replacing theirs); false when it was that already. */
+  react(seq: number, userId: string, emoji: string, at: string): boolean {
+    return (
+      this.sql.exec(
+        `INSERT INTO reactions (message_seq, user_id, emoji, reacted_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (message_seq, user_id) DO UPDATE SET emoji = excluded.emoji,
+           reacted_at = excluded.reacted_at
+         WHERE reactions.emoji <> excluded.emoji`,
+        seq,
+        userId,
+        emoji,
+        at,
+      ).rowsWritten > 0
+    );
+  }
+
+  /** Takes `userId`'s reaction back; false when there was none. */
+  unreact(seq: number, userId: string): boolean {
+    return (
+      this.sql.exec("DELETE FROM reactions WHERE message_seq = ? AND user_id = ?", seq, userId)
+        .rowsWritten > 0
+    );
+  }
+
+  /** A deleted message keeps no reactions. */
+  dropReactions(seq: number) {
+    this.sql.exec("DELETE FROM reactions WHERE message_seq = ?", seq);
   }
 
   setLastRead(userId: string, seq: number) {

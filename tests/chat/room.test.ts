@@ -72,12 +72,14 @@ describe("the conversation room", () => {
       message: "Over the socket",
     });
     const echo = await alices.next((f) => isMessage(f) && messageOf(f).id === live.id);
-    expect((await page(bob.client, id, "after=0")).body.messages).toEqual([live]);
+    // Bob's page delivers it (his device has it now).
+    const delivered = { ...live, delivered_at: expect.any(String) };
+    expect((await page(bob.client, id, "after=0")).body.messages).toEqual([delivered]);
 
     // The same client id again: stored once, and only the sender hears it again (Bob's socket is
     // checked below, once later messages prove the room has sent everything before them).
     alices.ws.send(JSON.stringify({ type: "send", client_id: "ws-1", message: "Over the socket" }));
-    expect(messageOf(await alices.next((f) => isMessage(f) && f !== echo))).toEqual(live);
+    expect(messageOf(await alices.next((f) => isMessage(f) && f !== echo))).toEqual(delivered);
     expect(alices.frames.filter(isMessage)).toHaveLength(2);
     expect((await page(bob.client, id, "after=0")).body.messages).toHaveLength(1);
 
@@ -256,6 +258,9 @@ describe("the conversation room", () => {
       sent_at: new Date().toISOString(),
       read_at: null,
       gift: null,
+      reactions: [],
+      delivered_at: null,
+      attachment: null,
     });
     await room.publish({ type: "message", message: message(1) });
     // 3 arrives before 2: it waits for 2, then both go out in order.

@@ -35,6 +35,8 @@ describe("a room's storage across releases", () => {
     await rewriteAndRestart(id, (sql) => {
       sql.exec("DROP TABLE storage_version");
       sql.exec("ALTER TABLE messages DROP COLUMN safety");
+      sql.exec("ALTER TABLE messages DROP COLUMN delivered_at");
+      sql.exec("DROP TABLE reactions");
     });
 
     await sent(bob.client, id, "written by this code");
@@ -42,7 +44,7 @@ describe("a room's storage across releases", () => {
       "written by the old code",
       "written by this code",
     ]);
-    expect(await roomVersion(id)).toBe(2);
+    expect(await roomVersion(id)).toBe(3);
     await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
       expect(hasColumn(state.storage.sql, "messages", "safety")).toBe(true);
     });
@@ -54,8 +56,25 @@ describe("a room's storage across releases", () => {
     // Written by the code just before versions: the safety column there, no version kept.
     await rewriteAndRestart(id, (sql) => sql.exec("DROP TABLE storage_version"));
     await sent(alice.client, id, "again");
-    expect(await roomVersion(id)).toBe(2);
+    expect(await roomVersion(id)).toBe(3);
     expect(await roomMessages(id)).toHaveLength(2);
+  });
+
+  it("brings a room of the release before delivery and reactions up to date", async () => {
+    const { alice, bob, id } = await conversationPair();
+    const before = await sent(alice.client, id, "before delivery times");
+    await rewriteAndRestart(id, (sql) => {
+      sql.exec("ALTER TABLE messages DROP COLUMN delivered_at");
+      sql.exec("DROP TABLE reactions");
+      sql.exec("UPDATE storage_version SET version = 2");
+    });
+    const res = await bob.client.json("PUT", `/chat/messages/${before.id}/reaction`, {
+      emoji: "❤️",
+    });
+    expect(res.status).toBe(200);
+    expect(await roomVersion(id)).toBe(3);
+    const [message] = await roomMessages(id);
+    expect(message).toMatchObject({ message: "before delivery times", delivered_at: null });
   });
 
   it("uses storage a newer release left as it is (a rollback), without a step run", async () => {

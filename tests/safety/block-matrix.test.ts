@@ -667,6 +667,25 @@ const ROWS: Record<string, Row> = {
     },
   },
 
+  "PUT /chat/messages/:id/reaction": {
+    outcome: "refused (403); no reaction is stored",
+    async check(w) {
+      const res = await w.me.client.json("PUT", `/chat/messages/${w.otherMessageId}/reaction`, {
+        emoji: "❤️",
+      });
+      expect(res.status).toBe(403);
+      const stored = await roomMessages(w.conversationId);
+      expect(stored.flatMap((m) => m.reactions)).toEqual([]);
+    },
+  },
+  "DELETE /chat/messages/:id/reaction": {
+    outcome: "refused (403): nothing there changes",
+    async check(w) {
+      const res = await w.me.client.json("DELETE", `/chat/messages/${w.otherMessageId}/reaction`);
+      expect(res.status).toBe(403);
+    },
+  },
+
   // Sockets
   "GET /ws/chat/:conversationId": {
     outcome:

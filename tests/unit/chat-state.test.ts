@@ -26,6 +26,9 @@ import {
   messageRemoved,
   messagesLoaded,
   messagesLoadStart,
+  deliveredReceipt,
+  reactionChanged,
+  reactionOf,
   readReceipt,
   retryQueued,
   roomFrameReceived,
@@ -65,6 +68,9 @@ function message(seq: number, extra: Partial<ChatMessageView> = {}): ChatMessage
     sent_at: `2026-01-01T00:00:${String(seq).padStart(2, "0")}.000Z`,
     read_at: null,
     gift: null,
+    reactions: [],
+    delivered_at: null,
+    attachment: null,
     ...extra,
   };
 }
@@ -323,6 +329,63 @@ describe("read receipts", () => {
   });
 });
 
+describe("delivery receipts", () => {
+  it("a delivered frame sets delivered_at on my listed messages only, once", () => {
+    const s = openState([message(1, { sender_id: ME }), message(2), message(3, { sender_id: ME })]);
+    const frame = {
+      conversation_id: "c1",
+      ids: ["m1", "m2"],
+      delivered_at: "2026-01-02T00:00:00Z",
+    };
+    const next = deliveredReceipt(s, frame, ME);
+    expect(next.messages.map((m) => m.delivered_at)).toEqual([frame.delivered_at, null, null]);
+    // Again (another tab's acknowledgement), or for another conversation: unchanged.
+    expect(deliveredReceipt(next, { ...frame, delivered_at: "2026-01-03T00:00:00Z" }, ME)).toBe(
+      next,
+    );
+    expect(deliveredReceipt(s, { ...frame, conversation_id: "c2" }, ME)).toBe(s);
+    const viaRoom = roomFrameReceived(s, { type: "delivered", ...frame }, ME);
+    expect(viaRoom.messages[0]!.delivered_at).toBe(frame.delivered_at);
+  });
+});
+
+describe("reactions", () => {
+  const change = { conversation_id: "c1", message_id: "m1" };
+
+  it("keeps one reaction per member: set, replaced, taken back", () => {
+    let s = openState([message(1), message(2)]);
+    s = reactionChanged(s, { ...change, user_id: ME, emoji: "❤️" });
+    s = reactionChanged(s, { ...change, user_id: OTHER, emoji: "😂" });
+    expect(s.messages[0]!.reactions).toEqual([
+      { user_id: ME, emoji: "❤️" },
+      { user_id: OTHER, emoji: "😂" },
+    ]);
+    s = reactionChanged(s, { ...change, user_id: ME, emoji: "🔥" });
+    expect(reactionOf(s, "m1", ME)).toBe("🔥");
+    expect(s.messages[0]!.reactions).toHaveLength(2);
+    s = reactionChanged(s, { ...change, user_id: OTHER, emoji: null });
+    expect(s.messages[0]!.reactions).toEqual([{ user_id: ME, emoji: "🔥" }]);
+    expect(s.messages[1]!.reactions).toEqual([]);
+    expect(reactionOf(s, "m1", OTHER)).toBeNull();
+  });
+
+  it("changes nothing for the same reaction, another conversation or an unknown message", () => {
+    const s = reactionChanged(openState([message(1)]), { ...change, user_id: ME, emoji: "❤️" });
+    expect(reactionChanged(s, { ...change, user_id: ME, emoji: "❤️" })).toBe(s);
+    expect(reactionChanged(s, { ...change, user_id: OTHER, emoji: null })).toBe(s);
+    expect(reactionChanged(s, { ...change, conversation_id: "c2", user_id: ME, emoji: null })).toBe(
+      s,
+    );
+    expect(reactionChanged(s, { ...change, message_id: "m9", user_id: ME, emoji: "😢" })).toBe(s);
+    const viaRoom = roomFrameReceived(
+      s,
+      { type: "reaction", ...change, user_id: OTHER, emoji: "👍" },
+      ME,
+    );
+    expect(viaRoom.messages[0]!.reactions).toHaveLength(2);
+  });
+});
+
 describe("room frames", () => {
   it("applies message, deletion and read frames; ignores typing", () => {
     let s = openState();
@@ -481,6 +544,7 @@ describe("error messages (docs/domain.md: Error messages)", () => {
       "Failed to unarchive conversation",
       "Failed to fetch gifts",
       "Failed to delete message",
+      "Failed to react to message",
     ]);
   });
 

@@ -23,6 +23,9 @@ const message = {
   sent_at: "2026-11-24T08:00:00.000Z",
   read_at: null,
   gift: null,
+  reactions: [],
+  delivered_at: null,
+  attachment: null,
 };
 
 const CHAT: Json[] = [
@@ -35,6 +38,17 @@ const CHAT: Json[] = [
   { type: "message_deleted", id: "m1", conversation_id: "c1" },
   { type: "read", conversation_id: "c1", user_id: "u2", read_at: "2026-11-24T08:02:00Z", seq: 0 },
   { type: "typing", user_id: "u2" },
+  {
+    type: "message",
+    message: {
+      ...message,
+      reactions: [{ user_id: "u2", emoji: "❤️" }],
+      delivered_at: "2026-11-24T08:01:00Z",
+    },
+  },
+  { type: "reaction", conversation_id: "c1", message_id: "m1", user_id: "u2", emoji: "🔥" },
+  { type: "reaction", conversation_id: "c1", message_id: "m1", user_id: "u2", emoji: null },
+  { type: "delivered", conversation_id: "c1", ids: ["m1"], delivered_at: "2026-11-24T08:01:00Z" },
   { type: "send_error", client_id: "k1", status: 429, message: "Slow down", retry_after: 30 },
   { type: "send_error", client_id: "k1", status: 403, message: "Blocked", retry_after: null },
   { type: "send_error", client_id: "k1", status: 422, message: "Too long" },

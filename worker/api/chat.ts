@@ -3,6 +3,7 @@ import {
   chatMigrationSchema,
   conversationsQuerySchema,
   messagesQuerySchema,
+  reactionSchema,
   sendMessageSchema,
   startConversationSchema,
 } from "~/schemas/chat";
@@ -93,6 +94,19 @@ chatApi.get("/chat/unread", async (c) => {
 chatApi.delete("/chat/messages/:id", async (c) => {
   const user = verifiedUser(c);
   await chat.deleteMessage(c.env, user.id, c.req.param("id"));
+  return c.body(null, 204);
+});
+
+chatApi.put("/chat/messages/:id/reaction", async (c) => {
+  const user = verifiedUser(c);
+  const { emoji } = parseInput(reactionSchema, await readBody(c.req.raw));
+  await chat.setReaction(c.env, user.id, c.req.param("id"), emoji);
+  return c.json({ emoji });
+});
+
+chatApi.delete("/chat/messages/:id/reaction", async (c) => {
+  const user = verifiedUser(c);
+  await chat.setReaction(c.env, user.id, c.req.param("id"), null);
   return c.body(null, 204);
 });
 

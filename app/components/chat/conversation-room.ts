@@ -11,9 +11,14 @@ import {
 import { roomFrameReceived, type ChatMessage } from "~/state/chat";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
 
+/** How long acknowledgements of received messages wait for more to send together. */
+const RECEIVED_BATCH_MS = 150;
+
 /**
  * The open conversation's room: applies its frames to the chat state, catches up on every
- * (re)connect (messages after the last one held, merged by id), and shows the other member typing.
+ * (re)connect (messages after the last one held, merged by id), shows the other member typing, and
+ * acknowledges the other member's live messages (the sender sees "Delivered"; pages fetched are
+ * delivered by the server).
  */
 export function useConversationRoom(conversationId: string, otherId: string) {
   const me = useAtomValue(chatMeAtom);
@@ -30,9 +35,17 @@ export function useConversationRoom(conversationId: string, otherId: string) {
     setClosed(false);
     setConnected(false);
     let typingTimer: ReturnType<typeof setTimeout> | undefined;
+    // The other member's live messages this device has yet to acknowledge: sent together, a
+    // moment after the last one arrived (a burst costs the room one frame).
+    const received = new Set<string>();
+    let receivedTimer: ReturnType<typeof setTimeout> | undefined;
+    const acknowledge = () => {
+      if (received.size > 0 && socketRef.current?.received([...received])) received.clear();
+    };
     const socket = connectConversation(conversationId, {
       open: () => {
         setConnected(true);
+        acknowledge();
         void catchUp().catch(() => {});
       },
       down: () => setConnected(false),
@@ -47,6 +60,11 @@ export function useConversationRoom(conversationId: string, otherId: string) {
         if (frame.type === "message" && frame.message.sender_id === otherId) {
           clearTimeout(typingTimer);
           setTyping(false);
+          if (!frame.message.delivered_at) {
+            received.add(frame.message.id);
+            clearTimeout(receivedTimer);
+            receivedTimer = setTimeout(acknowledge, RECEIVED_BATCH_MS);
+          }
         }
         setState((s) => roomFrameReceived(s, frame, me));
       },
@@ -60,6 +78,7 @@ export function useConversationRoom(conversationId: string, otherId: string) {
     });
     return () => {
       clearTimeout(typingTimer);
+      clearTimeout(receivedTimer);
       setTransport(null);
       socket.close();
       socketRef.current = null;

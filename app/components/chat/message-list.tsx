@@ -5,12 +5,14 @@ import {
   chatStateAtom,
   deleteMessageAtom,
   loadOlderAtom,
+  reactAtom,
   sendMessageAtom,
 } from "~/state/chat-actions";
 import { discardLocal, type ChatMessage } from "~/state/chat";
 import { chatTimeline } from "~/state/chat-timeline";
 import { useDateZone, useNow } from "~/state/clock";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
+import { QUICK_REACTIONS } from "~/schemas/chat";
 import { ChatTime } from "./time";
 
 function Ticks({ message }: { message: ChatMessage }) {
@@ -22,14 +24,91 @@ function Ticks({ message }: { message: ChatMessage }) {
     );
   }
   if (message.status === "failed") return null;
-  return message.read_at ? (
-    <span className="ticks ticks-read" aria-label="Read" data-testid="ticks-read">
+  if (message.read_at) {
+    return (
+      <span className="ticks ticks-read" aria-label="Read" data-testid="ticks-read">
+        ✓✓
+      </span>
+    );
+  }
+  return message.delivered_at ? (
+    <span className="ticks ticks-delivered" aria-label="Delivered" data-testid="ticks-delivered">
       ✓✓
     </span>
   ) : (
     <span className="ticks" aria-label="Sent" data-testid="ticks-sent">
       ✓
     </span>
+  );
+}
+
+/**
+ * The reactions under a bubble: each emoji once, with how many reacted with it. Mine is a button
+ * that takes it back.
+ */
+function Reactions({
+  message,
+  me,
+  onReact,
+}: {
+  message: ChatMessage;
+  me: string;
+  onReact: (emoji: string | null) => void;
+}) {
+  if (message.reactions.length === 0) return null;
+  const byEmoji = new Map<string, string[]>();
+  for (const r of message.reactions)
+    byEmoji.set(r.emoji, [...(byEmoji.get(r.emoji) ?? []), r.user_id]);
+  return (
+    <ul className="reactions" aria-label="Reactions" data-testid="reactions">
+      {[...byEmoji].map(([emoji, users]) => {
+        const mine = users.includes(me);
+        const who = mine ? (users.length > 1 ? "You and them" : "You") : "They";
+        return (
+          <li key={emoji}>
+            <button
+              type="button"
+              className="reaction"
+              aria-pressed={mine}
+              disabled={!mine}
+              aria-label={`${who} reacted ${emoji}${mine ? ". Remove your reaction" : ""}`}
+              title={mine ? "Remove your reaction" : undefined}
+              onClick={() => onReact(null)}
+              data-testid="reaction"
+            >
+              <span aria-hidden="true">{emoji}</span>
+              {users.length > 1 ? <span className="reaction-count">{users.length}</span> : null}
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** The reactions one tap away; the one already chosen takes it back. */
+function ReactionPicker({
+  current,
+  onPick,
+}: {
+  current: string | null;
+  onPick: (emoji: string | null) => void;
+}) {
+  return (
+    <div className="reaction-picker" role="group" aria-label="React to this message">
+      {QUICK_REACTIONS.map((emoji) => (
+        <button
+          key={emoji}
+          type="button"
+          className="reaction-choice"
+          aria-pressed={current === emoji}
+          aria-label={current === emoji ? `Remove ${emoji}` : `React ${emoji}`}
+          onClick={() => onPick(current === emoji ? null : emoji)}
+        >
+          <span aria-hidden="true">{emoji}</span>
+        </button>
+      ))}
+    </div>
   );
 }
 
@@ -46,19 +125,25 @@ function MessageBubble({
   mine,
   groupStart,
   groupEnd,
+  me,
   onRetry,
   onDiscard,
   onDelete,
+  onReact,
 }: {
   message: ChatMessage;
+  me: string;
   mine: boolean;
   groupStart: boolean;
   groupEnd: boolean;
   onRetry: (m: ChatMessage, confirm?: boolean) => void;
   onDiscard: (m: ChatMessage) => void;
   onDelete: (m: ChatMessage) => void;
+  onReact: (m: ChatMessage, emoji: string | null) => void;
 }) {
   const [confirming, setConfirming] = useState(false);
+  const [picking, setPicking] = useState(false);
+  const myReaction = message.reactions.find((r) => r.user_id === me)?.emoji ?? null;
   const [pressed, setPressed] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const pointer = useRef("");
@@ -76,7 +161,7 @@ function MessageBubble({
       data-group-start={groupStart ? "true" : undefined}
       data-group-end={groupEnd ? "true" : undefined}
       data-arrived={message.live ? "true" : undefined}
-      data-actions={pressed || confirming ? "open" : undefined}
+      data-actions={pressed || confirming || picking ? "open" : undefined}
       data-testid="message"
       data-seq={stored ? message.seq : undefined}
       // Focusable, so that the keyboard (or a tap) reaches the message's actions.
@@ -103,11 +188,24 @@ function MessageBubble({
         if (!event.currentTarget.contains(event.relatedTarget as Node | null)) {
           setPressed(false);
           setConfirming(false);
+          setPicking(false);
         }
+      }}
+      onKeyDown={(event) => {
+        if (event.key === "Escape" && picking) setPicking(false);
       }}
     >
       <div className="bubble-line">
-        <div className="bubble">
+        <div
+          className="bubble"
+          // A double tap (or click) on the other member's message is a heart, as in every
+          // messaging app; again takes it back.
+          onDoubleClick={
+            stored && !mine && !message.deleting
+              ? () => onReact(message, myReaction === "❤️" ? null : "❤️")
+              : undefined
+          }
+        >
           {message.gift ? (
             <div className="bubble-gift">
               <span className="bubble-gift-icon" aria-hidden="true">
@@ -133,6 +231,17 @@ function MessageBubble({
         </div>
         {stored ? (
           <div className="bubble-tools">
+            <button
+              type="button"
+              className="bubble-action"
+              aria-label="React to message"
+              title="React"
+              aria-expanded={picking}
+              disabled={message.deleting}
+              onClick={() => setPicking((p) => !p)}
+            >
+              <span aria-hidden="true">☺</span>
+            </button>
             {mine ? (
               confirming ? null : (
                 <button
@@ -152,6 +261,16 @@ function MessageBubble({
           </div>
         ) : null}
       </div>
+      {picking ? (
+        <ReactionPicker
+          current={myReaction}
+          onPick={(emoji) => {
+            setPicking(false);
+            onReact(message, emoji);
+          }}
+        />
+      ) : null}
+      <Reactions message={message} me={me} onReact={(emoji) => onReact(message, emoji)} />
       {!mine && stored && message.safety ? (
         <SafetyWarning
           senderId={message.sender_id}
@@ -227,6 +346,7 @@ export function MessageList({
   const loadOlder = useSetAtom(loadOlderAtom);
   const send = useSetAtom(sendMessageAtom);
   const remove = useSetAtom(deleteMessageAtom);
+  const react = useSetAtom(reactAtom);
   const setState = useSetAtom(chatStateAtom);
   const scroller = useRef<HTMLDivElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);
@@ -310,6 +430,7 @@ export function MessageList({
             <MessageBubble
               key={item.message.client_id ?? item.message.id}
               message={item.message}
+              me={me}
               mine={item.message.sender_id === me}
               groupStart={item.groupStart}
               groupEnd={item.groupEnd}
@@ -326,6 +447,7 @@ export function MessageList({
               }
               onDiscard={(msg) => setState((s) => discardLocal(s, msg.client_id ?? ""))}
               onDelete={(msg) => void remove(msg.id)}
+              onReact={(msg, emoji) => void react({ messageId: msg.id, emoji })}
             />
           ),
         )}
