@@ -27,6 +27,10 @@
  *                  the ramp (one that missed without falling behind gets a second turn first)
  *   --gifts N      then N gift messages per Heartline send path, at 20 a second, for the D1
  *                  statements of a gift (default 100; 0 skips them)
+ *   --receipts     also measure `heartline+receipts` (this tree, socket path): the same messages,
+ *                  and the recipient's page acknowledges each one it receives (`received`, batched
+ *                  per socket 150 ms after the last, as the chat page does) and reacts to every
+ *                  tenth (`PUT /chat/messages/{id}/reaction`, not awaited by the measure)
  *   --json FILE    also write the figures as JSON
  *   --compare-ref REF  also run Heartline as built from git REF (e.g. `main`; bench/lib/ref.ts) as
  *                  one more target beside this tree's, with the same members and load, taking
@@ -99,6 +103,7 @@ interface Options {
   rampSeconds: number;
   limit: number;
   gifts: number;
+  receipts: boolean;
   viaDevProxy: boolean;
   json?: string;
   profile?: string;
@@ -128,6 +133,7 @@ function parseArgs(argv: string[]): Options {
     rampSeconds: num("ramp-seconds", 6),
     limit: num("limit", 50),
     gifts: Math.round(num("gifts", 100, true)),
+    receipts: flag("receipts"),
     viaDevProxy: flag("via-dev-proxy"),
     json: value("json"),
     profile: value("profile"),
@@ -230,7 +236,17 @@ interface Target {
   send(pair: Pair, from: Member, text: string, clientId: string, giftId?: string): Promise<number>;
   /** Heartline's D1 counts so far. */
   d1?(): Promise<D1Counts>;
+  /**
+   * What the recipient's page does besides reading (--receipts): acknowledges what it received on
+   * its socket and reacts to a message; resolves with the reaction's status.
+   */
+  receipts?: { react(member: Member, messageId: string): Promise<number> };
 }
+
+/** How long a page waits for more received messages to acknowledge together (the chat page's). */
+const RECEIVED_BATCH_MS = 150;
+/** With --receipts, the recipient reacts to one message in this many. */
+const REACTION_EVERY = 10;
 
 interface Segment {
   latencies: number[];
@@ -397,6 +413,22 @@ async function drive(
   let finished = false;
   const sockets: WebSocket[] = [];
   const socketOf = new Map<string, WebSocket>();
+  const receipts = target.receipts;
+  let receivedCount = 0;
+  const reactions: Promise<void>[] = [];
+  /** Per socket: the ids it has yet to acknowledge, and the timer that will send them. */
+  const toAcknowledge = new Map<WebSocket, { ids: string[]; timer: NodeJS.Timeout | null }>();
+  const acknowledge = (ws: WebSocket, id: string) => {
+    let queue = toAcknowledge.get(ws);
+    if (!queue) toAcknowledge.set(ws, (queue = { ids: [], timer: null }));
+    queue.ids.push(id);
+    if (queue.timer) clearTimeout(queue.timer);
+    queue.timer = setTimeout(() => {
+      const ids = queue.ids.splice(0, 100);
+      queue.timer = null;
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "received", ids }));
+    }, RECEIVED_BATCH_MS);
+  };
 
   await Promise.all(
     pairs.flatMap((pair) =>
@@ -419,7 +451,7 @@ async function drive(
                 type: string;
                 client_id?: string;
                 status?: number;
-                message?: { client_id: string | null };
+                message?: { id: string; client_id: string | null };
               };
               if (frame.type === "send_error") fail(`send_error ${frame.status ?? ""}`.trim());
               const clientId = frame.type === "message" ? frame.message?.client_id : null;
@@ -427,6 +459,17 @@ async function drive(
               if (!entry) return;
               if (entry.to === member.id && !entry.received) {
                 entry.received = true;
+                if (receipts && frame.message) {
+                  acknowledge(ws, frame.message.id);
+                  if (receivedCount++ % REACTION_EVERY === 0) {
+                    reactions.push(
+                      receipts.react(member, frame.message.id).then(
+                        (status) => void (status !== 200 && fail(`reaction HTTP ${status}`)),
+                        () => fail("reaction failed"),
+                      ),
+                    );
+                  }
+                }
                 if (entry.measured) {
                   latencies.push(now - entry.t0);
                   trace.push([entry.t0 - measuredFrom, entry.pair, now - entry.t0]);
@@ -510,6 +553,7 @@ async function drive(
   }
   const sendSeconds = (performance.now() - measuredFrom) / 1000;
   await Promise.all(inFlight);
+  await Promise.all(reactions);
   const deadline = Date.now() + (gaveUp ? 0 : 10_000);
   const undelivered = () => [...pending.values()].filter((p) => p.measured && !p.received);
   while (Date.now() < deadline && undelivered().length > 0) await sleep(50);
@@ -650,6 +694,18 @@ const postJson = (url: string, headers: Record<string, string>, body: unknown) =
     body: JSON.stringify(body),
   });
 
+/** PUTs `body` as JSON; resolves with the status once the answer is read whole. */
+async function put(url: string, headers: Record<string, string>, body: unknown) {
+  const res = await request(url, {
+    method: "PUT",
+    dispatcher: sendAgent,
+    headers: { ...headers, Accept: "application/json", "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  await res.body.dump();
+  return res.statusCode;
+}
+
 /** A measured send: resolves with the status once the answer is read whole. */
 async function post(url: string, headers: Record<string, string>, body: unknown) {
   const res = await postJson(url, headers, body);
@@ -664,8 +720,19 @@ function heartlineTarget(
   via: Via,
   pids: ReadonlySet<number>,
   conversationOf: (pair: Pair) => string,
+  { receipts = false }: { receipts?: boolean } = {},
 ): Target {
   return {
+    receipts: receipts
+      ? {
+          react: (member, messageId) =>
+            put(
+              `${base}/chat/messages/${encodeURIComponent(messageId)}/reaction`,
+              { Cookie: member.cookie, "X-CSRF-Token": member.csrf },
+              { emoji: "❤️" },
+            ),
+        }
+      : undefined,
     name,
     via,
     cpu: () => cpuSecondsOf("workerd", pids),
@@ -804,6 +871,20 @@ async function main() {
       targets.push(
         heartlineTarget(`heartline ${via}`, base, via, heartlinePids, (p) => p.conversationId),
       );
+      if (options.receipts && via === "socket") {
+        targets.push(
+          heartlineTarget(
+            "heartline+receipts socket",
+            base,
+            via,
+            heartlinePids,
+            (p) => p.conversationId,
+            {
+              receipts: true,
+            },
+          ),
+        );
+      }
       if (refHeartline) {
         targets.push(
           heartlineTarget(
