@@ -1,5 +1,6 @@
 import { Form, useLocation, useSubmit } from "@remix-run/react";
 import { forgetPushOnThisDevice } from "~/lib/push";
+import { clearOutgoing } from "~/state/chat-outbox";
 import {
   lazy,
   Suspense,
@@ -211,10 +212,13 @@ export function SignOutButton({ className = "btn btn-ghost" }: { className?: str
       action="/logout"
       className="signout-form"
       onSubmit={(event) => {
-        // This browser's push subscription ends first (at most 1.5 s), then the session.
+        // This browser's push subscription and unsent messages go first (at most 1.5 s), then
+        // the session.
         event.preventDefault();
         const form = event.currentTarget;
-        void forgetPushOnThisDevice().finally(() => submit(form));
+        void Promise.allSettled([forgetPushOnThisDevice(), clearOutgoing()]).finally(() =>
+          submit(form),
+        );
       }}
     >
       <CsrfInput />

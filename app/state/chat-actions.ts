@@ -29,8 +29,12 @@ import {
   sendFailed,
   sendQueued,
   sendSucceeded,
+  sendWaiting,
+  waitingMessages,
+  discardLocal,
   type ChatState,
 } from "./chat";
+import { forgetOutgoing, keepOutgoing, outgoingFor } from "./chat-outbox";
 import { chatApi, newClientId, type ChatTransport } from "./chat-transport";
 import { atom } from "./jotai";
 
@@ -89,6 +93,8 @@ export const openConversationAtom = atom(null, async (get, set, id: string | nul
   try {
     const page = await chatApi.messages(id);
     set(chatStateAtom, messagesLoaded(get(chatStateAtom), id, page, false));
+    // What was written here and not stored yet (before a reload, or offline) joins and goes.
+    void set(flushOutgoingAtom);
   } catch (error) {
     if (get(chatStateAtom).activeConversationId !== id) return;
     set(
@@ -133,10 +139,15 @@ export const markReadAtom = atom(null, async (get, _set, id: string) => {
   await chatApi.markRead(id);
 });
 
+/** Client ids being sent right now: a message is never on its way twice from this tab. */
+const sending = new Set<string>();
+
 /**
  * Optimistic send: the message shows at once as pending, then becomes the stored message (or
  * failed, with retry). The client id makes a retry after a timeout safe: the server stores the
- * message once.
+ * message once. Until the server has answered, the message is kept on this device
+ * (app/state/chat-outbox.ts): when the network cannot take it, it waits there, pending, and goes
+ * again when the connection returns (`flushOutgoingAtom`), after a reload too.
  */
 export const sendMessageAtom = atom(
   null,
@@ -146,8 +157,10 @@ export const sendMessageAtom = atom(
     const me = get(chatMeAtom);
     if (!id) return;
     const clientId = input.clientId ?? newClientId();
+    if (sending.has(clientId)) return;
     const text = input.text.trim() || (input.gift ? `${input.gift.icon} ${input.gift.name}` : "");
-    if (!input.clientId) {
+    const local = s.messages.find((m) => m.client_id === clientId && m.status);
+    if (!local) {
       set(
         chatStateAtom,
         sendQueued(s, {
@@ -175,7 +188,16 @@ export const sendMessageAtom = atom(
       ...(input.gift ? { gift_id: input.gift.id } : {}),
       ...(input.confirm ? { confirm: true } : {}),
     };
+    sending.add(clientId);
     try {
+      await keepOutgoing({
+        client_id: clientId,
+        conversation_id: id,
+        sender_id: me,
+        message: input.text.trim(),
+        gift: input.gift ?? null,
+        written_at: local?.sent_at ?? new Date().toISOString(),
+      });
       let stored: ChatMessageView | null = null;
       const transport = get(chatTransportAtom);
       if (transport?.conversationId === id) {
@@ -187,22 +209,86 @@ export const sendMessageAtom = atom(
         }
       }
       stored ??= (await chatApi.send(id, body)).message;
+      void forgetOutgoing(clientId);
       set(chatStateAtom, sendSucceeded(get(chatStateAtom), stored, me));
       if (stored.gift) {
         set(chatStateAtom, creditsSpent(get(chatStateAtom), stored.gift.price_credits));
       }
     } catch (error) {
+      if (!(error instanceof ApiError)) {
+        // The network did not take it: it waits on this device for the connection.
+        set(chatStateAtom, sendWaiting(get(chatStateAtom), clientId));
+        return;
+      }
+      // The server decided: it is no longer this device's to send by itself.
+      void forgetOutgoing(clientId);
       // "Are you sure?" (message safety): the message waits for the member to confirm or discard.
-      const askedToConfirm = error instanceof ApiError && error.status === 409 && !input.confirm;
+      const askedToConfirm = error.status === 409 && !input.confirm;
       set(
         chatStateAtom,
         sendFailed(get(chatStateAtom), clientId, failureReason(error), askedToConfirm),
       );
       if (!askedToConfirm)
         set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.send));
+    } finally {
+      sending.delete(clientId);
     }
   },
 );
+
+/**
+ * The connection is back (the conversation's socket opened, the browser went online) or the
+ * conversation opened: the messages written here that the server does not have yet go again, in
+ * the order they were written: those kept on this device from before a reload first join the
+ * list (unless the server has them already, the catch-up showed).
+ */
+export const flushOutgoingAtom = atom(null, async (get, set) => {
+  const id = get(chatStateAtom).activeConversationId;
+  const me = get(chatMeAtom);
+  if (!id || !me) return;
+  for (const entry of await outgoingFor(id, me)) {
+    const s = get(chatStateAtom);
+    if (s.activeConversationId !== id) return;
+    const there = s.messages.find((m) => m.client_id === entry.client_id);
+    if (there && !there.status) {
+      void forgetOutgoing(entry.client_id);
+    } else if (!there) {
+      set(
+        chatStateAtom,
+        sendWaiting(
+          sendQueued(s, {
+            id: `local-${entry.client_id}`,
+            conversation_id: id,
+            seq: 0,
+            sender_id: me,
+            client_id: entry.client_id,
+            message: entry.message || (entry.gift ? `${entry.gift.icon} ${entry.gift.name}` : ""),
+            sent_at: entry.written_at,
+            read_at: null,
+            gift: entry.gift,
+            reactions: [],
+            delivered_at: null,
+            attachment: null,
+            status: "pending",
+          }),
+          entry.client_id,
+        ),
+      );
+    }
+  }
+  for (const m of waitingMessages(get(chatStateAtom))) {
+    if (get(chatStateAtom).activeConversationId !== id) return;
+    const gift = m.gift ?? undefined;
+    const text = gift && m.message === `${gift.icon} ${gift.name}` ? "" : m.message;
+    await set(sendMessageAtom, { text, gift, clientId: m.client_id! });
+  }
+});
+
+/** A message the member gave up on: gone from the list and from this device. */
+export const discardMessageAtom = atom(null, (get, set, clientId: string) => {
+  void forgetOutgoing(clientId);
+  set(chatStateAtom, discardLocal(get(chatStateAtom), clientId));
+});
 
 export const deleteMessageAtom = atom(null, async (get, set, messageId: string) => {
   const id = get(chatStateAtom).activeConversationId;

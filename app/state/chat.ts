@@ -24,6 +24,11 @@ export interface ChatMessage extends ChatMessageView {
   /** The server asked "Are you sure?" (409, message safety): it may be sent again confirmed. */
   needsConfirm?: boolean;
   /**
+   * A pending message the network could not take: kept on this device (app/state/chat-outbox.ts)
+   * and sent again when the connection returns.
+   */
+  waiting?: boolean;
+  /**
    * It arrived while the conversation was open (a live frame, or written here), rather than with
    * a page of history: the list lets it slide in.
    */
@@ -365,12 +370,31 @@ export function sendFailed(
   };
 }
 
+/**
+ * The network could not take it (offline, the connection dropped): it stays pending, kept on this
+ * device, and goes again when the connection returns.
+ */
+export function sendWaiting(s: ChatState, clientId: string): ChatState {
+  return {
+    ...s,
+    messages: s.messages.map((m) =>
+      isLocal(m) && m.client_id === clientId ? { ...m, status: "pending", waiting: true } : m,
+    ),
+  };
+}
+
+/** The pending messages that wait for the connection, in the order they were written. */
+export const waitingMessages = (s: ChatState): ChatMessage[] =>
+  s.messages.filter((m) => m.status === "pending" && m.waiting);
+
 /** Trying again: the failed message is pending again (with the same client id). */
 export function retryQueued(s: ChatState, clientId: string): ChatState {
   return {
     ...s,
     messages: s.messages.map((m) =>
-      isLocal(m) && m.client_id === clientId ? { ...m, status: "pending", failureReason: null } : m,
+      isLocal(m) && m.client_id === clientId
+        ? { ...m, status: "pending", failureReason: null, waiting: false }
+        : m,
     ),
   };
 }

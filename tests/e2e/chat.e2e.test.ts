@@ -51,6 +51,8 @@ describe("chat in Chromium", () => {
     await item.getByText("Hello Bob, nice profile!").waitFor();
     await expect.poll(() => item.getByTestId("unread-badge").textContent()).toBe("1");
     await expect.poll(() => b.getByTestId("chat-unread").textContent()).toBe("1");
+    // Bob's device has it (his list heard it), though he has not read it: Alice sees "Delivered".
+    await sent.getByLabel("Delivered").waitFor();
 
     // He opens it (the phone shows the conversation alone, with a way back) and reads it.
     await item.click();
@@ -77,6 +79,25 @@ describe("chat in Chromium", () => {
     await bubble(b, "Hi Alice").getByLabel("Sent").waitFor();
     // Alice has the conversation open, so the reply is read at once.
     await bubble(b, "Hi Alice").getByLabel("Read").waitFor();
+
+    // Bob reacts to Alice's message from its actions (a heart); Alice sees it live. He changes
+    // it, then Alice double-taps his reply for a heart of her own.
+    const hello = bubble(b, "Hello Bob, nice profile!");
+    await hello.click();
+    await hello.getByRole("button", { name: "React to message" }).click();
+    await hello.getByRole("button", { name: "React ❤️" }).click();
+    await sent.getByTestId("reactions").getByLabel("They reacted ❤️").waitFor();
+    await hello.getByRole("button", { name: "React to message" }).click();
+    await hello.getByRole("button", { name: "React 😂" }).click();
+    await sent.getByTestId("reactions").getByLabel("They reacted 😂").waitFor();
+    expect(await sent.getByTestId("reaction").count()).toBe(1);
+    await bubble(a, "Hi Alice").locator(".bubble").dblclick();
+    await bubble(b, "Hi Alice").getByTestId("reactions").getByLabel("They reacted ❤️").waitFor();
+    // Alice takes hers back by tapping it.
+    await bubble(a, "Hi Alice")
+      .getByRole("button", { name: "You reacted ❤️. Remove your reaction" })
+      .click();
+    await expect.poll(() => bubble(b, "Hi Alice").getByTestId("reaction").count()).toBe(0);
 
     // Both see one order.
     const order = (page: Page) =>
@@ -132,5 +153,47 @@ describe("chat in Chromium", () => {
     await item.getByText("Or tea?").waitFor();
     await d.getByRole("tab", { name: "Archived" }).click();
     await d.getByText("No archived conversations.").waitFor();
+  });
+
+  test("a message written offline is kept on the device and arrives once when the network is back", async () => {
+    const { member: erin, page: e } = await registerVerifiedMember(browser(), "erin");
+    const { member: finn, page: f } = await registerVerifiedMember(browser(), "finn");
+
+    await visit(e, `/members/${finn.username}`);
+    await e.getByRole("button", { name: `Message ${finn.username}` }).click();
+    const thread = e.getByRole("region", { name: `Conversation with ${finn.username}` });
+    await thread.waitFor();
+    await e.locator('section.thread[data-connected="true"]').waitFor();
+    const chatUrl = e.url();
+
+    // The network goes: the conversation's socket drops, and what Erin writes waits, pending.
+    const context = e.context();
+    await context.setOffline(true);
+    await e.locator('section.thread[data-connected="false"]').waitFor();
+    const composer = e.getByLabel("Message", { exact: true });
+    await composer.fill("Written on the train");
+    await composer.press("Enter");
+    const waiting = bubble(e, "Written on the train");
+    await waiting.getByTestId("message-waiting").waitFor();
+    await waiting.getByLabel("Sending").waitFor();
+
+    // The tab is closed before the network returns; the next page, online, sends it once.
+    await e.close();
+    await context.setOffline(false);
+    const again = await context.newPage();
+    await again.goto(chatUrl);
+    await bubble(again, "Written on the train").getByLabel("Sent").waitFor();
+
+    await visit(f, "/chat");
+    const item = f.getByTestId("conversation-item").filter({ hasText: erin.username });
+    await item.click();
+    await bubble(f, "Written on the train").waitFor();
+    // Once, whatever was tried while offline.
+    await again.reload();
+    await bubble(again, "Written on the train")
+      .getByLabel(/Sent|Delivered|Read/)
+      .waitFor();
+    expect(await bubble(again, "Written on the train").count()).toBe(1);
+    expect(await bubble(f, "Written on the train").count()).toBe(1);
   });
 });

@@ -36,7 +36,9 @@ import {
   sendFailed,
   sendQueued,
   sendSucceeded,
+  sendWaiting,
   totalUnread,
+  waitingMessages,
   type ChatMessage,
   type ChatState,
 } from "~/state/chat";
@@ -269,6 +271,22 @@ describe("sending (optimistic)", () => {
       failureReason: null,
     });
     expect(discardLocal(failed, "a").messages).toEqual([]);
+  });
+
+  it("a message the network did not take waits, pending, until it is sent again or stored", () => {
+    const s = sendQueued(sendQueued(openState([message(1)]), local("a")), local("b"));
+    const waiting = sendWaiting(s, "a");
+    expect(waiting.messages[1]).toMatchObject({ status: "pending", waiting: true });
+    expect(waitingMessages(waiting).map((m) => m.client_id)).toEqual(["a"]);
+    // Sending it again: pending, no longer waiting.
+    const again = retryQueued(waiting, "a");
+    expect(again.messages[1]).toMatchObject({ status: "pending", waiting: false });
+    expect(waitingMessages(again)).toEqual([]);
+    // Stored (its live frame or the answer): the local message becomes the stored one, once.
+    const stored = { ...message(2, { sender_id: ME }), client_id: "a" };
+    const done = sendSucceeded(waiting, stored, ME);
+    expect(done.messages.map((m) => m.id)).toEqual(["m1", "m2", "local-b"]);
+    expect(waitingMessages(done)).toEqual([]);
   });
 
   it("keeps local messages after stored ones whatever arrives", () => {

@@ -6,6 +6,7 @@ import {
   chatMeAtom,
   chatStateAtom,
   chatTransportAtom,
+  flushOutgoingAtom,
   markReadAtom,
 } from "~/state/chat-actions";
 import { roomFrameReceived, type ChatMessage } from "~/state/chat";
@@ -25,6 +26,7 @@ export function useConversationRoom(conversationId: string, otherId: string) {
   const setState = useSetAtom(chatStateAtom);
   const catchUp = useSetAtom(catchUpAtom);
   const setTransport = useSetAtom(chatTransportAtom);
+  const flush = useSetAtom(flushOutgoingAtom);
   const [typing, setTyping] = useState(false);
   const [closed, setClosed] = useState(false);
   const [connected, setConnected] = useState(false);
@@ -46,7 +48,11 @@ export function useConversationRoom(conversationId: string, otherId: string) {
       open: () => {
         setConnected(true);
         acknowledge();
-        void catchUp().catch(() => {});
+        // What was missed, then what this device still has to send (the server may have stored
+        // some of it before the connection dropped: the catch-up shows which).
+        void catchUp()
+          .catch(() => {})
+          .then(() => flush());
       },
       down: () => setConnected(false),
       frame: (frame) => {
@@ -76,14 +82,18 @@ export function useConversationRoom(conversationId: string, otherId: string) {
       send: (input) => socket.send(input),
       read: () => socket.read(),
     });
+    // The browser is online again: the waiting messages go (by HTTP if the socket is still down).
+    const online = () => void flush();
+    window.addEventListener("online", online);
     return () => {
+      window.removeEventListener("online", online);
       clearTimeout(typingTimer);
       clearTimeout(receivedTimer);
       setTransport(null);
       socket.close();
       socketRef.current = null;
     };
-  }, [conversationId, otherId, me, setState, catchUp, setTransport]);
+  }, [conversationId, otherId, me, setState, catchUp, setTransport, flush]);
 
   const sendTyping = useCallback(() => socketRef.current?.typing(), []);
   return { typing, closed, connected, sendTyping };

@@ -4,11 +4,12 @@ import {
   chatMeAtom,
   chatStateAtom,
   deleteMessageAtom,
+  discardMessageAtom,
   loadOlderAtom,
   reactAtom,
   sendMessageAtom,
 } from "~/state/chat-actions";
-import { discardLocal, type ChatMessage } from "~/state/chat";
+import type { ChatMessage } from "~/state/chat";
 import { chatTimeline } from "~/state/chat-timeline";
 import { useDateZone, useNow } from "~/state/clock";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
@@ -301,6 +302,14 @@ function MessageBubble({
         </div>
       ) : null}
       {message.deleting ? <span className="bubble-note small">Deleting…</span> : null}
+      {message.status === "pending" && message.waiting ? (
+        <div className="bubble-note small" data-testid="message-waiting">
+          <span>Not sent yet: it goes as soon as you are back online.</span>{" "}
+          <button type="button" className="link-btn" onClick={() => onDiscard(message)}>
+            Discard
+          </button>
+        </div>
+      ) : null}
       {message.status === "failed" && message.needsConfirm ? (
         <div className="bubble-failed bubble-confirm-send" role="alert">
           <span>{message.failureReason}</span>
@@ -347,7 +356,7 @@ export function MessageList({
   const send = useSetAtom(sendMessageAtom);
   const remove = useSetAtom(deleteMessageAtom);
   const react = useSetAtom(reactAtom);
-  const setState = useSetAtom(chatStateAtom);
+  const discard = useSetAtom(discardMessageAtom);
   const scroller = useRef<HTMLDivElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);
   const snapshot = useRef({ first: "", last: "", height: 0, top: 0, atBottom: true });
@@ -445,7 +454,7 @@ export function MessageList({
                   clientId: msg.client_id ?? undefined,
                 })
               }
-              onDiscard={(msg) => setState((s) => discardLocal(s, msg.client_id ?? ""))}
+              onDiscard={(msg) => discard(msg.client_id ?? "")}
               onDelete={(msg) => void remove(msg.id)}
               onReact={(msg, emoji) => void react({ messageId: msg.id, emoji })}
             />
