@@ -4,7 +4,7 @@
  * and the header, opens and reads it, and the sender sees the read ticks; a reply arrives live,
  * typing shows, and a deletion disappears on both screens.
  */
-import type { Page } from "playwright-core";
+import type { Page, WebSocketRoute } from "playwright-core";
 import { describe, expect, test } from "vitest";
 import { expectTitle, useBrowser, registerVerifiedMember, visit } from "./helpers";
 
@@ -159,6 +159,15 @@ describe("chat in Chromium", () => {
     const { member: erin, page: e } = await registerVerifiedMember(browser(), "erin");
     const { member: finn, page: f } = await registerVerifiedMember(browser(), "finn");
 
+    // The conversation's socket goes through a switch the test holds: the browser's offline mode
+    // stops new connections and requests, not a socket already open.
+    let cut = false;
+    const open: WebSocketRoute[] = [];
+    await e.routeWebSocket(/\/ws\/chat\//, (ws) => {
+      if (cut) return ws.close({ code: 1011, reason: "offline" });
+      ws.connectToServer();
+      open.push(ws);
+    });
     await visit(e, `/members/${finn.username}`);
     await e.getByRole("button", { name: `Message ${finn.username}` }).click();
     const thread = e.getByRole("region", { name: `Conversation with ${finn.username}` });
@@ -169,6 +178,8 @@ describe("chat in Chromium", () => {
     // The network goes: the conversation's socket drops, and what Erin writes waits, pending.
     const context = e.context();
     await context.setOffline(true);
+    cut = true;
+    for (const ws of open) await ws.close({ code: 1011, reason: "offline" });
     await e.locator('section.thread[data-connected="false"]').waitFor();
     const composer = e.getByLabel("Message", { exact: true });
     await composer.fill("Written on the train");
@@ -182,7 +193,10 @@ describe("chat in Chromium", () => {
     await context.setOffline(false);
     const again = await context.newPage();
     await again.goto(chatUrl);
-    await bubble(again, "Written on the train").getByLabel("Sent").waitFor();
+    // Stored (and delivered: Finn's open page heard of it on his own channel).
+    await bubble(again, "Written on the train")
+      .getByLabel(/^(Sent|Delivered)$/)
+      .waitFor();
 
     await visit(f, "/chat");
     const item = f.getByTestId("conversation-item").filter({ hasText: erin.username });
