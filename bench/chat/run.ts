@@ -31,6 +31,7 @@
  *                  and the recipient's page acknowledges each one it receives (`received`, batched
  *                  per socket 150 ms after the last, as the chat page does) and reacts to every
  *                  tenth (`PUT /chat/messages/{id}/reaction`, not awaited by the measure)
+ *   --reaction-every N  with --receipts, react to one message in N (default 10; 0: none)
  *   --json FILE    also write the figures as JSON
  *   --compare-ref REF  also run Heartline as built from git REF (e.g. `main`; bench/lib/ref.ts) as
  *                  one more target beside this tree's, with the same members and load, taking
@@ -104,6 +105,7 @@ interface Options {
   limit: number;
   gifts: number;
   receipts: boolean;
+  reactionEvery: number;
   viaDevProxy: boolean;
   json?: string;
   profile?: string;
@@ -134,6 +136,7 @@ function parseArgs(argv: string[]): Options {
     limit: num("limit", 50),
     gifts: Math.round(num("gifts", 100, true)),
     receipts: flag("receipts"),
+    reactionEvery: Math.round(num("reaction-every", 10, true)),
     viaDevProxy: flag("via-dev-proxy"),
     json: value("json"),
     profile: value("profile"),
@@ -240,13 +243,15 @@ interface Target {
    * What the recipient's page does besides reading (--receipts): acknowledges what it received on
    * its socket and reacts to a message; resolves with the reaction's status.
    */
-  receipts?: { react(member: Member, messageId: string): Promise<number> };
+  receipts?: {
+    /** The recipient reacts to one message in this many (0: none). */
+    reactionEvery: number;
+    react(member: Member, messageId: string): Promise<number>;
+  };
 }
 
 /** How long a page waits for more received messages to acknowledge together (the chat page's). */
 const RECEIVED_BATCH_MS = 150;
-/** With --receipts, the recipient reacts to one message in this many. */
-const REACTION_EVERY = 10;
 
 interface Segment {
   latencies: number[];
@@ -461,7 +466,8 @@ async function drive(
                 entry.received = true;
                 if (receipts && frame.message) {
                   acknowledge(ws, frame.message.id);
-                  if (receivedCount++ % REACTION_EVERY === 0) {
+                  const every = receipts.reactionEvery;
+                  if (every > 0 && receivedCount++ % every === 0) {
                     reactions.push(
                       receipts.react(member, frame.message.id).then(
                         (status) => void (status !== 200 && fail(`reaction HTTP ${status}`)),
@@ -720,11 +726,12 @@ function heartlineTarget(
   via: Via,
   pids: ReadonlySet<number>,
   conversationOf: (pair: Pair) => string,
-  { receipts = false }: { receipts?: boolean } = {},
+  { receipts = false, reactionEvery = 10 }: { receipts?: boolean; reactionEvery?: number } = {},
 ): Target {
   return {
     receipts: receipts
       ? {
+          reactionEvery,
           react: (member, messageId) =>
             put(
               `${base}/chat/messages/${encodeURIComponent(messageId)}/reaction`,
@@ -879,9 +886,7 @@ async function main() {
             via,
             heartlinePids,
             (p) => p.conversationId,
-            {
-              receipts: true,
-            },
+            { receipts: true, reactionEvery: options.reactionEvery },
           ),
         );
       }

@@ -222,6 +222,20 @@ export class Outbox {
     return hub;
   }
 
+  /**
+   * What `userId`'s list shows of the conversation: the newest message, or a reaction that came
+   * after it ("You reacted ❤️ to “…”", or "Reacted ❤️ to “…”" for the other member's, whose name
+   * the list shows beside it).
+   */
+  private preview(last: ReturnType<ConversationStorage["newest"]>, userId: string): string | null {
+    const reaction = this.storage.lastReaction();
+    if (!last || !reaction || reaction.at <= last.sent_at) return last?.message ?? null;
+    const row = this.storage.row(reaction.seq);
+    if (!row || row.deleted_at) return last.message;
+    const text = row.message.length > 40 ? `${row.message.slice(0, 40)}…` : row.message;
+    return `${reaction.user_id === userId ? "You reacted" : "Reacted"} ${reaction.emoji} to “${text}”`;
+  }
+
   /** Member `userId`'s entry for this conversation as it is now. */
   private listEntry(
     facts: ConversationFacts,
@@ -235,7 +249,7 @@ export class Outbox {
       conversation_id: facts.id,
       other_id: other,
       version,
-      last_message: last?.message ?? null,
+      last_message: this.preview(last, userId),
       last_message_time: last?.sent_at ?? null,
       activity_at: last?.sent_at ?? facts.createdAt,
       unread_count: this.storage.unreadFor(userId, other),

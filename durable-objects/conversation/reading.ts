@@ -107,7 +107,7 @@ export async function received(
   const refusal = accessRefusal(rules, me);
   if (refusal) return { ok: false, refusal };
   const at = nowIso();
-  const stamped = room.storage.stampDelivered(otherMember(rules, me), JSON.stringify(ids), at);
+  const stamped = room.storage.stampDelivered(otherMember(rules, me), ids, at);
   if (stamped.length > 0) {
     room.sockets.fanOut(
       { type: "delivered", conversation_id: conversationId, ids: stamped, delivered_at: at },
@@ -141,6 +141,9 @@ export async function react(
       ? room.storage.unreact(row.seq, me)
       : room.storage.react(row.seq, me, emoji, nowIso());
   if (changed) {
+    // Both lists' previews show the reaction (or, taken back, what they showed before).
+    room.outbox.queueBoth(null);
+    void room.outbox.flushSoon();
     void room.sockets.publish({
       type: "reaction",
       conversation_id: conversationId,

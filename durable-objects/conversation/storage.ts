@@ -141,6 +141,16 @@ interface Cached {
   unread: Map<string, number>;
   /** Members who have written here (for good: a deleted message keeps its row). */
   wrote: Set<string>;
+  /** The newest reaction still there (null: none), for the list entries' preview. */
+  lastReaction?: LastReaction | null;
+}
+
+/** The newest reaction, as the list entries show it when it came after the newest message. */
+export interface LastReaction {
+  seq: number;
+  user_id: string;
+  emoji: string;
+  at: string;
 }
 
 export class ConversationStorage {
@@ -397,10 +407,21 @@ export class ConversationStorage {
   // Delivery
 
   /**
-   * Stamps the messages of `senderId` among `ids` (a JSON array) delivered, those not stamped
+   * Stamps the messages of `senderId` among `ids` delivered, those not stamped
    * yet; returns their ids. One statement, one write per message, once.
    */
-  stampDelivered(senderId: string, idsJson: string, at: string): string[] {
+  stampDelivered(senderId: string, ids: string[], at: string): string[] {
+    if (ids.length === 1) {
+      // The usual acknowledgement: one message, by its unique id.
+      const { rowsWritten } = this.sql.exec(
+        `UPDATE messages SET delivered_at = ?
+         WHERE id = ? AND sender_id = ? AND delivered_at IS NULL AND deleted_at IS NULL`,
+        at,
+        ids[0],
+        senderId,
+      );
+      return rowsWritten > 0 ? [ids[0]!] : [];
+    }
     return this.sql
       .exec<{ id: string }>(
         `UPDATE messages SET delivered_at = ?
@@ -408,7 +429,7 @@ export class ConversationStorage {
            AND deleted_at IS NULL
          RETURNING id`,
         at,
-        idsJson,
+        JSON.stringify(ids),
         senderId,
       )
       .toArray()
@@ -446,9 +467,48 @@ export class ConversationStorage {
       .toArray();
   }
 
+  /** The newest reaction still there, kept in `meta` (one read per start of the room). */
+  lastReaction(): LastReaction | null {
+    if (this.cached.lastReaction === undefined) {
+      const value = this.sql
+        .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'last_reaction'")
+        .toArray()[0]?.value;
+      this.cached.lastReaction = value ? (JSON.parse(value) as LastReaction) : null;
+    }
+    return this.cached.lastReaction;
+  }
+
+  private setLastReaction(reaction: LastReaction | null) {
+    this.cached.lastReaction = reaction;
+    if (reaction) {
+      this.sql.exec(
+        `INSERT INTO meta (key, value) VALUES ('last_reaction', ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        JSON.stringify(reaction),
+      );
+    } else {
+      this.sql.exec("DELETE FROM meta WHERE key = 'last_reaction'");
+    }
+  }
+
+  /** The newest reaction was taken back or its message deleted: the one before it, if any. */
+  private refreshLastReaction() {
+    const row = this.sql
+      .exec<{ message_seq: number; user_id: string; emoji: string; reacted_at: string }>(
+        `SELECT message_seq, user_id, emoji, reacted_at FROM reactions
+         ORDER BY reacted_at DESC LIMIT 1`,
+      )
+      .toArray()[0];
+    this.setLastReaction(
+      row
+        ? { seq: row.message_seq, user_id: row.user_id, emoji: row.emoji, at: row.reacted_at }
+        : null,
+    );
+  }
+
   /** Sets `userId`'s reaction to a message (replacing theirs); false when it was that already. */
   react(seq: number, userId: string, emoji: string, at: string): boolean {
-    return (
+    const changed =
       this.sql.exec(
         `INSERT INTO reactions (message_seq, user_id, emoji, reacted_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (message_seq, user_id) DO UPDATE SET emoji = excluded.emoji,
@@ -458,21 +518,25 @@ export class ConversationStorage {
         userId,
         emoji,
         at,
-      ).rowsWritten > 0
-    );
+      ).rowsWritten > 0;
+    if (changed) this.setLastReaction({ seq, user_id: userId, emoji, at });
+    return changed;
   }
 
   /** Takes `userId`'s reaction back; false when there was none. */
   unreact(seq: number, userId: string): boolean {
-    return (
+    const changed =
       this.sql.exec("DELETE FROM reactions WHERE message_seq = ? AND user_id = ?", seq, userId)
-        .rowsWritten > 0
-    );
+        .rowsWritten > 0;
+    const last = this.lastReaction();
+    if (changed && last?.seq === seq && last.user_id === userId) this.refreshLastReaction();
+    return changed;
   }
 
   /** A deleted message keeps no reactions. */
   dropReactions(seq: number) {
-    this.sql.exec("DELETE FROM reactions WHERE message_seq = ?", seq);
+    const { rowsWritten } = this.sql.exec("DELETE FROM reactions WHERE message_seq = ?", seq);
+    if (rowsWritten > 0 && this.lastReaction()?.seq === seq) this.refreshLastReaction();
   }
 
   setLastRead(userId: string, seq: number) {

@@ -4,7 +4,15 @@ import type { ChatMessageView } from "~/realtime/chat";
 import { REACTION_INVALID } from "~/schemas/chat";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
-import { block, conversationPair, page, roomMessages, sent, type Member } from "./helpers";
+import {
+  block,
+  conversationPair,
+  conversations,
+  page,
+  roomMessages,
+  sent,
+  type Member,
+} from "./helpers";
 
 /**
  * docs/api.md "Chat: reactions, delivery…": one emoji per member per message, live on both sides;
@@ -75,6 +83,28 @@ describe("reactions", () => {
     expect((await unreact(bob, hello.id)).status).toBe(204);
     alices.close();
     bobs.close();
+  });
+
+  it("shows the newest reaction in both members' list previews, until a message or its removal", async () => {
+    const { alice, bob, id } = await conversationPair();
+    const hello = await sent(alice.client, id, "hello there");
+    const preview = async (member: Member) =>
+      (await conversations(member.client)).body.conversations.find((c) => c.id === id)
+        ?.last_message;
+    await react(bob, hello.id, "❤️");
+    await expect.poll(() => preview(alice)).toBe("Reacted ❤️ to “hello there”");
+    await expect.poll(() => preview(bob)).toBe("You reacted ❤️ to “hello there”");
+    // Taken back: the message again.
+    await unreact(bob, hello.id);
+    await expect.poll(() => preview(alice)).toBe("hello there");
+    await react(alice, hello.id, "🔥");
+    await expect.poll(() => preview(bob)).toBe("Reacted 🔥 to “hello there”");
+    // A newer message comes first.
+    await sent(bob.client, id, "a reply");
+    await expect.poll(() => preview(alice)).toBe("a reply");
+    // The unread count is the messages' only.
+    const entry = (await conversations(alice.client)).body.conversations.find((c) => c.id === id);
+    expect(entry?.unread_count).toBe(1);
   });
 
   it("takes one emoji only, with the same error, and changes nothing otherwise", async () => {

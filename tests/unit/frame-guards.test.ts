@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "~/schemas/zod";
-import { chatServerFrame, parseChatServerFrame } from "~/realtime/chat";
+import {
+  chatClientFrame,
+  chatServerFrame,
+  parseChatClientFrame,
+  parseChatServerFrame,
+} from "~/realtime/chat";
 import { memberServerFrame, parseMemberServerFrame } from "~/realtime/member";
 import { parsePresenceServerFrame, presenceServerFrame } from "~/realtime/presence";
 
@@ -189,3 +194,27 @@ function agree(
 agree("chat room → page frames", chatServerFrame, parseChatServerFrame, CHAT);
 agree("member channel → page frames", memberServerFrame, parseMemberServerFrame, MEMBER);
 agree("presence room → page frames", presenceServerFrame, parsePresenceServerFrame, PRESENCE);
+
+// The room reads `received` (one for every message) by hand, the other client frames with zod.
+agree("page → chat room frames", chatClientFrame, (raw: string) => parseChatClientFrame(raw), [
+  { type: "received", ids: ["m1"] },
+  { type: "received", ids: ["m1", "m2", "x".repeat(64)] },
+  { type: "received", ids: Array.from({ length: 100 }, (_, i) => `m${i}`) },
+  { type: "send", client_id: "k1", message: "hi" },
+  { type: "typing" },
+  { type: "read" },
+]);
+
+describe("a received frame", () => {
+  it("is refused beyond its limits, as the union refuses it", () => {
+    for (const ids of [[], ["x".repeat(65)], Array.from({ length: 101 }, (_, i) => `m${i}`), [5]]) {
+      const text = JSON.stringify({ type: "received", ids });
+      expect(parseChatClientFrame(text)).toBeNull();
+      expect(chatClientFrame.safeParse(JSON.parse(text)).success).toBe(false);
+    }
+    expect(parseChatClientFrame(JSON.stringify({ type: "received", ids: ["a"], x: 1 }))).toEqual({
+      type: "received",
+      ids: ["a"],
+    });
+  });
+});

@@ -66,7 +66,9 @@ export function useConversationRoom(conversationId: string, otherId: string) {
         if (frame.type === "message" && frame.message.sender_id === otherId) {
           clearTimeout(typingTimer);
           setTyping(false);
-          if (!frame.message.delivered_at) {
+          // A page in view reads it at once (useReadReceipts), which delivers it too; a page in
+          // the background says it has it.
+          if (!frame.message.delivered_at && document.visibilityState !== "visible") {
             received.add(frame.message.id);
             clearTimeout(receivedTimer);
             receivedTimer = setTimeout(acknowledge, RECEIVED_BATCH_MS);
