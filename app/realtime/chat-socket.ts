@@ -42,6 +42,12 @@ export interface ConversationSocket {
    * error when the socket is not open, closed, or gave no answer within SEND_ACK_TIMEOUT_MS.
    */
   send(frame: Omit<SendFrame, "type">): Promise<ChatMessageView>;
+  /**
+   * Sets or takes back the member's reaction over the socket. Resolves once the room answered
+   * with the reaction; rejects with an ApiError when it refused it, or with another error when
+   * the socket is not open, closed, or gave no answer in time (then HTTP does it).
+   */
+  react(messageId: string, emoji: string | null): Promise<void>;
   close(): void;
 }
 
@@ -78,6 +84,23 @@ export function connectConversation(
       timer: ReturnType<typeof setTimeout>;
     }
   >();
+  const reacting = new Map<
+    string,
+    {
+      emoji: string | null;
+      resolve(): void;
+      reject(e: unknown): void;
+      timer: ReturnType<typeof setTimeout>;
+    }
+  >();
+  const settleReaction = (messageId: string) => {
+    const entry = reacting.get(messageId);
+    if (entry) {
+      clearTimeout(entry.timer);
+      reacting.delete(messageId);
+    }
+    return entry;
+  };
   const settle = (clientId: string | null | undefined) => {
     const entry = clientId ? waiting.get(clientId) : undefined;
     if (entry) {
@@ -101,6 +124,13 @@ export function connectConversation(
       settle(frame.client_id)?.reject(new ApiError(frame.status, frame.message));
       return;
     }
+    if (frame.type === "react_error") {
+      settleReaction(frame.message_id)?.reject(new ApiError(frame.status, frame.message));
+      return;
+    }
+    if (frame.type === "reaction" && reacting.get(frame.message_id)?.emoji === frame.emoji) {
+      settleReaction(frame.message_id)?.resolve();
+    }
     events.frame(frame);
     if (frame.type === "message") settle(frame.message.client_id)?.resolve(frame.message);
   });
@@ -109,6 +139,9 @@ export function connectConversation(
     keepalive.stop();
     for (const clientId of [...waiting.keys()]) {
       settle(clientId)?.reject(new Error("The chat connection closed."));
+    }
+    for (const messageId of [...reacting.keys()]) {
+      settleReaction(messageId)?.reject(new Error("The chat connection closed."));
     }
     events.down();
     if (event.code === CHAT_CLOSE_FORBIDDEN) events.forbidden();
@@ -145,6 +178,20 @@ export function connectConversation(
         }, SEND_ACK_TIMEOUT_MS);
         waiting.set(frame.client_id, { resolve, reject, timer });
         socket.send(JSON.stringify({ type: "send", ...frame }));
+      });
+    },
+    react(messageId, emoji) {
+      return new Promise<void>((resolve, reject) => {
+        if (socket.readyState !== socket.OPEN) {
+          reject(new Error("The chat connection is not open."));
+          return;
+        }
+        settleReaction(messageId)?.reject(new Error("Reacted again."));
+        const timer = setTimeout(() => {
+          settleReaction(messageId)?.reject(new Error("No answer over the chat connection."));
+        }, SEND_ACK_TIMEOUT_MS);
+        reacting.set(messageId, { emoji, resolve, reject, timer });
+        socket.send(JSON.stringify({ type: "react", message_id: messageId, emoji }));
       });
     },
     close() {

@@ -1,3 +1,4 @@
+import { reactionSchema } from "~/schemas/chat";
 import { isSafetyKind, safetyNote } from "~/schemas/message-safety";
 import { z } from "~/schemas/zod";
 import {
@@ -89,6 +90,13 @@ export const chatServerFrame = z.discriminatedUnion("type", [
     /** A 409 "Are you sure?": send again with `confirm: true` to store it. */
     safety: safetyNote.optional(),
   }),
+  /** A `react` over this socket was refused: the status and message of the HTTP API. */
+  z.object({
+    type: z.literal("react_error"),
+    message_id: z.string(),
+    status: z.number().int(),
+    message: z.string(),
+  }),
   z.object({ type: z.literal("pong") }),
 ]);
 export type ChatServerFrame = z.infer<typeof chatServerFrame>;
@@ -105,6 +113,16 @@ export const chatClientFrame = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("received"),
     ids: z.array(z.string().max(64)).min(1).max(RECEIVED_IDS_MAX),
+  }),
+  /**
+   * Sets (`emoji`) or takes back (null) the member's reaction to a message, as `PUT`/`DELETE
+   * /chat/messages/{id}/reaction`: the room answers with the `reaction` frame (to this socket
+   * alone when nothing changed) or `react_error`.
+   */
+  z.object({
+    type: z.literal("react"),
+    message_id: z.string().min(1).max(128),
+    emoji: reactionSchema.shape.emoji.nullable(),
   }),
   /**
    * Sends a message over the open socket instead of `POST …/messages`: the same rules, the same
@@ -178,12 +196,14 @@ const chatServerChecks: FrameChecks<ChatServerFrame> = {
     isString(f.message) &&
     (f.retry_after === undefined || f.retry_after === null || isInt(f.retry_after)) &&
     (f.safety === undefined || isSafety(f.safety)),
+  react_error: (f) => isString(f.message_id) && isInt(f.status) && isString(f.message),
   pong: () => true,
 };
 
 export const parseChatServerFrame = (raw: unknown) =>
   guardFrame<ChatServerFrame>(chatServerChecks, raw);
 export type SendFrame = Extract<ChatClientFrame, { type: "send" }>;
+export type ReactFrame = Extract<ChatClientFrame, { type: "react" }>;
 type ReceivedFrame = Extract<ChatClientFrame, { type: "received" }>;
 
 /** `chatClientFrame`'s `received`, checked by hand: the room hears one for every message. */

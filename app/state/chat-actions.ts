@@ -320,7 +320,18 @@ export const reactAtom = atom(
     const change = { conversation_id: conversationId, message_id: input.messageId, user_id: me };
     set(chatStateAtom, reactionChanged(s, { ...change, emoji: input.emoji }));
     try {
-      await chatApi.react(input.messageId, input.emoji);
+      const transport = get(chatTransportAtom);
+      let done = false;
+      if (transport?.conversationId === conversationId) {
+        try {
+          await transport.react(input.messageId, input.emoji);
+          done = true;
+        } catch (error) {
+          if (error instanceof ApiError) throw error;
+          // The socket could not say: HTTP sets the same reaction (setting it twice is harmless).
+        }
+      }
+      if (!done) await chatApi.react(input.messageId, input.emoji);
     } catch (error) {
       const now = get(chatStateAtom);
       // Put back what it was, unless a later change (a live frame, another tap) moved it since.

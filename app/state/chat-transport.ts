@@ -18,6 +18,8 @@ export interface ChatTransport {
   send(input: OutgoingMessage): Promise<ChatMessageView>;
   /** Marks the conversation read over the socket; false when it cannot. */
   read(): boolean;
+  /** Sets or takes back a reaction over the socket (rejects as `send` does). */
+  react(messageId: string, emoji: string | null): Promise<void>;
 }
 
 export interface OutgoingMessage {

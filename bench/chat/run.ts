@@ -30,7 +30,8 @@
  *   --receipts     also measure `heartline+receipts` (this tree, socket path): the same messages,
  *                  and the recipient's page acknowledges each one it receives (`received`, batched
  *                  per socket 150 ms after the last, as the chat page does) and reacts to every
- *                  tenth (`PUT /chat/messages/{id}/reaction`, not awaited by the measure)
+ *                  tenth (`{type: "react"}` on its socket, as the chat page does while the socket
+ *                  is open; the answer is not awaited by the measure)
  *   --reaction-every N  with --receipts, react to one message in N (default 10; 0: none)
  *   --json FILE    also write the figures as JSON
  *   --compare-ref REF  also run Heartline as built from git REF (e.g. `main`; bench/lib/ref.ts) as
@@ -241,12 +242,11 @@ interface Target {
   d1?(): Promise<D1Counts>;
   /**
    * What the recipient's page does besides reading (--receipts): acknowledges what it received on
-   * its socket and reacts to a message; resolves with the reaction's status.
+   * its socket and reacts to one message in `reactionEvery`, on its socket too.
    */
   receipts?: {
     /** The recipient reacts to one message in this many (0: none). */
     reactionEvery: number;
-    react(member: Member, messageId: string): Promise<number>;
   };
 }
 
@@ -420,7 +420,6 @@ async function drive(
   const socketOf = new Map<string, WebSocket>();
   const receipts = target.receipts;
   let receivedCount = 0;
-  const reactions: Promise<void>[] = [];
   /** Per socket: the ids it has yet to acknowledge, and the timer that will send them. */
   const toAcknowledge = new Map<WebSocket, { ids: string[]; timer: NodeJS.Timeout | null }>();
   const acknowledge = (ws: WebSocket, id: string) => {
@@ -459,6 +458,7 @@ async function drive(
                 message?: { id: string; client_id: string | null };
               };
               if (frame.type === "send_error") fail(`send_error ${frame.status ?? ""}`.trim());
+              if (frame.type === "react_error") fail(`react_error ${frame.status ?? ""}`.trim());
               const clientId = frame.type === "message" ? frame.message?.client_id : null;
               const entry = clientId ? pending.get(clientId) : undefined;
               if (!entry) return;
@@ -468,11 +468,8 @@ async function drive(
                   acknowledge(ws, frame.message.id);
                   const every = receipts.reactionEvery;
                   if (every > 0 && receivedCount++ % every === 0) {
-                    reactions.push(
-                      receipts.react(member, frame.message.id).then(
-                        (status) => void (status !== 200 && fail(`reaction HTTP ${status}`)),
-                        () => fail("reaction failed"),
-                      ),
+                    ws.send(
+                      JSON.stringify({ type: "react", message_id: frame.message.id, emoji: "❤️" }),
                     );
                   }
                 }
@@ -559,7 +556,6 @@ async function drive(
   }
   const sendSeconds = (performance.now() - measuredFrom) / 1000;
   await Promise.all(inFlight);
-  await Promise.all(reactions);
   const deadline = Date.now() + (gaveUp ? 0 : 10_000);
   const undelivered = () => [...pending.values()].filter((p) => p.measured && !p.received);
   while (Date.now() < deadline && undelivered().length > 0) await sleep(50);
@@ -700,18 +696,6 @@ const postJson = (url: string, headers: Record<string, string>, body: unknown) =
     body: JSON.stringify(body),
   });
 
-/** PUTs `body` as JSON; resolves with the status once the answer is read whole. */
-async function put(url: string, headers: Record<string, string>, body: unknown) {
-  const res = await request(url, {
-    method: "PUT",
-    dispatcher: sendAgent,
-    headers: { ...headers, Accept: "application/json", "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  await res.body.dump();
-  return res.statusCode;
-}
-
 /** A measured send: resolves with the status once the answer is read whole. */
 async function post(url: string, headers: Record<string, string>, body: unknown) {
   const res = await postJson(url, headers, body);
@@ -729,17 +713,7 @@ function heartlineTarget(
   { receipts = false, reactionEvery = 10 }: { receipts?: boolean; reactionEvery?: number } = {},
 ): Target {
   return {
-    receipts: receipts
-      ? {
-          reactionEvery,
-          react: (member, messageId) =>
-            put(
-              `${base}/chat/messages/${encodeURIComponent(messageId)}/reaction`,
-              { Cookie: member.cookie, "X-CSRF-Token": member.csrf },
-              { emoji: "❤️" },
-            ),
-        }
-      : undefined,
+    receipts: receipts ? { reactionEvery } : undefined,
     name,
     via,
     cpu: () => cpuSecondsOf("workerd", pids),

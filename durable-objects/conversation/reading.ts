@@ -119,8 +119,8 @@ export async function received(
 
 /**
  * Sets (`emoji`) or takes back (null) `me`'s reaction to a message of the conversation: one per
- * member, a new one replacing theirs. Both members' open sockets hear of it; nothing is sent when
- * nothing changed.
+ * member, a new one replacing theirs. Both members' open sockets hear of it; when nothing changed,
+ * only the socket it came over (if any) does, as its answer.
  */
 export async function react(
   room: RoomParts,
@@ -128,6 +128,8 @@ export async function react(
   me: string,
   messageId: string,
   emoji: string | null,
+  /** The socket it came over, which hears the outcome even when nothing changed. */
+  { socket }: { socket?: WebSocket } = {},
 ): Promise<RoomResult<null>> {
   const rules = await room.rules.load(conversationId);
   const row = room.storage.byId(messageId);
@@ -145,6 +147,14 @@ export async function react(
     room.outbox.queueBoth(null);
     void room.outbox.flushSoon();
     void room.sockets.publish({
+      type: "reaction",
+      conversation_id: conversationId,
+      message_id: messageId,
+      user_id: me,
+      emoji,
+    });
+  } else if (socket) {
+    room.sockets.reply(socket, {
       type: "reaction",
       conversation_id: conversationId,
       message_id: messageId,

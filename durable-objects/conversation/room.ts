@@ -109,6 +109,21 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
       await this.read(attachment.conversationId, attachment.userId);
       return;
     }
+    if (frame.type === "react") {
+      const { conversationId, userId } = attachment;
+      const result = await react(this.room, conversationId, userId, frame.message_id, frame.emoji, {
+        socket,
+      });
+      if (!result.ok) {
+        this.room.sockets.reply(socket, {
+          type: "react_error",
+          message_id: frame.message_id,
+          status: result.refusal.status,
+          message: result.refusal.message,
+        });
+      }
+      return;
+    }
     if (frame.type === "received") {
       await this.received(attachment.conversationId, attachment.userId, frame.ids);
       return;

@@ -107,6 +107,37 @@ describe("reactions", () => {
     expect(entry?.unread_count).toBe(1);
   });
 
+  it("takes a reaction over the socket: the same rules, answered to that socket when nothing changed", async () => {
+    const { alice, bob, id } = await conversationPair();
+    const hello = await sent(alice.client, id, "hello");
+    const alices = await socket(alice, id);
+    const bobs = await socket(bob, id);
+    bobs.ws.send(JSON.stringify({ type: "react", message_id: hello.id, emoji: "🔥" }));
+    expect(await alices.next((f) => f.type === "reaction")).toMatchObject({
+      message_id: hello.id,
+      user_id: bob.id,
+      emoji: "🔥",
+    });
+    await bobs.next((f) => f.type === "reaction" && f.emoji === "🔥");
+    // The same again: only Bob's socket hears, as its answer.
+    bobs.ws.send(JSON.stringify({ type: "react", message_id: hello.id, emoji: "🔥" }));
+    await expect.poll(() => bobs.frames.filter((f) => f.type === "reaction").length).toBe(2);
+    // Refusals come back as react_error with the API's status and message; nothing changes.
+    bobs.ws.send(JSON.stringify({ type: "react", message_id: "no-such", emoji: "❤️" }));
+    expect(await bobs.next((f) => f.type === "react_error")).toMatchObject({
+      message_id: "no-such",
+      status: 404,
+    });
+    // A frame the union refuses (two emoji) is not heard at all.
+    bobs.ws.send(JSON.stringify({ type: "react", message_id: hello.id, emoji: "❤️❤️" }));
+    bobs.ws.send(JSON.stringify({ type: "react", message_id: hello.id, emoji: null }));
+    await alices.next((f) => f.type === "reaction" && f.emoji === null);
+    expect(alices.frames.filter((f) => f.type === "reaction")).toHaveLength(2);
+    expect((await messageOn(alice, id, hello.id)).reactions).toEqual([]);
+    alices.close();
+    bobs.close();
+  });
+
   it("takes one emoji only, with the same error, and changes nothing otherwise", async () => {
     const { alice, bob, id } = await conversationPair();
     const hello = await sent(alice.client, id, "hello");

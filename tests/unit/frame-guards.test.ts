@@ -54,6 +54,7 @@ const CHAT: Json[] = [
   { type: "reaction", conversation_id: "c1", message_id: "m1", user_id: "u2", emoji: "🔥" },
   { type: "reaction", conversation_id: "c1", message_id: "m1", user_id: "u2", emoji: null },
   { type: "delivered", conversation_id: "c1", ids: ["m1"], delivered_at: "2026-11-24T08:01:00Z" },
+  { type: "react_error", message_id: "m1", status: 404, message: "Message not found." },
   { type: "send_error", client_id: "k1", status: 429, message: "Slow down", retry_after: 30 },
   { type: "send_error", client_id: "k1", status: 403, message: "Blocked", retry_after: null },
   { type: "send_error", client_id: "k1", status: 422, message: "Too long" },

@@ -83,6 +83,7 @@ export function useConversationRoom(conversationId: string, otherId: string) {
       conversationId,
       send: (input) => socket.send(input),
       read: () => socket.read(),
+      react: (messageId, emoji) => socket.react(messageId, emoji),
     });
     // The browser is online again: the waiting messages go (by HTTP if the socket is still down).
     const online = () => void flush();
