@@ -192,6 +192,10 @@ describe("chat in Chromium", () => {
     const waiting = bubble(e, "Written on the train");
     await waiting.getByTestId("message-waiting").waitFor();
     await waiting.getByLabel("Sending").waitFor();
+    // Trying again by hand while still offline: it waits again, once.
+    await waiting.getByRole("button", { name: "Retry now" }).click();
+    await waiting.getByTestId("message-waiting").waitFor();
+    expect(await bubble(e, "Written on the train").count()).toBe(1);
 
     // The tab is closed before the network returns; the next page, online, sends it once.
     await e.close();

@@ -305,6 +305,9 @@ function MessageBubble({
       {message.status === "pending" && message.waiting ? (
         <div className="bubble-note small" data-testid="message-waiting">
           <span>Not sent yet: it goes as soon as you are back online.</span>{" "}
+          <button type="button" className="link-btn" onClick={() => onRetry(message)}>
+            Retry now
+          </button>{" "}
           <button type="button" className="link-btn" onClick={() => onDiscard(message)}>
             Discard
           </button>
