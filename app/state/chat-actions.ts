@@ -30,6 +30,8 @@ import {
   sendQueued,
   sendSucceeded,
   sendWaiting,
+  localMessage,
+  typedText,
   waitingMessages,
   discardLocal,
   type ChatState,
@@ -158,27 +160,17 @@ export const sendMessageAtom = atom(
     if (!id) return;
     const clientId = input.clientId ?? newClientId();
     if (sending.has(clientId)) return;
-    const text = input.text.trim() || (input.gift ? `${input.gift.icon} ${input.gift.name}` : "");
     const local = s.messages.find((m) => m.client_id === clientId && m.status);
     if (!local) {
-      set(
-        chatStateAtom,
-        sendQueued(s, {
-          id: `local-${clientId}`,
-          conversation_id: id,
-          seq: 0,
-          sender_id: me,
-          client_id: clientId,
-          message: text,
-          sent_at: new Date().toISOString(),
-          read_at: null,
-          gift: input.gift ?? null,
-          reactions: [],
-          delivered_at: null,
-          attachment: null,
-          status: "pending",
-        }),
-      );
+      const message = localMessage({
+        conversationId: id,
+        senderId: me,
+        clientId,
+        text: input.text,
+        gift: input.gift ?? null,
+        writtenAt: new Date().toISOString(),
+      });
+      set(chatStateAtom, sendQueued(s, message));
     } else {
       set(chatStateAtom, retryQueued(s, clientId));
     }
@@ -253,34 +245,24 @@ export const flushOutgoingAtom = atom(null, async (get, set) => {
     if (there && !there.status) {
       void forgetOutgoing(entry.client_id);
     } else if (!there) {
-      set(
-        chatStateAtom,
-        sendWaiting(
-          sendQueued(s, {
-            id: `local-${entry.client_id}`,
-            conversation_id: id,
-            seq: 0,
-            sender_id: me,
-            client_id: entry.client_id,
-            message: entry.message || (entry.gift ? `${entry.gift.icon} ${entry.gift.name}` : ""),
-            sent_at: entry.written_at,
-            read_at: null,
-            gift: entry.gift,
-            reactions: [],
-            delivered_at: null,
-            attachment: null,
-            status: "pending",
-          }),
-          entry.client_id,
-        ),
-      );
+      const message = localMessage({
+        conversationId: id,
+        senderId: me,
+        clientId: entry.client_id,
+        text: entry.message,
+        gift: entry.gift,
+        writtenAt: entry.written_at,
+      });
+      set(chatStateAtom, sendWaiting(sendQueued(s, message), entry.client_id));
     }
   }
   for (const m of waitingMessages(get(chatStateAtom))) {
     if (get(chatStateAtom).activeConversationId !== id) return;
-    const gift = m.gift ?? undefined;
-    const text = gift && m.message === `${gift.icon} ${gift.name}` ? "" : m.message;
-    await set(sendMessageAtom, { text, gift, clientId: m.client_id! });
+    await set(sendMessageAtom, {
+      text: typedText(m),
+      gift: m.gift ?? undefined,
+      clientId: m.client_id!,
+    });
   }
 });
 

@@ -340,6 +340,39 @@ export function messageReceived(s: ChatState, message: ChatMessageView, me: stri
   };
 }
 
+/** What a gift message shows when it came without text: its icon and name. */
+export const giftText = (gift: Gift) => `${gift.icon} ${gift.name}`;
+
+/** The text the member wrote with a message: none for a gift that came alone. */
+export const typedText = (m: Pick<ChatMessageView, "message" | "gift">): string =>
+  m.gift && m.message === giftText(m.gift) ? "" : m.message;
+
+/** A message written here, as it shows until the server has it (pending). */
+export function localMessage(m: {
+  conversationId: string;
+  senderId: string;
+  clientId: string;
+  text: string;
+  gift: Gift | null;
+  writtenAt: string;
+}): ChatMessage {
+  return {
+    id: `local-${m.clientId}`,
+    conversation_id: m.conversationId,
+    seq: 0,
+    sender_id: m.senderId,
+    client_id: m.clientId,
+    message: m.text.trim() || (m.gift ? giftText(m.gift) : ""),
+    sent_at: m.writtenAt,
+    read_at: null,
+    gift: m.gift,
+    reactions: [],
+    delivered_at: null,
+    attachment: null,
+    status: "pending",
+  };
+}
+
 /** A message written here, shown at once while it is sent. */
 export function sendQueued(s: ChatState, local: ChatMessage): ChatState {
   if (local.conversation_id !== s.activeConversationId) return s;

@@ -77,7 +77,8 @@ function views(
     const at = nowIso();
     const ids = room.storage.stampDeliveredBetween(other, from, to, at);
     if (ids.length > 0) {
-      for (const r of rows) if (ids.includes(r.id)) r.delivered_at = at;
+      const stamped = new Set(ids);
+      for (const r of rows) if (stamped.has(r.id)) r.delivered_at = at;
       room.sockets.fanOut(
         { type: "delivered", conversation_id: conversationId, ids, delivered_at: at },
         me,

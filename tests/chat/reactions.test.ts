@@ -239,10 +239,13 @@ describe("delivery", () => {
     const one = await sent(alice.client, id, "one");
     const heard = await channel.socket!.next((f) => f.type === "conversation" && !!f.message);
     expect((heard.message as { id: string }).id).toBe(one.id);
-    // Someone else's channel cannot say bob received it.
+    // Someone else's channel cannot say bob received it: its hub passes it on as the stranger's,
+    // which the room refuses (given time to be heard, nothing is stamped).
     strangers.socket!.ws.send(
       JSON.stringify({ type: "received", conversation_id: id, ids: [one.id] }),
     );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await roomMessages(id))[0]!.delivered_at).toBeNull();
     channel.socket!.ws.send(
       JSON.stringify({ type: "received", conversation_id: id, ids: [one.id] }),
     );

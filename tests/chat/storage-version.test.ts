@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import type { MemberHub } from "../../durable-objects/member-hub";
 import { hasColumn, storageVersion } from "../../durable-objects/storage-version";
-import { conversationPair, roomMessages, sent } from "./helpers";
+import { conversationPair, page, roomMessages, sent } from "./helpers";
 
 /**
  * Durable Object storage written by earlier code (docs/decisions/037): a room opened by this code
@@ -75,6 +75,9 @@ describe("a room's storage across releases", () => {
     expect(await roomVersion(id)).toBe(3);
     const [message] = await roomMessages(id);
     expect(message).toMatchObject({ message: "before delivery times", delivered_at: null });
+    expect((await page(bob.client, id, "after=0")).body.messages[0]!.reactions).toEqual([
+      { user_id: bob.id, emoji: "❤️" },
+    ]);
   });
 
   it("uses storage a newer release left as it is (a rollback), without a step run", async () => {

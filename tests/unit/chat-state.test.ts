@@ -37,6 +37,8 @@ import {
   sendQueued,
   sendSucceeded,
   sendWaiting,
+  localMessage,
+  typedText,
   totalUnread,
   waitingMessages,
   type ChatMessage,
@@ -287,6 +289,17 @@ describe("sending (optimistic)", () => {
     const done = sendSucceeded(waiting, stored, ME);
     expect(done.messages.map((m) => m.id)).toEqual(["m1", "m2", "local-b"]);
     expect(waitingMessages(done)).toEqual([]);
+  });
+
+  it("a message written here shows its text, or a lone gift's icon and name, until stored", () => {
+    const gift = { id: "rose", name: "Rose", icon: "🌹", price_credits: 5 };
+    const base = { conversationId: "c1", senderId: ME, clientId: "k", writtenAt: "2026-01-01" };
+    const alone = localMessage({ ...base, text: " ", gift });
+    expect(alone).toMatchObject({ id: "local-k", message: "🌹 Rose", status: "pending" });
+    expect(typedText(alone)).toBe("");
+    const withText = localMessage({ ...base, text: " For you ", gift });
+    expect(withText.message).toBe("For you");
+    expect(typedText(withText)).toBe("For you");
   });
 
   it("keeps local messages after stored ones whatever arrives", () => {

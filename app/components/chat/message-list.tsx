@@ -9,7 +9,7 @@ import {
   reactAtom,
   sendMessageAtom,
 } from "~/state/chat-actions";
-import type { ChatMessage } from "~/state/chat";
+import { typedText, type ChatMessage } from "~/state/chat";
 import { chatTimeline } from "~/state/chat-timeline";
 import { useDateZone, useNow } from "~/state/clock";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
@@ -152,7 +152,7 @@ function MessageBubble({
   const showMeta = groupEnd || Boolean(message.status);
   const cancelPress = () => clearTimeout(timer.current);
   useEffect(() => cancelPress, []);
-  const giftOnly = message.gift && message.message === `${message.gift.icon} ${message.gift.name}`;
+  const giftOnly = message.gift !== null && typedText(message) === "";
   return (
     <li
       className="bubble-row"
@@ -449,10 +449,7 @@ export function MessageList({
               onRetry={(msg, confirm) =>
                 void send({
                   confirm,
-                  text:
-                    msg.gift && msg.message === `${msg.gift.icon} ${msg.gift.name}`
-                      ? ""
-                      : msg.message,
+                  text: typedText(msg),
                   gift: msg.gift ?? undefined,
                   clientId: msg.client_id ?? undefined,
                 })
