@@ -35,6 +35,9 @@ export default defineConfig({
             "BPM2s-DfmNAf153rQBSEttra3d0zumTdw4Fg2FO1nhT3ohrY3Boj4TPzvrGq05yZ59uI2OJ86QGtUfOP7Uv5sDU",
           VAPID_PRIVATE_KEY: "6vfT7B0sBP_J9brrR0Iy2NIk5JhLcn3i6IwsBYdZDmw",
           PUSH_SERVICE_TEST_BASE: `https://localhost:${inject("pushServiceStandInPort")}`,
+          // Cloudflare's TURN credentials API's local stand-in (tests/setup/turn-stand-in.ts):
+          // tests that configure a TURN key pass this as TURN_API_BASE.
+          TURN_TEST_BASE: `http://127.0.0.1:${inject("turnStandInPort")}`,
           // A member away this long (seconds) is pushed what happens (30 deployed).
           AWAY_PUSH_DELAY_SECONDS: "1",
         },
@@ -67,6 +70,7 @@ export default defineConfig({
       "./tests/setup/error-tracker-stand-in.ts",
       "./tests/setup/mail-provider-stand-in.ts",
       "./tests/setup/push-service-stand-in.ts",
+      "./tests/setup/turn-stand-in.ts",
     ],
     deps: {
       optimizer: {

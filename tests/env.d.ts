@@ -11,6 +11,8 @@ declare global {
       RESEND_TEST_BASE: string;
       /** The push service's stand-in (tests/setup/push-service-stand-in.ts), https. */
       PUSH_SERVICE_TEST_BASE: string;
+      /** Cloudflare's TURN credentials API's stand-in (tests/setup/turn-stand-in.ts). */
+      TURN_TEST_BASE: string;
     }
   }
 }

@@ -26,6 +26,48 @@ export const giftView = z.object({
 });
 
 /**
+ * A photo or voice note (docs/api.md "Chat: reactions, delivery, photos, voice, calls"). `url`
+ * opens it for the two members only while neither has blocked the other; it is null once a
+ * view-once photo was opened (gone for both).
+ */
+export const attachmentView = z.object({
+  kind: z.enum(["photo", "voice"]),
+  url: z.string().nullable(),
+  content_type: z.string(),
+  size: z.number().int().nonnegative(),
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+  duration_ms: z.number().int().positive().optional(),
+  view_once: z.boolean(),
+  /** When a view-once photo was opened by its recipient, or null. */
+  opened_at: z.string().nullable(),
+});
+export type AttachmentView = z.infer<typeof attachmentView>;
+
+/** The signalling actions of a call, as the room relays them. */
+export const CALL_ACTIONS = [
+  "ring",
+  "accept",
+  "decline",
+  "end",
+  "offer",
+  "answer",
+  "candidate",
+] as const;
+export type CallAction = (typeof CALL_ACTIONS)[number];
+/** The largest `data` of a call frame (an SDP offer with both media is a few KB). */
+export const CALL_DATA_MAX_CHARS = 16_000;
+
+/** A call's line in the conversation: who called, voice or video, how it went and how long. */
+export const callLine = z.object({
+  caller_id: z.string(),
+  kind: z.enum(["voice", "video"]),
+  outcome: z.enum(["completed", "missed", "declined"]),
+  duration_ms: z.number().int().nonnegative(),
+});
+export type CallLine = z.infer<typeof callLine>;
+
+/**
  * The Message of docs/api.md "Chat", plus `seq` (the conversation's order: the client sorts by it
  * and catches up with `after=`) and `client_id` (the sender's idempotency key, so an optimistic
  * message can be matched with the stored one).
@@ -45,11 +87,13 @@ export const chatMessage = z.object({
   /** When a device of the recipient first received it (its client acknowledged it), or null. */
   delivered_at: z.string().nullable(),
   /** A photo or voice note; null for text and gifts. */
-  attachment: z.null(),
+  attachment: attachmentView.nullable(),
   /**
    * For the recipient only: what the room's safety rules saw in it (docs/api.md "Message safety").
    */
   safety: safetyNote.optional(),
+  /** A call's line (who called, how long); absent on every other message. */
+  call: callLine.optional(),
 });
 export type ChatMessageView = z.infer<typeof chatMessage>;
 
@@ -73,6 +117,13 @@ export const chatServerFrame = z.discriminatedUnion("type", [
     user_id: z.string(),
     emoji: z.string().nullable(),
   }),
+  /** The recipient opened a view-once photo: it is gone for both. */
+  z.object({
+    type: z.literal("attachment_opened"),
+    conversation_id: z.string(),
+    message_id: z.string(),
+    opened_at: z.string(),
+  }),
   /** A device of the recipient received these messages of the sender's (to the sender only). */
   z.object({
     type: z.literal("delivered"),
@@ -89,6 +140,24 @@ export const chatServerFrame = z.discriminatedUnion("type", [
     retry_after: z.number().int().nullable().optional(),
     /** A 409 "Are you sure?": send again with `confirm: true` to store it. */
     safety: safetyNote.optional(),
+  }),
+  /**
+   * A call's signalling, relayed from `user_id` (docs/api.md "Calls"): `ring` carries `data:
+   * {video}`; `offer`, `answer` and `candidate` carry WebRTC's own `data`.
+   */
+  z.object({
+    type: z.literal("call"),
+    call_id: z.string(),
+    action: z.enum(CALL_ACTIONS),
+    user_id: z.string(),
+    data: z.unknown().optional(),
+  }),
+  /** A `call` frame from this socket was refused. */
+  z.object({
+    type: z.literal("call_error"),
+    call_id: z.string(),
+    status: z.number().int(),
+    message: z.string(),
   }),
   /** A `react` over this socket was refused: the status and message of the HTTP API. */
   z.object({
@@ -123,6 +192,16 @@ export const chatClientFrame = z.discriminatedUnion("type", [
     type: z.literal("react"),
     message_id: z.string().min(1).max(128),
     emoji: reactionSchema.shape.emoji.nullable(),
+  }),
+  /**
+   * A call's signalling (docs/api.md "Calls"): relayed to the other member's sockets and nothing
+   * else; a refusal comes back as `call_error`.
+   */
+  z.object({
+    type: z.literal("call"),
+    call_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+    action: z.string().max(32),
+    data: z.unknown().optional(),
   }),
   /**
    * Sends a message over the open socket instead of `POST …/messages`: the same rules, the same
@@ -160,6 +239,27 @@ const isGift = (gift: unknown) =>
 
 const isSafety = (s: unknown) => isObject(s) && isSafetyKind(s.kind) && isString(s.note);
 
+const isOptionalInt = (value: unknown) => value === undefined || isInt(value, 1);
+
+const isAttachment = (a: unknown) =>
+  isObject(a) &&
+  (a.kind === "photo" || a.kind === "voice") &&
+  isStringOrNull(a.url) &&
+  isString(a.content_type) &&
+  isInt(a.size, 0) &&
+  isOptionalInt(a.width) &&
+  isOptionalInt(a.height) &&
+  isOptionalInt(a.duration_ms) &&
+  typeof a.view_once === "boolean" &&
+  isStringOrNull(a.opened_at);
+
+const isCallLine = (c: unknown) =>
+  isObject(c) &&
+  isString(c.caller_id) &&
+  (c.kind === "voice" || c.kind === "video") &&
+  (c.outcome === "completed" || c.outcome === "missed" || c.outcome === "declined") &&
+  isInt(c.duration_ms, 0);
+
 const isChatMessage = (m: unknown) =>
   isObject(m) &&
   isString(m.id) &&
@@ -174,8 +274,9 @@ const isChatMessage = (m: unknown) =>
   Array.isArray(m.reactions) &&
   m.reactions.every((r) => isObject(r) && isString(r.user_id) && isString(r.emoji)) &&
   isStringOrNull(m.delivered_at) &&
-  m.attachment === null &&
-  (m.safety === undefined || isSafety(m.safety));
+  (m.attachment === null || isAttachment(m.attachment)) &&
+  (m.safety === undefined || isSafety(m.safety)) &&
+  (m.call === undefined || isCallLine(m.call));
 
 /** `chatServerFrame`, checked without zod (the pages' side: app/realtime/frames.ts). */
 const chatServerChecks: FrameChecks<ChatServerFrame> = {
@@ -190,6 +291,8 @@ const chatServerChecks: FrameChecks<ChatServerFrame> = {
     isString(f.user_id) &&
     isStringOrNull(f.emoji),
   delivered: (f) => isString(f.conversation_id) && isStringList(f.ids) && isString(f.delivered_at),
+  attachment_opened: (f) =>
+    isString(f.conversation_id) && isString(f.message_id) && isString(f.opened_at),
   send_error: (f) =>
     isString(f.client_id) &&
     isInt(f.status) &&
@@ -197,6 +300,11 @@ const chatServerChecks: FrameChecks<ChatServerFrame> = {
     (f.retry_after === undefined || f.retry_after === null || isInt(f.retry_after)) &&
     (f.safety === undefined || isSafety(f.safety)),
   react_error: (f) => isString(f.message_id) && isInt(f.status) && isString(f.message),
+  call: (f) =>
+    isString(f.call_id) &&
+    (CALL_ACTIONS as readonly unknown[]).includes(f.action) &&
+    isString(f.user_id),
+  call_error: (f) => isString(f.call_id) && isInt(f.status) && isString(f.message),
   pong: () => true,
 };
 
@@ -204,6 +312,8 @@ export const parseChatServerFrame = (raw: unknown) =>
   guardFrame<ChatServerFrame>(chatServerChecks, raw);
 export type SendFrame = Extract<ChatClientFrame, { type: "send" }>;
 export type ReactFrame = Extract<ChatClientFrame, { type: "react" }>;
+export type CallClientFrame = Extract<ChatClientFrame, { type: "call" }>;
+export type CallServerFrame = Extract<ChatServerFrame, { type: "call" }>;
 type ReceivedFrame = Extract<ChatClientFrame, { type: "received" }>;
 
 /** `chatClientFrame`'s `received`, checked by hand: the room hears one for every message. */

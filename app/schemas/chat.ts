@@ -131,3 +131,49 @@ export type ReactionInput = z.infer<typeof reactionSchema>;
 
 /** The reactions the message list offers in one tap (any one emoji may be sent). */
 export const QUICK_REACTIONS = ["❤️", "😂", "😮", "😢", "👍", "🔥"] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Photos and voice notes (docs/api.md "Chat: reactions, delivery, photos, voice, calls")
+
+/** A photo in chat follows the profile photos' types and size (app/schemas/photos.ts). */
+export const CHAT_PHOTO_MAX_BYTES = 4 * 1024 * 1024;
+/** A voice note: at most a minute, and 1 MB. */
+export const VOICE_MAX_MS = 60_000;
+export const VOICE_MAX_BYTES = 1024 * 1024;
+/**
+ * What a recording may run past VOICE_MAX_MS by (the recorder stops on a timer; its last
+ * frame may end a little after it).
+ */
+export const VOICE_SLACK_MS = 500;
+/** The recorder's MIME types, best first (Opus in WebM or Ogg; AAC in MP4 on Safari). */
+export const VOICE_RECORDING_TYPES = [
+  "audio/webm;codecs=opus",
+  "audio/ogg;codecs=opus",
+  "audio/mp4;codecs=mp4a.40.2",
+  "audio/mp4",
+] as const;
+
+export const ATTACHMENT_REQUIRED = "Please choose a photo or record a voice note.";
+export const ATTACHMENT_TYPE =
+  "Only JPEG, PNG and WebP photos, or voice notes (Opus in WebM or Ogg, AAC in MP4), can be sent.";
+export const CHAT_PHOTO_TOO_LARGE = "The photo must be less than 4MB.";
+export const VOICE_TOO_LONG = "A voice note may be at most 60 seconds long.";
+export const VOICE_TOO_LARGE = "A voice note must be less than 1MB.";
+export const VOICE_UNREADABLE = "This voice note could not be read. Please record it again.";
+export const ATTACHMENTS_NEED_MATCH = "You can send photos and voice notes once you have matched.";
+
+/** The text a photo or voice note carries in lists, notifications and exports. */
+export const ATTACHMENT_TEXT = { photo: "📷 Photo", voice: "🎤 Voice note" } as const;
+
+/**
+ * POST /chat/conversations/{id}/attachments, besides its `file`: the client id (idempotency, as
+ * for messages) and whether a photo is view-once (a form's "on"/"true"/"1").
+ */
+export const attachmentFormSchema = z.object({
+  client_id: clientId,
+  view_once: z
+    .enum(["on", "true", "1", "false", "0", ""], { error: "View once must be true or false." })
+    .optional()
+    .transform((v) => v === "on" || v === "true" || v === "1"),
+});
+export type AttachmentFormInput = z.infer<typeof attachmentFormSchema>;

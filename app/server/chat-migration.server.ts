@@ -29,6 +29,10 @@ export type MessageRow = {
   safety?: string | null;
   /** When a device of the recipient first received it (rooms only). */
   delivered_at?: string | null;
+  /** A photo or voice note: StoredAttachment as JSON (rooms only). */
+  attachment?: string | null;
+  /** A call's line: CallLine as JSON (rooms only). */
+  call?: string | null;
 };
 
 /** A member's own state of the conversation as D1 held it. */

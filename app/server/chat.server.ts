@@ -1,6 +1,7 @@
 import { and, inArray, sql } from "drizzle-orm";
 import type { ChatMessageView } from "~/realtime/chat";
 import {
+  ATTACHMENTS_NEED_MATCH,
   CONVERSATIONS_PAGE_SIZE,
   type ConversationView,
   type SendMessageInput,
@@ -26,7 +27,7 @@ import { SafetyCheck } from "./message-safety.server";
 import { cardQuery, toMemberCard, type MemberCard } from "./members.server";
 import { hit } from "./rate-limit.server";
 import type { ListRow, RoomResult } from "./room-api.server";
-import { unmatched } from "./likes.server";
+import { likeStatus, unmatched } from "./likes.server";
 import { canSee, isBlockedEitherWay, visibleTo } from "./visibility.server";
 import { firstOf, run, selection, statement } from "./sql.server";
 
@@ -44,7 +45,7 @@ import { firstOf, run, selection, statement } from "./sql.server";
 export type Conversation = ConversationView;
 
 /** A room's refusal as the HTTP error the API answers. */
-function unwrap<T>(result: RoomResult<T>): T {
+export function unwrap<T>(result: RoomResult<T>): T {
   if (result.ok) return result.value;
   const { status, message, retryAfter, errors, safety } = result.refusal;
   if (safety) throw new SafetyCheck(safety);
@@ -286,6 +287,18 @@ export async function setReaction(env: Env, me: string, messageId: string, emoji
   const conversationId = await conversationOfMessage(env, messageId);
   if (!conversationId) throw notFound(MESSAGE_NOT_FOUND);
   unwrap(await conversationRoom(env, conversationId).react(conversationId, me, messageId, emoji));
+}
+
+/**
+ * The conversation `me` sends a photo or voice note in: one of theirs, going on, with no block
+ * either way, and a match (both members like each other). 404/403 as for messages; 403
+ * ATTACHMENTS_NEED_MATCH before a match.
+ */
+export async function conversationForAttachments(env: Env, me: string, id: string) {
+  const ref = await loadConversation(env, me, id);
+  if (await isBlockedEitherWay(env, me, ref.otherId)) throw forbidden(CANNOT_MESSAGE);
+  if (!(await likeStatus(env, me, ref.otherId)).is_match) throw forbidden(ATTACHMENTS_NEED_MATCH);
+  return ref;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -65,6 +65,13 @@ export interface Env {
    * without a request (the digest). Unset: the origin of the member's own last page.
    */
   APP_ORIGIN?: string;
+  /** Calls (app/server/calls.server.ts): static ICE servers, JSON RTCIceServer[]. */
+  ICE_SERVERS?: string;
+  /** Cloudflare's TURN service: the key's id, and (a secret) its API token. */
+  TURN_KEY_ID?: string;
+  TURN_KEY_API_TOKEN?: string;
+  /** Development and tests only: the TURN credentials API at another address (a stand-in). */
+  TURN_API_BASE?: string;
 }
 
 const limitSpec = z
@@ -182,6 +189,7 @@ export function productionProblems(env: Env): string[] {
   }
   if (!env.STRIPE_WEBHOOK_SECRET) problems.push("STRIPE_WEBHOOK_SECRET is not set");
   if (env.STRIPE_API_BASE) problems.push("STRIPE_API_BASE is set (a local Stripe stand-in)");
+  if (env.TURN_API_BASE) problems.push("TURN_API_BASE is set (a local TURN stand-in)");
   problems.push(...vapidProblems(env));
   return problems;
 }

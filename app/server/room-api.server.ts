@@ -30,12 +30,30 @@ export interface Refusal {
 /** What a room answers: the value, or the refusal the API turns into a 4xx. */
 export type RoomResult<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
+/**
+ * A photo or voice note as the room stores it (JSON in its `attachment` column): where R2 holds it
+ * and what the API shows of it. The R2 key never leaves the server.
+ */
+export interface StoredAttachment {
+  kind: "photo" | "voice";
+  key: string;
+  content_type: string;
+  size: number;
+  width?: number;
+  height?: number;
+  duration_ms?: number;
+  view_once: boolean;
+  opened_at?: string | null;
+}
+
 export interface SendRequest {
   conversationId: string;
   senderId: string;
   text: string;
   clientId: string | null;
   gift: Gift | null;
+  /** A photo or voice note stored in R2 already (POST …/attachments). */
+  attachment?: StoredAttachment | null;
   limit: RateLimitSpec;
   /** The sender confirmed text the safety rules asked about ("Are you sure?"). */
   confirm?: boolean;
@@ -127,6 +145,11 @@ export interface ConversationRoomApi {
   ): Promise<RoomResult<null>>;
   received(conversationId: string, me: string, ids: string[]): Promise<RoomResult<null>>;
   findMessage(conversationId: string, messageId: string): Promise<StoredMessage | null>;
+  openAttachment(
+    conversationId: string,
+    me: string,
+    messageId: string,
+  ): Promise<RoomResult<{ attachment: StoredAttachment; consume: boolean }>>;
   sentBy(conversationId: string, userId: string): Promise<ChatMessageView[]>;
   allMessages(conversationId: string): Promise<StoredMessage[]>;
   erase(): Promise<void>;

@@ -8,10 +8,10 @@ import {
   otherMember,
   type RoomRules,
 } from "~/server/chat-rules.server";
-import type { RoomResult } from "~/server/room-api.server";
+import type { RoomResult, StoredAttachment } from "~/server/room-api.server";
 import { nowIso } from "~/server/db.server";
 import { refused, type RoomParts } from "./parts";
-import { viewFor, type ReactionRow } from "./storage";
+import { storedAttachment, viewFor, type ReactionRow } from "./storage";
 import type { MessageRow } from "~/server/chat-migration.server";
 
 /**
@@ -224,7 +224,10 @@ export async function deleteMessage(
   }
   if (row.sender_id !== me) return refused(403, ONLY_OWN_MESSAGES);
   if (row.deleted_at) return { ok: true, value: null };
+  const attachment = storedAttachment(row);
   room.storage.markDeleted(messageId, nowIso());
+  // Its photo or voice note goes with it (its URL answers 404 from now on, stored or not).
+  if (attachment) room.ctx.waitUntil(room.env.PHOTOS.delete(attachment.key));
   room.storage.dropReactions(row.seq);
   room.outbox.queueBoth(null);
   void room.sockets.publish({
@@ -234,4 +237,43 @@ export async function deleteMessage(
   });
   await room.outbox.flushSoon();
   return { ok: true, value: otherMember(rules, me) };
+}
+
+/** Why an attachment cannot be opened: the same 404 whatever the reason, for a stranger too. */
+export const ATTACHMENT_NOT_FOUND = "Attachment not found.";
+/** A view-once photo is for its recipient, once. */
+export const VIEW_ONCE_GONE = "This photo was already opened.";
+
+/**
+ * `me` opens a message's photo or voice note: only one of the two members, while neither has
+ * blocked the other and the conversation goes on. A view-once photo is for its recipient, once:
+ * this call marks it opened (both members' sockets hear of it and its URL is gone for both) and
+ * answers `consume: true`, the caller deleting the object once it has served it.
+ */
+export async function openAttachment(
+  room: RoomParts,
+  conversationId: string,
+  me: string,
+  messageId: string,
+): Promise<RoomResult<{ attachment: StoredAttachment; consume: boolean }>> {
+  const rules = await room.rules.load(conversationId);
+  const row = room.storage.byId(messageId);
+  const attachment = row && !row.deleted_at ? storedAttachment(row) : null;
+  if (!rules || !row || !attachment || accessRefusal(rules, me)) {
+    return refused(404, ATTACHMENT_NOT_FOUND);
+  }
+  if (!attachment.view_once) return { ok: true, value: { attachment, consume: false } };
+  // The sender of a view-once photo has it on their device; on the server it is the recipient's.
+  if (row.sender_id === me) return refused(404, ATTACHMENT_NOT_FOUND);
+  const openedAt = nowIso();
+  if (attachment.opened_at || !room.storage.markOpened(messageId, openedAt)) {
+    return refused(410, VIEW_ONCE_GONE);
+  }
+  void room.sockets.publish({
+    type: "attachment_opened",
+    conversation_id: conversationId,
+    message_id: messageId,
+    opened_at: openedAt,
+  });
+  return { ok: true, value: { attachment, consume: true } };
 }

@@ -7,11 +7,12 @@ import {
 } from "~/realtime/chat";
 import type { Env } from "~/server/env.server";
 import type { ConversationRoomApi, SendRequest, StoredMessage } from "~/server/room-api.server";
+import { RoomCalls } from "./calls";
 import { ClientIdLeases } from "./client-ids";
 import { importLegacy } from "./legacy-import";
 import { Outbox } from "./outbox";
 import type { RoomParts } from "./parts";
-import { deleteMessage, page, react, read, received } from "./reading";
+import { deleteMessage, openAttachment, page, react, read, received } from "./reading";
 import { RoomRulesCache } from "./rules";
 import { send, sendFromSocket } from "./sending";
 import { RoomSockets } from "./sockets";
@@ -43,6 +44,7 @@ import { FrameRate } from "../frame-rate";
  */
 export class ConversationRoom extends DurableObject<Env> implements ConversationRoomApi {
   private readonly room: RoomParts;
+  private readonly calls: RoomCalls;
   private lastTyping = new Map<string, number>();
   private readonly frames = new FrameRate();
   private importing: Promise<void> | null = null;
@@ -64,6 +66,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
       outbox: new Outbox(ctx, env, storage, rules),
       clientIds: new ClientIdLeases(),
     };
+    this.calls = new RoomCalls(this.room);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -124,6 +127,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
       }
       return;
     }
+    if (frame.type === "call") return this.calls.onFrame(socket, attachment, frame);
     if (frame.type === "received") {
       await this.received(attachment.conversationId, attachment.userId, frame.ids);
       return;
@@ -139,6 +143,9 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
 
   override async webSocketClose(socket: WebSocket): Promise<void> {
     closeNormally(socket);
+    // A member's last socket here closing ends their call (the other side hears `end`).
+    const attachment = this.room.sockets.attachment(socket);
+    if (attachment) this.calls.memberLeft(attachment.conversationId, attachment.userId);
   }
 
   override async webSocketError(socket: WebSocket): Promise<void> {
@@ -151,7 +158,10 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   /** One member blocked the other, or the last block between them went: pushed by blocks. */
   async setBlocked(conversationId: string, blocked: boolean): Promise<void> {
     this.room.rules.setBlocked(blocked);
-    if (blocked) this.room.sockets.closeAll();
+    if (blocked) {
+      this.calls.endAll(conversationId);
+      this.room.sockets.closeAll();
+    }
     await this.changedRules(conversationId);
   }
 
@@ -162,6 +172,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
    */
   async end(conversationId: string): Promise<void> {
     this.room.rules.setEnded();
+    this.calls.endAll(conversationId);
     this.room.sockets.closeAll();
     await this.changedRules(conversationId);
   }
@@ -169,7 +180,10 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   /** A member was suspended (or is active again): pushed by moderation. */
   async setMemberActive(conversationId: string, userId: string, active: boolean): Promise<void> {
     this.room.rules.setMemberActive(userId, active);
-    if (!active) this.room.sockets.closeAll();
+    if (!active) {
+      this.calls.endAll(conversationId);
+      this.room.sockets.closeAll();
+    }
     await this.changedRules(conversationId);
   }
 
@@ -216,6 +230,15 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     return react(this.room, conversationId, me, messageId, emoji);
   }
 
+  /** GET /chat/attachments/{id}: what `me` may open (reading.ts `openAttachment`). */
+  async openAttachment(
+    conversationId: string,
+    me: string,
+    messageId: string,
+  ): ReturnType<typeof openAttachment> {
+    return openAttachment(this.room, conversationId, me, messageId);
+  }
+
   /** `me`'s device received these messages (a socket frame, or their member channel). */
   async received(conversationId: string, me: string, ids: string[]): ReturnType<typeof received> {
     return received(this.room, conversationId, me, ids);
@@ -240,6 +263,11 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   /** The conversation is gone (a member deleted their account): everything here goes too. */
   async erase(): Promise<void> {
     this.room.sockets.closeAll();
+    // Its photos and voice notes leave R2 first (the keys are known only here).
+    const keys = this.room.storage.attachmentKeys();
+    for (let i = 0; i < keys.length; i += 1000) {
+      await this.env.PHOTOS.delete(keys.slice(i, i + 1000));
+    }
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.room.storage.create();

@@ -134,7 +134,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     if (answer) return refundFor(answer);
   }
   const seq = storage.lastSeq() + 1;
-  const safety = req.gift ? null : recipientSafety(req.text);
+  const safety = req.gift || req.attachment ? null : recipientSafety(req.text);
   const stored = storage.insert({
     seq,
     id,
@@ -144,6 +144,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
     gift: req.gift,
     sentAt,
     safety: safety?.kind ?? null,
+    attachment: req.attachment ?? null,
   });
   if (!stored) {
     // The same client id was stored while this send awaited its claim or its spend.
@@ -180,7 +181,7 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
  * reads as harassment asks its sender "Are you sure?" (409) unless they confirmed it.
  */
 function contentRefusal(rules: RoomRules, req: SendRequest): Refusal | null {
-  if (req.gift || !req.text) return null;
+  if (req.gift || req.attachment || !req.text) return null;
   const joinedAt = rules.joinedAt[req.senderId];
   if (
     joinedAt !== undefined &&

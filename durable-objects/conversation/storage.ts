@@ -1,8 +1,8 @@
-import type { ChatMessageView } from "~/realtime/chat";
+import type { AttachmentView, CallLine, ChatMessageView } from "~/realtime/chat";
 import { UNANSWERED_MESSAGE_LIMIT, type Gift } from "~/schemas/chat";
 import type { MessageRow } from "~/server/chat-migration.server";
 import type { RoomRules } from "~/server/chat-rules.server";
-import type { StoredMessage } from "~/server/room-api.server";
+import type { StoredAttachment, StoredMessage } from "~/server/room-api.server";
 import { isSafetyKind } from "~/schemas/message-safety";
 import { SAFETY_NOTES } from "~/server/message-safety.server";
 import { hasColumn, upgradeStorage, type StorageStep } from "../storage-version";
@@ -50,7 +50,62 @@ const STEPS: readonly StorageStep[] = [
     ],
     alreadyThere: (sql) => hasColumn(sql, "messages", "delivered_at"),
   },
+  {
+    why: 'photos, voice notes and calls (docs/api.md "Chat: reactions, delivery, photos, voice, calls")',
+    statements: [
+      "ALTER TABLE messages ADD COLUMN attachment TEXT",
+      // A call's line in the conversation: CallLine as JSON.
+      "ALTER TABLE messages ADD COLUMN call TEXT",
+      // The calls of the conversation: at most one is not ended (calls.ts).
+      `CREATE TABLE IF NOT EXISTS calls (call_id TEXT PRIMARY KEY, caller_id TEXT NOT NULL,
+         callee_id TEXT NOT NULL, video INTEGER NOT NULL, state TEXT NOT NULL, rang_at TEXT NOT NULL,
+         accepted_at TEXT, ended_at TEXT)`,
+    ],
+    alreadyThere: (sql) => hasColumn(sql, "messages", "attachment"),
+  },
 ];
+
+/** Where a message's photo or voice note is served (to the two members only). */
+export const attachmentUrl = (messageId: string) =>
+  `/chat/attachments/${encodeURIComponent(messageId)}`;
+
+/** A stored attachment's JSON, or null (none, or not readable). */
+export function storedAttachment(row: MessageRow): StoredAttachment | null {
+  if (!row.attachment) return null;
+  try {
+    return JSON.parse(row.attachment) as StoredAttachment;
+  } catch {
+    return null;
+  }
+}
+
+/** A call's line, as stored and shown. */
+function callOf(row: MessageRow): CallLine | null {
+  if (!row.call) return null;
+  try {
+    return JSON.parse(row.call) as CallLine;
+  } catch {
+    return null;
+  }
+}
+
+/** What the API shows of a stored attachment: never its R2 key; no URL once a view-once is gone. */
+function attachmentOf(row: MessageRow): AttachmentView | null {
+  const a = storedAttachment(row);
+  if (!a) return null;
+  const openedAt = a.opened_at ?? null;
+  return {
+    kind: a.kind,
+    url: a.view_once && openedAt ? null : attachmentUrl(row.id),
+    content_type: a.content_type,
+    size: a.size,
+    ...(a.width ? { width: a.width } : {}),
+    ...(a.height ? { height: a.height } : {}),
+    ...(a.duration_ms ? { duration_ms: a.duration_ms } : {}),
+    view_once: a.view_once,
+    opened_at: openedAt,
+  };
+}
 
 /** The conversation's fixed facts, kept in `meta` for the outbox. */
 export interface ConversationFacts {
@@ -67,6 +122,18 @@ export type OutboxRow = {
   message_seq: number | null;
 };
 
+/** A call as stored (calls.ts). */
+export type CallRow = {
+  call_id: string;
+  caller_id: string;
+  callee_id: string;
+  video: number;
+  state: "ringing" | "active" | "ended";
+  rang_at: string;
+  accepted_at: string | null;
+  ended_at: string | null;
+};
+
 /** A reaction as stored. */
 export type ReactionRow = { message_seq: number; user_id: string; emoji: string };
 
@@ -76,6 +143,7 @@ export function messageView(
   row: MessageRow,
   reactions: ReactionRow[] = [],
 ): ChatMessageView {
+  const call = callOf(row);
   return {
     id: row.id,
     conversation_id: conversationId,
@@ -96,7 +164,8 @@ export function messageView(
         : null,
     reactions: reactions.map((r) => ({ user_id: r.user_id, emoji: r.emoji })),
     delivered_at: row.delivered_at ?? null,
-    attachment: null,
+    attachment: attachmentOf(row),
+    ...(call ? { call } : {}),
   };
 }
 
@@ -179,10 +248,15 @@ export class ConversationStorage {
     gift: Gift | null;
     sentAt: string;
     safety?: string | null;
+    attachment?: StoredAttachment | null;
+    call?: CallLine | null;
   }): MessageRow | null {
+    const attachment = m.attachment ? JSON.stringify(m.attachment) : null;
+    const call = m.call ? JSON.stringify(m.call) : null;
     const { rowsWritten } = this.sql.exec(
       `INSERT INTO messages (seq, id, sender_id, client_id, message, gift_id, gift_name, gift_icon,
-         gift_price, sent_at, safety) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+         gift_price, sent_at, safety, attachment, call) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING`,
       m.seq,
       m.id,
       m.senderId,
@@ -194,6 +268,8 @@ export class ConversationStorage {
       m.gift?.price_credits ?? null,
       m.sentAt,
       m.safety ?? null,
+      attachment,
+      call,
     );
     if (rowsWritten === 0) return null;
     this.cached.lastSeq = Math.max(this.cached.lastSeq ?? 0, m.seq);
@@ -217,6 +293,8 @@ export class ConversationStorage {
       deleted_at: null,
       safety: m.safety ?? null,
       delivered_at: null,
+      attachment,
+      call,
     };
   }
 
@@ -327,14 +405,92 @@ export class ConversationStorage {
       .toArray()[0];
   }
 
-  /** Keeps the row (its sequence number is never given again) without its text. */
+  /**
+   * Keeps the row (its sequence number is never given again) without its text or attachment
+   * (whose object the caller deletes).
+   */
   markDeleted(messageId: string, deletedAt: string) {
     this.sql.exec(
-      "UPDATE messages SET message = '', deleted_at = ? WHERE id = ?",
+      "UPDATE messages SET message = '', attachment = NULL, deleted_at = ? WHERE id = ?",
       deletedAt,
       messageId,
     );
     this.cached.unread.clear();
+  }
+
+  /**
+   * Marks a view-once attachment opened, once: true when this call opened it (false when it was
+   * opened already).
+   */
+  markOpened(messageId: string, openedAt: string): boolean {
+    return (
+      this.sql.exec(
+        `UPDATE messages SET attachment = json_set(attachment, '$.opened_at', ?)
+         WHERE id = ? AND attachment IS NOT NULL
+           AND json_extract(attachment, '$.opened_at') IS NULL`,
+        openedAt,
+        messageId,
+      ).rowsWritten > 0
+    );
+  }
+
+  /** The R2 keys of every attachment still held here (to erase them with the conversation). */
+  attachmentKeys(): string[] {
+    return this.sql
+      .exec<{ key: string }>(
+        `SELECT json_extract(attachment, '$.key') AS key FROM messages
+         WHERE attachment IS NOT NULL`,
+      )
+      .toArray()
+      .map((r) => r.key)
+      .filter(Boolean);
+  }
+
+  // Calls
+
+  /** The call that is not ended, if any (there is at most one). */
+  openCall(): CallRow | null {
+    return (
+      this.sql.exec<CallRow>("SELECT * FROM calls WHERE state <> 'ended' LIMIT 1").toArray()[0] ??
+      null
+    );
+  }
+
+  call(callId: string): CallRow | null {
+    return (
+      this.sql.exec<CallRow>("SELECT * FROM calls WHERE call_id = ?", callId).toArray()[0] ?? null
+    );
+  }
+
+  /** A new call, ringing; false when the id is taken. */
+  ring(c: { callId: string; callerId: string; calleeId: string; video: boolean; at: string }) {
+    return (
+      this.sql.exec(
+        `INSERT INTO calls (call_id, caller_id, callee_id, video, state, rang_at)
+         VALUES (?, ?, ?, ?, 'ringing', ?) ON CONFLICT DO NOTHING`,
+        c.callId,
+        c.callerId,
+        c.calleeId,
+        c.video ? 1 : 0,
+        c.at,
+      ).rowsWritten > 0
+    );
+  }
+
+  acceptCall(callId: string, at: string) {
+    this.sql.exec(
+      "UPDATE calls SET state = 'active', accepted_at = ? WHERE call_id = ? AND state = 'ringing'",
+      at,
+      callId,
+    );
+  }
+
+  endCall(callId: string, at: string) {
+    this.sql.exec(
+      "UPDATE calls SET state = 'ended', ended_at = ? WHERE call_id = ? AND state <> 'ended'",
+      at,
+      callId,
+    );
   }
 
   lastSeq(): number {

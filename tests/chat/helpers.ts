@@ -32,6 +32,51 @@ export async function conversationPair() {
   return { alice, bob, id: res.body.conversation.id };
 }
 
+export const like = (from: Member, to: Member) =>
+  from.client.json("POST", "/my/likes", { user_id: to.id });
+
+/** Two members who match, and the conversation they talk in. */
+export async function matchedPair() {
+  const alice = await verifiedMember();
+  const bob = await verifiedMember();
+  await like(alice, bob);
+  await like(bob, alice);
+  const started = await start(alice, bob, { message: "Hi Bob!" });
+  if (started.status !== 201) throw new Error(`start failed: ${started.status}`);
+  const id = started.body.conversation.id;
+  await sent(bob.client, id, "Hi Alice");
+  return { alice, bob, id };
+}
+
+type AttachmentAnswer = {
+  message: ChatMessageView;
+  errors?: Record<string, string[]>;
+} & { message: ChatMessageView | string };
+
+/** POST …/attachments as multipart. */
+export async function sendFile(
+  client: TestClient,
+  conversationId: string,
+  bytes: Uint8Array | null,
+  fields: Record<string, string> = {},
+  { name = "photo.jpg", type = "image/jpeg" } = {},
+) {
+  if (!client.csrfToken) await client.loadCsrfFromPage("/dashboard");
+  const form = new FormData();
+  if (bytes) form.append("file", new File([new Uint8Array(bytes)], name, { type }));
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  const res = await client.fetch(`/chat/conversations/${conversationId}/attachments`, {
+    method: "POST",
+    headers: { Accept: "application/json", "X-CSRF-Token": client.csrfToken },
+    body: form,
+  });
+  const body = (await res.json()) as {
+    message?: ChatMessageView | string;
+    errors?: Record<string, string[]>;
+  };
+  return { status: res.status, body: body as AttachmentAnswer, headers: res.headers };
+}
+
 export async function send(
   client: TestClient,
   conversationId: string,

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import type { MemberHub } from "../../durable-objects/member-hub";
 import { hasColumn, storageVersion } from "../../durable-objects/storage-version";
-import { conversationPair, page, roomMessages, sent } from "./helpers";
+import { imageBytes } from "../profile/fixtures";
+import { conversationPair, matchedPair, page, roomMessages, sendFile, sent } from "./helpers";
 
 /**
  * Durable Object storage written by earlier code (docs/decisions/037): a room opened by this code
@@ -22,6 +23,16 @@ async function rewriteAndRestart(id: string, change: (sql: SqlStorage) => void) 
   await abortAllDurableObjects();
 }
 
+/** The room's storage version this code writes. */
+const CURRENT = 4;
+
+/** What version 4 added: photos, voice notes and calls. */
+function dropVersion4(sql: SqlStorage) {
+  sql.exec("ALTER TABLE messages DROP COLUMN attachment");
+  sql.exec("ALTER TABLE messages DROP COLUMN call");
+  sql.exec("DROP TABLE calls");
+}
+
 const roomVersion = (id: string) =>
   runInDurableObject(roomOf(id), (_room: ConversationRoom, state) =>
     storageVersion(state.storage.sql),
@@ -37,6 +48,7 @@ describe("a room's storage across releases", () => {
       sql.exec("ALTER TABLE messages DROP COLUMN safety");
       sql.exec("ALTER TABLE messages DROP COLUMN delivered_at");
       sql.exec("DROP TABLE reactions");
+      dropVersion4(sql);
     });
 
     await sent(bob.client, id, "written by this code");
@@ -44,7 +56,7 @@ describe("a room's storage across releases", () => {
       "written by the old code",
       "written by this code",
     ]);
-    expect(await roomVersion(id)).toBe(3);
+    expect(await roomVersion(id)).toBe(CURRENT);
     await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) => {
       expect(hasColumn(state.storage.sql, "messages", "safety")).toBe(true);
     });
@@ -56,7 +68,7 @@ describe("a room's storage across releases", () => {
     // Written by the code just before versions: the safety column there, no version kept.
     await rewriteAndRestart(id, (sql) => sql.exec("DROP TABLE storage_version"));
     await sent(alice.client, id, "again");
-    expect(await roomVersion(id)).toBe(3);
+    expect(await roomVersion(id)).toBe(CURRENT);
     expect(await roomMessages(id)).toHaveLength(2);
   });
 
@@ -66,17 +78,36 @@ describe("a room's storage across releases", () => {
     await rewriteAndRestart(id, (sql) => {
       sql.exec("ALTER TABLE messages DROP COLUMN delivered_at");
       sql.exec("DROP TABLE reactions");
+      dropVersion4(sql);
       sql.exec("UPDATE storage_version SET version = 2");
     });
     const res = await bob.client.json("PUT", `/chat/messages/${before.id}/reaction`, {
       emoji: "❤️",
     });
     expect(res.status).toBe(200);
-    expect(await roomVersion(id)).toBe(3);
+    expect(await roomVersion(id)).toBe(CURRENT);
     const [message] = await roomMessages(id);
     expect(message).toMatchObject({ message: "before delivery times", delivered_at: null });
     expect((await page(bob.client, id, "after=0")).body.messages[0]!.reactions).toEqual([
       { user_id: bob.id, emoji: "❤️" },
+    ]);
+  });
+
+  it("brings a room of the release before photos and calls up to date", async () => {
+    const { alice, bob, id } = await matchedPair();
+    await rewriteAndRestart(id, (sql) => {
+      dropVersion4(sql);
+      sql.exec("UPDATE storage_version SET version = 3");
+    });
+    const photo = await sendFile(alice.client, id, imageBytes("png", 2048));
+    expect(photo.status).toBe(201);
+    expect(await roomVersion(id)).toBe(CURRENT);
+    const shown = (await page(bob.client, id)).body.messages.at(-1)!;
+    expect(shown.attachment).toMatchObject({ kind: "photo", view_once: false });
+    expect((await roomMessages(id)).map((m) => m.message)).toEqual([
+      "Hi Bob!",
+      "Hi Alice",
+      "📷 Photo",
     ]);
   });
 

@@ -7,6 +7,7 @@
  * The first test fails when a route or page has no row (or a row names a route that no longer
  * exists), so a new endpoint cannot ship without deciding what a block means for it.
  */
+import { env } from "cloudflare:test";
 import type { ServerBuild } from "@remix-run/cloudflare";
 import { beforeAll, describe, expect, it } from "vitest";
 // @ts-ignore -- the Remix server build exists once `npm run build` has run (as for the Worker).
@@ -14,7 +15,8 @@ import * as remixBuild from "../../build/server/index.js";
 import { createApp } from "../../worker/app";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
-import { roomMessages } from "../chat/helpers";
+import { like, roomMessages, sendFile } from "../chat/helpers";
+import { imageBytes } from "../profile/fixtures";
 import { eventually } from "../../scripts/lib/wait";
 import { block, converse, countRows, memberWithPhoto, page, type Member } from "./helpers";
 
@@ -676,6 +678,51 @@ const ROWS: Record<string, Row> = {
       expect(res.status).toBe(403);
       const stored = await roomMessages(w.conversationId);
       expect(stored.flatMap((m) => m.reactions)).toEqual([]);
+    },
+  },
+  "POST /chat/conversations/:id/attachments": {
+    outcome: "refused (403); nothing is stored, in R2 or the room",
+    async check(w) {
+      const before = (await roomMessages(w.conversationId)).length;
+      const res = await sendFile(w.me.client, w.conversationId, imageBytes("png", 2048));
+      expect(res.status).toBe(403);
+      expect(await roomMessages(w.conversationId)).toHaveLength(before);
+      const stored = await env.PHOTOS.list({ prefix: `chat/${w.conversationId}/` });
+      expect(stored.objects).toHaveLength(0);
+    },
+  },
+  "GET /chat/attachments/:messageId": {
+    outcome: "a photo sent before the block opens for neither member any more (404)",
+    async check(w) {
+      // A pair of its own that matched and shared a photo, then one blocked the other as here.
+      const [x, y] = [await verifiedMember(), await verifiedMember()];
+      await like(x, y);
+      await like(y, x);
+      const started = await x.client.json<{ conversation: { id: string } }>(
+        "POST",
+        "/chat/conversations",
+        { user_id: y.id, message: "hi" },
+      );
+      const id = started.body.conversation.id;
+      const sentPhoto = await sendFile(y.client, id, imageBytes("png", 2048));
+      expect(sentPhoto.status).toBe(201);
+      const url = (sentPhoto.body.message as { attachment: { url: string } }).attachment.url;
+      expect((await x.client.fetch(url)).status).toBe(200);
+      const [blocker, blocked] = w.direction === "I blocked them" ? [x, y] : [y, x];
+      const res = await blocker.client.json("POST", "/my/block", {
+        user_id: blocked.id,
+        reason_type: "spam",
+      });
+      expect(res.status).toBe(200);
+      for (const m of [x, y]) expect((await m.client.fetch(url)).status).toBe(404);
+    },
+  },
+  "GET /chat/ice-servers": {
+    outcome: "unchanged: the same configured servers for every member, nothing about anyone",
+    async check(w) {
+      const res = await w.me.client.json("GET", "/chat/ice-servers");
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ice_servers: [] });
     },
   },
   "DELETE /chat/messages/:id/reaction": {

@@ -8,6 +8,12 @@ import {
   startConversationSchema,
 } from "~/schemas/chat";
 import * as chat from "~/server/chat.server";
+import {
+  openAttachment,
+  readAttachmentUpload,
+  sendAttachment,
+} from "~/server/chat-attachments.server";
+import { iceServersFor } from "~/server/calls.server";
 import { migrateConversations } from "~/server/chat-migration.server";
 import { conversationRoom } from "~/server/chat-rooms.server";
 import { requireModerator } from "~/server/reports.server";
@@ -64,6 +70,42 @@ chatApi.post("/chat/conversations/:id/messages", async (c) => {
   return c.json({ message }, 201);
 });
 
+chatApi.post("/chat/conversations/:id/attachments", async (c) => {
+  const user = verifiedUser(c);
+  const upload = await readAttachmentUpload(c.req.raw);
+  const { message } = await sendAttachment(c.env, user.id, c.req.param("id"), upload);
+  return c.json({ message }, 201);
+});
+
+/**
+ * A photo or voice note, for the conversation's two members (the room decides). Revalidated on
+ * every use, so that it stops opening after a block or a deletion; a view-once photo is not kept
+ * by the browser at all.
+ */
+chatApi.get("/chat/attachments/:messageId", async (c) => {
+  const user = verifiedUser(c);
+  const { attachment, body, etag, consume } = await openAttachment(
+    c.env,
+    user.id,
+    c.req.param("messageId"),
+  );
+  const headers: Record<string, string> = {
+    "Content-Type": attachment.content_type,
+    "Content-Disposition": "inline",
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+    "Cache-Control": consume ? "private, no-store" : "private, no-cache",
+    Vary: "Cookie",
+  };
+  if (!consume) {
+    headers.ETag = etag;
+    const ifNoneMatch = c.req.header("If-None-Match");
+    if (ifNoneMatch?.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
+      return c.body(null, 304, headers);
+    }
+  }
+  return c.body(body, 200, headers);
+});
+
 chatApi.post("/chat/conversations/:id/archive", async (c) => {
   const user = verifiedUser(c);
   return c.json(await chat.setArchived(c.env, user.id, c.req.param("id"), true));
@@ -84,6 +126,13 @@ chatApi.get("/chat/gifts", async (c, next) => {
   if (!wantsJson(c)) return next();
   const user = verifiedUser(c);
   return c.json(await chat.listGifts(c.env, user.id));
+});
+
+/** The ICE servers for a call's browsers (docs/api.md "Calls"); never cached (they expire). */
+chatApi.get("/chat/ice-servers", async (c) => {
+  verifiedUser(c);
+  c.header("Cache-Control", "private, no-store");
+  return c.json({ ice_servers: await iceServersFor(c.env) });
 });
 
 chatApi.get("/chat/unread", async (c) => {

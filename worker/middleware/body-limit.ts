@@ -7,8 +7,12 @@ import type { AppBindings } from "../types";
 export const MAX_BODY_BYTES = 64 * 1024;
 export const BODY_TOO_LARGE = `The request body may not be larger than ${MAX_BODY_BYTES / 1024} KB.`;
 
-/** Photo uploads read their own, larger cap (app/server/photos.server.ts). */
-const UPLOAD_PATHS = new Set(["/my/photos"]);
+/**
+ * Uploads read their own, larger cap: profile photos (app/server/photos.server.ts) and a chat's
+ * photos and voice notes (app/server/chat-attachments.server.ts).
+ */
+const isUpload = (path: string) =>
+  path === "/my/photos" || /^\/chat\/conversations\/[^/]+\/attachments$/.test(path);
 
 /**
  * Refuses a body past the limit with 413 before anything reads it (the CSRF check reads a form's
@@ -19,7 +23,7 @@ const UPLOAD_PATHS = new Set(["/my/photos"]);
 export const bodyLimit = createMiddleware<AppBindings>(async (c, next) => {
   const request = c.req.raw;
   if (!request.body || request.method === "GET" || request.method === "HEAD") return next();
-  if (UPLOAD_PATHS.has(c.req.path) && request.method === "POST") return next();
+  if (request.method === "POST" && isUpload(c.req.path)) return next();
   // A body of a declared length ends there (the HTTP layer delimits it by Content-Length): one
   // within the limit goes on as it came, neither buffered here nor copied into a new Request.
   const declared = request.headers.get("Content-Length");
