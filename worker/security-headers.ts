@@ -35,15 +35,18 @@ export const securityHeaders = createMiddleware<AppBindings>(async (c, next) => 
   });
 });
 
-/** Features no page of Heartline uses: refused to the page and anything it embeds. */
+/**
+ * Features no page of Heartline uses are refused to the page and anything it embeds; the camera
+ * and microphone (calls and voice notes) are the page's own, never an embedded frame's.
+ */
 export const PERMISSIONS_POLICY = [
   "accelerometer=()",
-  "camera=()",
+  "camera=(self)",
   "display-capture=()",
   "geolocation=()",
   "gyroscope=()",
   "magnetometer=()",
-  "microphone=()",
+  "microphone=(self)",
   "midi=()",
   "payment=()",
   "usb=()",
@@ -62,6 +65,8 @@ function pagePolicy(nonce: string, url: URL, production: boolean): string {
     "style-src 'self' 'unsafe-inline'",
     // Photo previews before an upload are blob: URLs; avatars may be data: URLs.
     "img-src 'self' data: blob:",
+    // A voice note plays from this device (a blob: URL) until the server has it.
+    "media-src 'self' blob:",
     "font-src 'self'",
     `connect-src 'self' ${sockets}`,
     "worker-src 'self' blob:",

@@ -9,6 +9,7 @@ import {
   parseChatServerFrame,
   TYPING_THROTTLE_MS,
   type ChatMessageView,
+  type CallClientFrame,
   type ChatServerFrame,
   type SendFrame,
 } from "./chat";
@@ -48,6 +49,11 @@ export interface ConversationSocket {
    * the socket is not open, closed, or gave no answer in time (then HTTP does it).
    */
   react(messageId: string, emoji: string | null): Promise<void>;
+  /**
+   * Sends a call's signalling to the room (docs/api.md "Calls"); false when the socket is not open.
+   * Refusals come back as `call_error` frames.
+   */
+  call(frame: Omit<CallClientFrame, "type">): boolean;
   close(): void;
 }
 
@@ -193,6 +199,11 @@ export function connectConversation(
         reacting.set(messageId, { emoji, resolve, reject, timer });
         socket.send(JSON.stringify({ type: "react", message_id: messageId, emoji }));
       });
+    },
+    call(frame) {
+      if (socket.readyState !== socket.OPEN) return false;
+      socket.send(JSON.stringify({ type: "call", ...frame }));
+      return true;
     },
     close() {
       keepalive.stop();

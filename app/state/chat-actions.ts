@@ -22,6 +22,7 @@ import {
   messageRemoved,
   messagesLoaded,
   messagesLoadStart,
+  attachmentOpened,
   reactionChanged,
   reactionOf,
   retryQueued,
@@ -266,8 +267,122 @@ export const flushOutgoingAtom = atom(null, async (get, set) => {
   }
 });
 
+/** The files of photos and voice notes being sent from this tab, by client id (for a retry). */
+const files = new Map<string, { file: Blob; name: string; viewOnce: boolean }>();
+
+/**
+ * Sends a photo or voice note: shown at once from this device (pending), then the stored message.
+ * A refusal shows its reason on the bubble, with "Retry now" (the same client id: stored once).
+ */
+export const sendAttachmentAtom = atom(
+  null,
+  async (
+    get,
+    set,
+    input: {
+      file?: Blob;
+      name?: string;
+      kind?: "photo" | "voice";
+      viewOnce?: boolean;
+      durationMs?: number;
+      clientId?: string;
+    },
+  ) => {
+    const s = get(chatStateAtom);
+    const id = s.activeConversationId;
+    const me = get(chatMeAtom);
+    if (!id) return;
+    const clientId = input.clientId ?? newClientId();
+    if (sending.has(clientId)) return;
+    if (input.file) {
+      files.set(clientId, {
+        file: input.file,
+        name: input.name ?? "attachment",
+        viewOnce: input.viewOnce ?? false,
+      });
+    }
+    const upload = files.get(clientId);
+    if (!upload) return;
+    if (s.messages.some((m) => m.client_id === clientId && m.status)) {
+      set(chatStateAtom, retryQueued(s, clientId));
+    } else {
+      const kind = input.kind ?? (upload.file.type.startsWith("audio/") ? "voice" : "photo");
+      const message = localMessage({
+        conversationId: id,
+        senderId: me,
+        clientId,
+        text: kind === "photo" ? "📷 Photo" : "🎤 Voice note",
+        gift: null,
+        writtenAt: new Date().toISOString(),
+        attachment: {
+          kind,
+          url: URL.createObjectURL(upload.file),
+          content_type: upload.file.type,
+          size: upload.file.size,
+          ...(input.durationMs ? { duration_ms: Math.max(1, Math.round(input.durationMs)) } : {}),
+          view_once: upload.viewOnce,
+          opened_at: null,
+        },
+      });
+      set(chatStateAtom, sendQueued(s, message));
+    }
+    sending.add(clientId);
+    try {
+      const { message } = await chatApi.sendAttachment(id, upload.file, {
+        name: upload.name,
+        clientId,
+        viewOnce: upload.viewOnce,
+      });
+      const local = get(chatStateAtom).messages.find((m) => m.client_id === clientId && m.status);
+      if (local?.attachment?.url?.startsWith("blob:")) URL.revokeObjectURL(local.attachment.url);
+      files.delete(clientId);
+      set(chatStateAtom, sendSucceeded(get(chatStateAtom), message, me));
+    } catch (error) {
+      set(chatStateAtom, sendFailed(get(chatStateAtom), clientId, failureReason(error)));
+      set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.send));
+    } finally {
+      sending.delete(clientId);
+    }
+  },
+);
+
+/**
+ * Opens a view-once photo (the recipient's one look): its bytes, as a `blob:` URL for the viewer
+ * to show and revoke. It is gone for both from here on; null when it could not be opened.
+ */
+export const openViewOnceAtom = atom(null, async (get, set, messageId: string) => {
+  const s = get(chatStateAtom);
+  const message = s.messages.find((m) => m.id === messageId);
+  const url = message?.attachment?.url;
+  if (!message || !url || !s.activeConversationId) return null;
+  const gone = () =>
+    set(
+      chatStateAtom,
+      attachmentOpened(get(chatStateAtom), {
+        conversation_id: message.conversation_id,
+        message_id: messageId,
+        opened_at: new Date().toISOString(),
+      }),
+    );
+  try {
+    const res = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+    if (!res.ok) {
+      if (res.status === 410) gone();
+      else set(chatStateAtom, { ...get(chatStateAtom), error: CHAT_ERRORS.open });
+      return null;
+    }
+    const blob = await res.blob();
+    gone();
+    return URL.createObjectURL(blob);
+  } catch (error) {
+    set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.open));
+    return null;
+  }
+});
+
 /** A message the member gave up on: gone from the list and from this device. */
 export const discardMessageAtom = atom(null, (get, set, clientId: string) => {
+  files.delete(clientId);
   void forgetOutgoing(clientId);
   set(chatStateAtom, discardLocal(get(chatStateAtom), clientId));
 });

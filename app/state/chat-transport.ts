@@ -81,6 +81,22 @@ export const chatApi = {
     }
   },
 
+  /** A photo or voice note (multipart), idempotent by its client id like a message. */
+  sendAttachment: (
+    conversationId: string,
+    file: Blob,
+    { name, clientId, viewOnce }: { name: string; clientId: string; viewOnce: boolean },
+  ) => {
+    const form = new FormData();
+    form.append("file", file, name);
+    form.append("client_id", clientId);
+    if (viewOnce) form.append("view_once", "true");
+    return api<{ message: ChatMessageView }>(`${conversationPath(conversationId)}/attachments`, {
+      method: "POST",
+      body: form,
+    });
+  },
+
   deleteMessage: (id: string) =>
     api(`/chat/messages/${encodeURIComponent(id)}`, { method: "DELETE" }),
 

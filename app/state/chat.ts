@@ -1,5 +1,5 @@
 import { ApiError, httpErrorMessage } from "~/lib/http";
-import type { ChatMessageView, ChatServerFrame } from "~/realtime/chat";
+import type { AttachmentView, ChatMessageView, ChatServerFrame } from "~/realtime/chat";
 import type { ConversationFrame } from "~/realtime/member";
 import type { ConversationView, Gift, PageMeta } from "~/schemas/chat";
 
@@ -92,6 +92,7 @@ export const CHAT_ERRORS = {
   gifts: "Failed to fetch gifts",
   delete: "Failed to delete message",
   react: "Failed to react to message",
+  open: "Failed to open the photo",
 } as const;
 
 /**
@@ -355,6 +356,8 @@ export function localMessage(m: {
   text: string;
   gift: Gift | null;
   writtenAt: string;
+  /** A photo or voice note on its way: shown from this device (a `blob:` URL) until stored. */
+  attachment?: AttachmentView | null;
 }): ChatMessage {
   return {
     id: `local-${m.clientId}`,
@@ -368,7 +371,7 @@ export function localMessage(m: {
     gift: m.gift,
     reactions: [],
     delivered_at: null,
-    attachment: null,
+    attachment: m.attachment ?? null,
     status: "pending",
   };
 }
@@ -530,6 +533,24 @@ export function reactionChanged(
   return changed ? { ...s, messages } : s;
 }
 
+/**
+ * A view-once photo was opened by its recipient (the room's frame, or this device opening it): it
+ * is gone for both, its URL with it.
+ */
+export function attachmentOpened(
+  s: ChatState,
+  frame: { conversation_id: string; message_id: string; opened_at: string },
+): ChatState {
+  if (frame.conversation_id !== s.activeConversationId) return s;
+  let changed = false;
+  const messages = s.messages.map((m) => {
+    if (m.id !== frame.message_id || !m.attachment || m.attachment.opened_at) return m;
+    changed = true;
+    return { ...m, attachment: { ...m.attachment, url: null, opened_at: frame.opened_at } };
+  });
+  return changed ? { ...s, messages } : s;
+}
+
 /** `user_id`'s reaction to a message as the state holds it (null when none). */
 export const reactionOf = (s: ChatState, messageId: string, userId: string): string | null =>
   s.messages.find((m) => m.id === messageId)?.reactions.find((r) => r.user_id === userId)?.emoji ??
@@ -661,6 +682,8 @@ export function roomFrameReceived(s: ChatState, frame: ChatServerFrame, me: stri
       return deliveredReceipt(s, frame, me);
     case "reaction":
       return reactionChanged(s, frame);
+    case "attachment_opened":
+      return attachmentOpened(s, frame);
     default:
       return s;
   }

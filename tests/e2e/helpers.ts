@@ -50,13 +50,13 @@ export async function expectTitle(page: Page, name: string): Promise<void> {
  * closed after its last. Returns the browser as a function, since it exists only once the tests
  * have started (`openPage(browser(), …)`); a `beforeAll` declared after this call can use it.
  */
-export function useBrowser(): () => Browser {
+export function useBrowser(extraArgs: string[] = []): () => Browser {
   let browser: Browser | undefined;
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       timeout: 60_000,
     });
   });

@@ -18,7 +18,11 @@ function expectSecurityHeaders(res: Response, label: string) {
   for (const [name, value] of Object.entries(EVERY_RESPONSE)) {
     expect(res.headers.get(name), `${label} ${name}`).toBe(value);
   }
-  expect(res.headers.get("Permissions-Policy"), label).toMatch(/camera=\(\).*microphone=\(\)/);
+  // The camera and microphone are the page's own (calls, voice notes), never an embed's.
+  expect(res.headers.get("Permissions-Policy"), label).toMatch(
+    /camera=\(self\).*microphone=\(self\)/,
+  );
+  expect(res.headers.get("Permissions-Policy"), label).toMatch(/geolocation=\(\)/);
   const csp = res.headers.get("Content-Security-Policy") ?? "";
   expect(csp, label).toMatch(/frame-ancestors 'none'/);
   const script = /script-src ([^;]*)/.exec(csp)?.[1] ?? "";

@@ -27,6 +27,7 @@ import {
   messagesLoaded,
   messagesLoadStart,
   deliveredReceipt,
+  attachmentOpened,
   reactionChanged,
   reactionOf,
   readReceipt,
@@ -417,6 +418,54 @@ describe("reactions", () => {
   });
 });
 
+describe("view-once photos", () => {
+  const photo = {
+    kind: "photo" as const,
+    url: "/chat/attachments/m1",
+    content_type: "image/png",
+    size: 10,
+    width: 4,
+    height: 3,
+    view_once: true,
+    opened_at: null,
+  };
+  const frame = { conversation_id: "c1", message_id: "m1", opened_at: "2026-01-02T00:00:00Z" };
+
+  it("is gone for both once opened: no URL, and when", () => {
+    const s = openState([message(1, { attachment: photo }), message(2)]);
+    const next = attachmentOpened(s, frame);
+    expect(next.messages[0]!.attachment).toEqual({
+      ...photo,
+      url: null,
+      opened_at: frame.opened_at,
+    });
+    expect(next.messages[1]).toBe(s.messages[1]);
+    // The room's frame does the same; again, another conversation, a text: unchanged.
+    expect(roomFrameReceived(s, { type: "attachment_opened", ...frame }, ME)).toEqual(next);
+    expect(attachmentOpened(next, { ...frame, opened_at: "2026-01-03T00:00:00Z" })).toBe(next);
+    expect(attachmentOpened(s, { ...frame, conversation_id: "c2" })).toBe(s);
+    expect(attachmentOpened(s, { ...frame, message_id: "m2" })).toBe(s);
+  });
+
+  it("a photo sent from here shows from this device until stored", () => {
+    const local = localMessage({
+      conversationId: "c1",
+      senderId: ME,
+      clientId: "x",
+      text: "📷 Photo",
+      gift: null,
+      writtenAt: "2026-01-01T00:00:00Z",
+      attachment: { ...photo, url: "blob:here", view_once: false },
+    });
+    const s = sendQueued(openState([]), local);
+    expect(s.messages[0]).toMatchObject({ status: "pending", attachment: { url: "blob:here" } });
+    const stored = message(1, { client_id: "x", sender_id: ME, attachment: photo });
+    const after = sendSucceeded(s, stored, ME);
+    expect(after.messages).toHaveLength(1);
+    expect(after.messages[0]!.attachment!.url).toBe("/chat/attachments/m1");
+  });
+});
+
 describe("room frames", () => {
   it("applies message, deletion and read frames; ignores typing", () => {
     let s = openState();
@@ -576,6 +625,7 @@ describe("error messages (docs/domain.md: Error messages)", () => {
       "Failed to fetch gifts",
       "Failed to delete message",
       "Failed to react to message",
+      "Failed to open the photo",
     ]);
   });
 

@@ -5,6 +5,7 @@ import { AppLink } from "~/components/link";
 import { MESSAGE_MAX_LENGTH, type Gift } from "~/schemas/chat";
 import { chatStateAtom, loadGiftsAtom, sendMessageAtom } from "~/state/chat-actions";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
+import { PhotoButton, VoiceButton } from "./attach";
 
 function GiftPicker({ onPick, onClose }: { onPick: (gift: Gift) => void; onClose: () => void }) {
   const { gifts, userCredits } = useAtomValue(chatStateAtom);
@@ -118,6 +119,8 @@ export function Composer({
       >
         <Icon name="gift" />
       </button>
+      <PhotoButton disabled={disabled} onSent={onSent} />
+      {text ? null : <VoiceButton disabled={disabled} onSent={onSent} />}
       <label className="sr-only" htmlFor="composer-text">
         Message
       </label>

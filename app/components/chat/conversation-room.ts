@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
 import { connectConversation, type ConversationSocket } from "~/realtime/chat-socket";
-import { TYPING_DISPLAY_MS } from "~/realtime/chat";
+import { TYPING_DISPLAY_MS, type CallClientFrame, type ChatServerFrame } from "~/realtime/chat";
 import {
   catchUpAtom,
   chatMeAtom,
@@ -21,7 +21,12 @@ const RECEIVED_BATCH_MS = 150;
  * acknowledges the other member's live messages (the sender sees "Delivered"; pages fetched are
  * delivered by the server).
  */
-export function useConversationRoom(conversationId: string, otherId: string) {
+export function useConversationRoom(
+  conversationId: string,
+  otherId: string,
+  /** Where a call's frames go (`call`, `call_error`): the thread's call (call.tsx). */
+  onCall?: RefObject<(frame: Extract<ChatServerFrame, { type: "call" | "call_error" }>) => void>,
+) {
   const me = useAtomValue(chatMeAtom);
   const setState = useSetAtom(chatStateAtom);
   const catchUp = useSetAtom(catchUpAtom);
@@ -56,6 +61,10 @@ export function useConversationRoom(conversationId: string, otherId: string) {
       },
       down: () => setConnected(false),
       frame: (frame) => {
+        if (frame.type === "call" || frame.type === "call_error") {
+          onCall?.current?.(frame);
+          return;
+        }
         if (frame.type === "typing") {
           if (frame.user_id !== otherId) return;
           setTyping(true);
@@ -96,10 +105,14 @@ export function useConversationRoom(conversationId: string, otherId: string) {
       socket.close();
       socketRef.current = null;
     };
-  }, [conversationId, otherId, me, setState, catchUp, setTransport, flush]);
+  }, [conversationId, otherId, me, setState, catchUp, setTransport, flush, onCall]);
 
   const sendTyping = useCallback(() => socketRef.current?.typing(), []);
-  return { typing, closed, connected, sendTyping };
+  const sendCall = useCallback(
+    (frame: Omit<CallClientFrame, "type">) => socketRef.current?.call(frame) ?? false,
+    [],
+  );
+  return { typing, closed, connected, sendTyping, sendCall };
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   discardMessageAtom,
   loadOlderAtom,
   reactAtom,
+  sendAttachmentAtom,
   sendMessageAtom,
 } from "~/state/chat-actions";
 import { typedText, type ChatMessage } from "~/state/chat";
@@ -14,6 +15,7 @@ import { chatTimeline } from "~/state/chat-timeline";
 import { useDateZone, useNow } from "~/state/clock";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
 import { QUICK_REACTIONS } from "~/schemas/chat";
+import { AttachmentBubble } from "./attachments";
 import { ChatTime } from "./time";
 
 function Ticks({ message }: { message: ChatMessage }) {
@@ -217,7 +219,11 @@ function MessageBubble({
               </span>
             </div>
           ) : null}
-          {giftOnly ? null : <p className="bubble-text">{message.message}</p>}
+          {message.attachment ? (
+            <AttachmentBubble messageId={message.id} attachment={message.attachment} mine={mine} />
+          ) : giftOnly ? null : (
+            <p className="bubble-text">{message.message}</p>
+          )}
           {showMeta ? (
             <span className="bubble-meta">
               <ChatTime iso={message.sent_at} />
@@ -357,6 +363,7 @@ export function MessageList({
   const me = useAtomValue(chatMeAtom);
   const loadOlder = useSetAtom(loadOlderAtom);
   const send = useSetAtom(sendMessageAtom);
+  const sendAttachment = useSetAtom(sendAttachmentAtom);
   const remove = useSetAtom(deleteMessageAtom);
   const react = useSetAtom(reactAtom);
   const discard = useSetAtom(discardMessageAtom);
@@ -447,12 +454,14 @@ export function MessageList({
               groupStart={item.groupStart}
               groupEnd={item.groupEnd}
               onRetry={(msg, confirm) =>
-                void send({
-                  confirm,
-                  text: typedText(msg),
-                  gift: msg.gift ?? undefined,
-                  clientId: msg.client_id ?? undefined,
-                })
+                msg.attachment
+                  ? void sendAttachment({ clientId: msg.client_id ?? undefined })
+                  : void send({
+                      confirm,
+                      text: typedText(msg),
+                      gift: msg.gift ?? undefined,
+                      clientId: msg.client_id ?? undefined,
+                    })
               }
               onDiscard={(msg) => discard(msg.client_id ?? "")}
               onDelete={(msg) => void remove(msg.id)}

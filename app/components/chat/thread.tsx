@@ -9,6 +9,7 @@ import { archiveAtom, chatMeAtom, chatStateAtom, unarchiveAtom } from "~/state/c
 import { lastSeq } from "~/state/chat";
 import { chatApi } from "~/state/chat-transport";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
+import { CallButtons, CallPanel, useCall, type CallControls } from "./call";
 import { useConversationRoom, useReadReceipts } from "./conversation-room";
 import { Composer } from "./composer";
 import { MessageList } from "./message-list";
@@ -69,10 +70,15 @@ export function ChatThread({
   const me = useAtomValue(chatMeAtom);
   const archive = useSetAtom(archiveAtom);
   const unarchive = useSetAtom(unarchiveAtom);
-  const { typing, closed, connected, sendTyping } = useConversationRoom(
+  // The room's call frames go to the call (call.tsx), which sends its own through the room.
+  const callFrames = useRef<CallControls["onFrame"]>(() => {});
+  const { typing, closed, connected, sendTyping, sendCall } = useConversationRoom(
     conversation.id,
     conversation.user_id,
+    callFrames,
   );
+  const call = useCall({ me, send: sendCall });
+  callFrames.current = call.onFrame;
   useReadReceipts(conversation.id, state.messages, me);
   const name = displayName(conversation.user);
   const [draft, setDraft] = useState("");
@@ -121,6 +127,7 @@ export function ChatThread({
           </span>
         </AppLink>
         <div className="thread-actions">
+          <CallButtons call={call} disabled={closed || !connected} />
           <ConversationMenu
             member={{ id: conversation.user_id, name }}
             onLeave={onBack}
@@ -137,6 +144,7 @@ export function ChatThread({
           />
         </div>
       </header>
+      <CallPanel call={call} name={name} />
       {closed ? (
         <div className="alert alert-warning thread-notice" role="status">
           This conversation is no longer available.
