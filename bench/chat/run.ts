@@ -65,7 +65,7 @@
  * waits for the target to go idle, so that a backlog does not run into the next target's turn.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
@@ -75,9 +75,9 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Agent, request, WebSocket } from "undici";
 import type { D1Counts } from "./d1-counting-worker";
+import { seedMembers, type Member } from "./members";
 import { Profiler } from "./profile";
 import {
-  BENCH_APP_KEY,
   BenchState,
   benchStateRoot,
   cpuSecondsOf,
@@ -152,7 +152,6 @@ const TSX_BIN = path.join(ROOT, "node_modules", ".bin", "tsx");
 const COUNTING_ENTRY = path.join("bench", "chat", "d1-counting-worker.ts");
 /** The gift the gift messages carry (migration 0006's catalogue). */
 const GIFT_ID = "rose";
-const MEMBER_CREDITS = 1_000_000;
 /** In the ramp, a target whose messages wait this long has failed the rate: it stops there. */
 const GIVE_UP_MS = 2_000;
 const log = (message: string) => console.log(`[bench] ${message}`);
@@ -188,45 +187,11 @@ function clientGcSince(from: number): { major: number; minor: number } {
 }
 const load = () => Number(loadavg()[0]!.toFixed(2));
 
-interface Member {
-  id: string;
-  cookie: string;
-  csrf: string;
-}
-
 interface Pair {
   members: [Member, Member];
   conversationId: string;
   /** The same pair's conversation in the --compare-ref Worker. */
   refConversationId?: string;
-}
-
-/** Verified members with a profile, a long session, a CSRF secret and credits, written into D1. */
-async function seedMembers(count: number, states: BenchState[]): Promise<Member[]> {
-  const now = new Date().toISOString();
-  const expires = new Date(Date.now() + 30 * 86_400_000).toISOString();
-  const members: Member[] = [];
-  const lines: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const id = `chatbench${i.toString(36).padStart(4, "0")}${randomBytes(5).toString("hex")}`;
-    const token = randomBytes(32).toString("base64url");
-    const hash = createHash("sha256").update(token).digest("hex");
-    const secret = randomBytes(32).toString("base64url");
-    lines.push(
-      `INSERT INTO users (id, username, email, password_hash, email_verified_at) VALUES ('${id}', 'chat_bench_${i}', 'chat-bench${i}@bench.test', 'unused', '${now}');`,
-      `INSERT INTO profiles (user_id, date_of_birth) VALUES ('${id}', '1990-01-01');`,
-      `INSERT INTO sessions (id_hash, user_id, remember, created_at, last_active_at, expires_at) VALUES ('${hash}', '${id}', 1, '${now}', '${now}', '${expires}');`,
-      `INSERT INTO credit_transactions (id, user_id, amount, direction, reason, reference, created_at) VALUES ('bench-${id}', '${id}', ${MEMBER_CREDITS}, 'in', 'bench', '${id}', '${now}');`,
-      `INSERT INTO user_credits (user_id, balance, lifetime_earned) VALUES ('${id}', ${MEMBER_CREDITS}, ${MEMBER_CREDITS});`,
-    );
-    members.push({
-      id,
-      cookie: `heartline_session=${token}; heartline_csrf=${secret}`,
-      csrf: createHmac("sha256", BENCH_APP_KEY).update(`csrf:${secret}`).digest("base64url"),
-    });
-  }
-  for (const s of states) await s.executeSql("seed.sql", lines);
-  return members;
 }
 
 /** Where the load goes: a server (the relay, the minimal room, Heartline) and a send path. */
