@@ -3,6 +3,7 @@ import { api } from "~/lib/http";
 import { subscribeMemberChannel } from "~/realtime/client";
 import { chatUnreadTotalAtom } from "~/state/chat-actions";
 import { useSetAtom } from "~/state/jotai";
+import { IncomingCall } from "./incoming-call";
 import { RealtimeProvider } from "./realtime";
 
 /**
@@ -39,6 +40,7 @@ export default function Live({ memberId }: { memberId: string }) {
     <>
       <RealtimeProvider memberId={memberId} />
       <ChatUnreadSync />
+      <IncomingCall />
     </>
   );
 }

@@ -62,10 +62,26 @@ export const notificationsReadFrame = z.object({
 
 export type ConversationFrame = z.infer<typeof conversationFrame>;
 
+/**
+ * A call for this member is ringing (`ringing`), or no longer is (answered, declined, ended, on
+ * any of their pages): every page shows it, and opening the conversation answers it there.
+ */
+export const callRingFrame = z.object({
+  type: z.literal("call"),
+  conversation_id: z.string(),
+  call_id: z.string(),
+  /** Who calls. */
+  user_id: z.string(),
+  video: z.boolean(),
+  ringing: z.boolean(),
+});
+export type CallRingFrame = z.infer<typeof callRingFrame>;
+
 export const memberServerFrame = z.discriminatedUnion("type", [
   notificationFrame,
   notificationsReadFrame,
   conversationFrame,
+  callRingFrame,
   z.object({ type: z.literal("pong") }),
 ]);
 export type MemberServerFrame = z.infer<typeof memberServerFrame>;
@@ -116,6 +132,12 @@ const memberServerChecks: FrameChecks<MemberServerFrame> = {
     isInt(f.unread_count, 0) &&
     (f.unread_total === undefined || isInt(f.unread_total, 0)) &&
     (f.message === undefined || f.message === null || isMessageSummary(f.message)),
+  call: (f) =>
+    isString(f.conversation_id) &&
+    isString(f.call_id) &&
+    isString(f.user_id) &&
+    typeof f.video === "boolean" &&
+    typeof f.ringing === "boolean",
   pong: () => true,
 };
 

@@ -16,6 +16,7 @@ import { newId } from "~/server/crypto.server";
 import { nowIso } from "~/server/db.server";
 import { likeStatus } from "~/server/likes.server";
 import { logFailure } from "~/server/log.server";
+import { publishToMember } from "~/server/member-channel.server";
 import type { Refusal } from "~/server/room-api.server";
 import type { RoomParts } from "./parts";
 import type { Attachment } from "./sockets";
@@ -111,6 +112,8 @@ export class RoomCalls {
         return refusal(409, CALL_BUSY);
       }
       this.relay(socket, me, other, { call_id: frame.call_id, action, data: { video } });
+      // Every page of the member called shows it (not only this conversation's).
+      this.ringElsewhere(a.conversationId, storage.call(frame.call_id)!, true);
       return null;
     }
 
@@ -127,6 +130,7 @@ export class RoomCalls {
       }
       if (action === "accept") storage.acceptCall(call.call_id, now);
       else this.finish(a.conversationId, call, now, "declined");
+      this.ringElsewhere(a.conversationId, call, false);
       this.relay(socket, me, other, { call_id: call.call_id, action });
       return null;
     }
@@ -166,6 +170,44 @@ export class RoomCalls {
         // Closing: its close handler tidies up.
       }
     }
+  }
+
+  /**
+   * Sends the member called (when the call is ringing) the ring, on the conversation's sockets
+   * they open now: a page opened to answer it.
+   */
+  greet(userId: string) {
+    const call = this.room.storage.openCall();
+    if (!call || call.state !== "ringing" || call.callee_id !== userId || this.stale(call)) return;
+    const frame: ChatServerFrame = {
+      type: "call",
+      call_id: call.call_id,
+      action: "ring",
+      user_id: call.caller_id,
+      data: { video: call.video === 1 },
+    };
+    const text = JSON.stringify(frame);
+    for (const socket of this.room.ctx.getWebSockets(userId)) {
+      try {
+        socket.send(text);
+      } catch {
+        // Closing.
+      }
+    }
+  }
+
+  /** The member called hears on their own channel that a call rings, or rings no more. */
+  private ringElsewhere(conversationId: string, call: CallRow, ringing: boolean) {
+    this.room.ctx.waitUntil(
+      publishToMember(this.room.env, call.callee_id, {
+        type: "call",
+        conversation_id: conversationId,
+        call_id: call.call_id,
+        user_id: call.caller_id,
+        video: call.video === 1,
+        ringing,
+      }),
+    );
   }
 
   /** A ring past its time, or a call neither of whose members has a socket open here any more. */
@@ -213,6 +255,9 @@ export class RoomCalls {
   private finish(conversationId: string, call: CallRow, at: string, outcome?: CallLine["outcome"]) {
     const { storage } = this.room;
     storage.endCall(call.call_id, at);
+    if (call.state === "ringing" && outcome !== "declined") {
+      this.ringElsewhere(conversationId, call, false);
+    }
     const line: CallLine = {
       caller_id: call.caller_id,
       kind: call.video ? "video" : "voice",

@@ -73,7 +73,11 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   // Sockets
 
   override async fetch(request: Request): Promise<Response> {
-    return this.room.sockets.accept(request);
+    const response = this.room.sockets.accept(request);
+    // A member opening the conversation while a call for them rings hears it ring.
+    const userId = request.headers.get("X-Member-Id");
+    if (response.status === 101 && userId) this.calls.greet(userId);
+    return response;
   }
 
   /**

@@ -22,8 +22,9 @@ import { block, conversationPair, matchedPair, page, type Member } from "./helpe
 
 type Frame = Record<string, unknown>;
 
+/** The conversation's socket, or (`id` empty) the member's own channel. */
 async function socket(member: Member, id: string): Promise<TestSocket> {
-  const res = await openSocket(member.client, `/ws/chat/${id}`);
+  const res = await openSocket(member.client, id ? `/ws/chat/${id}` : "/ws/me");
   if (res.status !== 101 || !res.socket) throw new Error(`socket refused: ${res.status}`);
   return res.socket;
 }
@@ -111,6 +112,41 @@ describe("calls", () => {
       });
       expect(line!.message).toMatch(/^📞 Video call · \d:\d\d$/);
     }
+  });
+
+  it("rings the member called on their own channel, and on the conversation when they open it", async () => {
+    const { alice, bob, id } = await matchedPair();
+    const a = await socket(alice, id);
+    const aliceChannel = await socket(alice, "");
+    const bobChannel = await socket(bob, "");
+    call(a, "r1", "ring", { video: true });
+    const ringing = (f: Frame) => f.type === "call" && f.call_id === "r1" && f.ringing === true;
+    expect(await bobChannel.next(ringing)).toEqual({
+      type: "call",
+      conversation_id: id,
+      call_id: "r1",
+      user_id: alice.id,
+      video: true,
+      ringing: true,
+    });
+    // Bob opens the conversation to answer: it rings there.
+    const b = await socket(bob, id);
+    expect(await b.next(callFrame("r1", "ring"))).toMatchObject({
+      user_id: alice.id,
+      data: { video: true },
+    });
+    call(b, "r1", "accept");
+    await a.next(callFrame("r1", "accept"));
+    await bobChannel.next((f) => f.type === "call" && f.call_id === "r1" && f.ringing === false);
+    // A ring the caller gives up on stops ringing on the channel too.
+    call(a, "r1", "end");
+    call(a, "r2", "ring", { video: false });
+    await bobChannel.next((f) => f.type === "call" && f.call_id === "r2" && f.ringing === true);
+    call(a, "r2", "end");
+    await bobChannel.next((f) => f.type === "call" && f.call_id === "r2" && f.ringing === false);
+    // The caller's own channel hears nothing of it.
+    await settle(aliceChannel);
+    expect(aliceChannel.frames.filter((f) => f.type === "call")).toEqual([]);
   });
 
   it("is refused outside a match, and reaches nobody", async () => {

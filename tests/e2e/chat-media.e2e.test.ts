@@ -156,10 +156,21 @@ describe("photos, voice notes and calls in Chromium", () => {
     await a.getByTestId("voice-note").getByRole("button", { name: "Play voice note" }).waitFor();
   });
 
-  test("a video call: placed, accepted, connected with frames flowing both ways, then a line", async () => {
+  test("a video call: rings on another page, accepted, connected with frames flowing both ways, then a line", async () => {
     const { alice, bob, a, b } = await matchedAndOpen();
+    // Bob is elsewhere in the app when Alice calls: the ring reaches that page.
+    await visit(b, "/dashboard");
+    // His page's own channel is live once it shows a new message's unread count.
+    const composer = a.getByLabel("Message", { exact: true });
+    await composer.fill("Calling you now");
+    await composer.press("Enter");
+    await expect.poll(() => b.getByTestId("chat-unread").textContent()).toBe("1");
     await a.getByRole("button", { name: "Video call" }).click();
     await a.getByText(`Calling ${bob.username}…`).waitFor();
+    const banner = b.getByRole("alertdialog", { name: "Incoming video call" });
+    await banner.getByText(`${alice.username} is calling you (video call)`).waitFor();
+    await banner.getByRole("link", { name: "Answer" }).click();
+    // The conversation opens and rings there, where it is accepted.
     const ringing = b.getByRole("alertdialog", { name: `Video call with ${alice.username}` });
     await ringing.getByText(`${alice.username} is calling you (video call)`).waitFor();
     await ringing.getByRole("button", { name: "Accept" }).click();
