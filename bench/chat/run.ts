@@ -28,8 +28,9 @@
  *   --gifts N      then N gift messages per Heartline send path, at 20 a second, for the D1
  *                  statements of a gift (default 100; 0 skips them)
  *   --receipts     also measure `heartline+receipts` (this tree, socket path): the same messages,
- *                  and the recipient's page acknowledges each one it receives (`received`, batched
- *                  per socket 150 ms after the last, as the chat page does) and reacts to every
+ *                  and the recipient's page acknowledges each one it receives (`received`: the
+ *                  first at once, then at most one frame a second per socket, as the chat page
+ *                  does: app/realtime/received-batch.ts) and reacts to every
  *                  tenth (`{type: "react"}` on its socket, as the chat page does while the socket
  *                  is open; the answer is not awaited by the measure)
  *   --reaction-every N  with --receipts, react to one message in N (default 10; 0: none)
@@ -76,6 +77,7 @@ import { runInNewContext } from "node:vm";
 import { Agent, request, WebSocket } from "undici";
 import type { D1Counts } from "./d1-counting-worker";
 import { seedMembers, type Member } from "./members";
+import { ReceivedBatch } from "../../app/realtime/received-batch";
 import { Profiler } from "./profile";
 import {
   BenchState,
@@ -214,9 +216,6 @@ interface Target {
     reactionEvery: number;
   };
 }
-
-/** How long a page waits for more received messages to acknowledge together (the chat page's). */
-const RECEIVED_BATCH_MS = 150;
 
 interface Segment {
   latencies: number[];
@@ -385,18 +384,19 @@ async function drive(
   const socketOf = new Map<string, WebSocket>();
   const receipts = target.receipts;
   let receivedCount = 0;
-  /** Per socket: the ids it has yet to acknowledge, and the timer that will send them. */
-  const toAcknowledge = new Map<WebSocket, { ids: string[]; timer: NodeJS.Timeout | null }>();
+  /** Per socket: what it has yet to acknowledge, sent as the chat page sends it. */
+  const toAcknowledge = new Map<WebSocket, ReceivedBatch>();
   const acknowledge = (ws: WebSocket, id: string) => {
-    let queue = toAcknowledge.get(ws);
-    if (!queue) toAcknowledge.set(ws, (queue = { ids: [], timer: null }));
-    queue.ids.push(id);
-    if (queue.timer) clearTimeout(queue.timer);
-    queue.timer = setTimeout(() => {
-      const ids = queue.ids.splice(0, 100);
-      queue.timer = null;
-      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "received", ids }));
-    }, RECEIVED_BATCH_MS);
+    let batch = toAcknowledge.get(ws);
+    if (!batch) {
+      batch = new ReceivedBatch((ids) => {
+        if (ws.readyState !== WebSocket.OPEN) return false;
+        ws.send(JSON.stringify({ type: "received", ids }));
+        return true;
+      });
+      toAcknowledge.set(ws, batch);
+    }
+    batch.add(id);
   };
 
   await Promise.all(

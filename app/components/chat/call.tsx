@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
+import { Icon } from "~/components/icons";
 import { api } from "~/lib/http";
 import { formatClock } from "~/lib/voice-note";
 import { CallPeer } from "~/realtime/call-peer";
@@ -36,12 +37,19 @@ export function useCall({
   send: (frame: Omit<CallClientFrame, "type">) => boolean;
 }) {
   const [state, setState] = useState<CallState>(idleCall);
+  // The call as of now: every change goes through `apply`, which keeps it and renders it (a frame
+  // and a connection change in the same tick each see the other's result).
+  const current = useRef(state);
+  const apply = useCallback((change: (s: CallState) => CallState) => {
+    const next = change(current.current);
+    current.current = next;
+    setState(next);
+    return next;
+  }, []);
   const [local, setLocal] = useState<MediaStream | null>(null);
   const [remote, setRemote] = useState<MediaStream | null>(null);
   const [connection, setConnection] = useState<RTCPeerConnectionState | "new">("new");
   const peer = useRef<CallPeer | null>(null);
-  const current = useRef(state);
-  current.current = state;
   // Signalling that came before this side's peer was ready (an offer while the camera starts).
   const early = useRef<{ action: string; data: unknown }[]>([]);
 
@@ -63,10 +71,11 @@ export function useCall({
         signal: (action, data) => void send({ call_id: callId, action, data }),
         onState: (s) => {
           setConnection(s);
-          if (s === "connected") setState((c) => callConnected(c, Date.now()));
+          if (s === "connected") apply((c) => callConnected(c, Date.now()));
           if (s === "failed") {
             send({ call_id: callId, action: "end" });
-            setState((c) => callEnded(c, "failed"));
+            release();
+            apply((c) => callEnded(c, "failed"));
           }
         },
         onRemote: (stream) => setRemote(stream),
@@ -76,7 +85,7 @@ export function useCall({
       for (const signal of early.current.splice(0)) await made.receive(signal.action, signal.data);
       return made;
     },
-    [send],
+    [apply, release, send],
   );
 
   /** Calls the other member (voice, or video). */
@@ -84,13 +93,13 @@ export function useCall({
     async (video: boolean) => {
       if (current.current.phase !== "idle" && current.current.phase !== "ended") return;
       const callId = newClientId();
-      setState((s) => callPlaced(callDismissed(s), { callId, video }));
+      apply((s) => callPlaced(callDismissed(s), { callId, video }));
       try {
         // The camera and microphone first: the other member is rung only once this side can talk.
         await makePeer(callId, video);
       } catch {
         release();
-        setState((s) => callEnded(s, "failed"));
+        apply((s) => callEnded(s, "failed"));
         return;
       }
       // Hung up while the camera started: nothing rings.
@@ -98,53 +107,51 @@ export function useCall({
       if (now.callId !== callId || now.phase !== "outgoing") return;
       if (!send({ call_id: callId, action: "ring", data: { video } })) {
         release();
-        setState((s) => callEnded(s, "failed"));
+        apply((s) => callEnded(s, "failed"));
       }
     },
-    [makePeer, release, send],
+    [apply, makePeer, release, send],
   );
 
   const answer = useCallback(async () => {
     const s = current.current;
     if (s.phase !== "incoming" || !s.callId) return;
-    setState(callAnswered);
+    apply(callAnswered);
     try {
       await makePeer(s.callId, s.video);
     } catch {
       send({ call_id: s.callId, action: "decline" });
       release();
-      setState((c) => callEnded(c, "failed"));
+      apply((c) => callEnded(c, "failed"));
       return;
     }
     send({ call_id: s.callId, action: "accept" });
-  }, [makePeer, release, send]);
+  }, [apply, makePeer, release, send]);
 
   const decline = useCallback(() => {
     const s = current.current;
     if (s.phase !== "incoming" || !s.callId) return;
     send({ call_id: s.callId, action: "decline" });
-    setState((c) => callEnded(c, "declined"));
-  }, [send]);
+    apply((c) => callEnded(c, "declined"));
+  }, [apply, send]);
 
   const hangUp = useCallback(() => {
     const s = current.current;
     if (!s.callId || s.phase === "idle" || s.phase === "ended") return;
     send({ call_id: s.callId, action: "end" });
     release();
-    setState((c) => callEnded(c, "hung-up"));
-  }, [release, send]);
+    apply((c) => callEnded(c, "hung-up"));
+  }, [apply, release, send]);
 
   const onFrame = useCallback(
     (frame: CallFrame) => {
       if (frame.type === "call_error") {
         release();
-        setState((s) => callRefused(s, frame.call_id, frame.message));
+        apply((s) => callRefused(s, frame.call_id, frame.message));
         return;
       }
       const before = current.current;
-      const after = callFrameReceived(before, frame, me);
-      current.current = after;
-      setState(after);
+      const after = apply((s) => callFrameReceived(s, frame, me));
       if (after.phase === "ended" && before.phase !== "ended") release();
       if (frame.user_id === me || frame.call_id !== after.callId) return;
       if (frame.action === "accept" && before.phase === "outgoing") void peer.current?.offer();
@@ -153,7 +160,7 @@ export function useCall({
         else early.current.push({ action: frame.action, data: frame.data });
       }
     },
-    [me, release],
+    [apply, me, release],
   );
 
   // A ring nobody answers ends; an ended call's notice goes.
@@ -163,15 +170,15 @@ export function useCall({
         if (current.current.phase !== "outgoing" || !current.current.callId) return;
         send({ call_id: current.current.callId, action: "end" });
         release();
-        setState((c) => callEnded(c, "no-answer"));
+        apply((c) => callEnded(c, "no-answer"));
       }, CALL_RING_MS);
       return () => clearTimeout(timer);
     }
     if (state.phase === "ended") {
-      const timer = setTimeout(() => setState(callDismissed), ENDED_NOTICE_MS);
+      const timer = setTimeout(() => apply(callDismissed), ENDED_NOTICE_MS);
       return () => clearTimeout(timer);
     }
-  }, [state.phase, release, send]);
+  }, [state.phase, apply, release, send]);
 
   // Leaving the conversation hangs up.
   useEffect(
@@ -252,7 +259,7 @@ export function CallButtons({ call, disabled }: { call: CallControls; disabled: 
         disabled={disabled || busy}
         onClick={() => void call.place(false)}
       >
-        <span aria-hidden="true">📞</span>
+        <Icon name="phone" />
       </button>
       <button
         type="button"
@@ -262,7 +269,7 @@ export function CallButtons({ call, disabled }: { call: CallControls; disabled: 
         disabled={disabled || busy}
         onClick={() => void call.place(true)}
       >
-        <span aria-hidden="true">🎥</span>
+        <Icon name="video" />
       </button>
     </>
   );

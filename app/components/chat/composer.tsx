@@ -129,7 +129,7 @@ export function Composer({
         id="composer-text"
         className="input composer-input"
         rows={1}
-        placeholder={disabled ? "You can no longer message this member" : "Write a message…"}
+        placeholder={disabled ? "You can no longer message this member" : "Message…"}
         value={text}
         disabled={disabled}
         maxLength={MESSAGE_MAX_LENGTH + 100}

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
 import { connectConversation, type ConversationSocket } from "~/realtime/chat-socket";
+import { ReceivedBatch } from "~/realtime/received-batch";
 import { TYPING_DISPLAY_MS, type CallClientFrame, type ChatServerFrame } from "~/realtime/chat";
 import {
   catchUpAtom,
@@ -11,9 +12,6 @@ import {
 } from "~/state/chat-actions";
 import { roomFrameReceived, type ChatMessage } from "~/state/chat";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
-
-/** How long acknowledgements of received messages wait for more to send together. */
-const RECEIVED_BATCH_MS = 150;
 
 /**
  * The open conversation's room: applies its frames to the chat state, catches up on every
@@ -42,17 +40,13 @@ export function useConversationRoom(
     setClosed(false);
     setConnected(false);
     let typingTimer: ReturnType<typeof setTimeout> | undefined;
-    // The other member's live messages this device has yet to acknowledge: sent together, a
-    // moment after the last one arrived (a burst costs the room one frame).
-    const received = new Set<string>();
-    let receivedTimer: ReturnType<typeof setTimeout> | undefined;
-    const acknowledge = () => {
-      if (received.size > 0 && socketRef.current?.received([...received])) received.clear();
-    };
+    // The other member's live messages this device has yet to acknowledge: the first at once,
+    // then at most one frame a second (app/realtime/received-batch.ts).
+    const received = new ReceivedBatch((ids) => socketRef.current?.received(ids) ?? false);
     const socket = connectConversation(conversationId, {
       open: () => {
         setConnected(true);
-        acknowledge();
+        received.flush();
         // What was missed, then what this device still has to send (the server may have stored
         // some of it before the connection dropped: the catch-up shows which).
         void catchUp()
@@ -79,8 +73,6 @@ export function useConversationRoom(
           // the background says it has it.
           if (!frame.message.delivered_at && document.visibilityState !== "visible") {
             received.add(frame.message.id);
-            clearTimeout(receivedTimer);
-            receivedTimer = setTimeout(acknowledge, RECEIVED_BATCH_MS);
           }
         }
         setState((s) => roomFrameReceived(s, frame, me));
@@ -100,7 +92,7 @@ export function useConversationRoom(
     return () => {
       window.removeEventListener("online", online);
       clearTimeout(typingTimer);
-      clearTimeout(receivedTimer);
+      received.stop();
       setTransport(null);
       socket.close();
       socketRef.current = null;
