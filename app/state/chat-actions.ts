@@ -1,6 +1,6 @@
 import { ApiError } from "~/lib/http";
 import type { ChatMessageView } from "~/realtime/chat";
-import type { Gift } from "~/schemas/chat";
+import { ATTACHMENT_TEXT, type Gift } from "~/schemas/chat";
 import {
   archivedLoaded,
   caughtUp,
@@ -311,7 +311,7 @@ export const sendAttachmentAtom = atom(
         conversationId: id,
         senderId: me,
         clientId,
-        text: kind === "photo" ? "📷 Photo" : "🎤 Voice note",
+        text: ATTACHMENT_TEXT[kind],
         gift: null,
         writtenAt: new Date().toISOString(),
         attachment: {

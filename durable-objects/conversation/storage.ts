@@ -69,25 +69,21 @@ const STEPS: readonly StorageStep[] = [
 export const attachmentUrl = (messageId: string) =>
   `/chat/attachments/${encodeURIComponent(messageId)}`;
 
-/** A stored attachment's JSON, or null (none, or not readable). */
-export function storedAttachment(row: MessageRow): StoredAttachment | null {
-  if (!row.attachment) return null;
+/** A JSON column's value, or null (none, or not readable). */
+function jsonColumn<T>(text: string | null | undefined): T | null {
+  if (!text) return null;
   try {
-    return JSON.parse(row.attachment) as StoredAttachment;
+    return JSON.parse(text) as T;
   } catch {
     return null;
   }
 }
 
+/** A message's stored attachment, or null. */
+export const storedAttachment = (row: MessageRow) => jsonColumn<StoredAttachment>(row.attachment);
+
 /** A call's line, as stored and shown. */
-function callOf(row: MessageRow): CallLine | null {
-  if (!row.call) return null;
-  try {
-    return JSON.parse(row.call) as CallLine;
-  } catch {
-    return null;
-  }
-}
+const callOf = (row: MessageRow) => jsonColumn<CallLine>(row.call);
 
 /** What the API shows of a stored attachment: never its R2 key; no URL once a view-once is gone. */
 function attachmentOf(row: MessageRow): AttachmentView | null {

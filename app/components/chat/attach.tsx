@@ -20,6 +20,18 @@ import { useSetAtom } from "~/state/jotai";
  * Safari), stopped at a minute.
  */
 
+/** Why a photo or a recording could not be used, over the composer until dismissed. */
+function Problem({ text, onDismiss }: { text: string; onDismiss: () => void }) {
+  return (
+    <p className="composer-problem small" role="alert">
+      {text}
+      <button type="button" className="icon-btn" aria-label="Dismiss" onClick={onDismiss}>
+        ×
+      </button>
+    </p>
+  );
+}
+
 export function PhotoButton({ disabled, onSent }: { disabled: boolean; onSent?: () => void }) {
   const send = useSetAtom(sendAttachmentAtom);
   const input = useRef<HTMLInputElement>(null);
@@ -75,19 +87,7 @@ export function PhotoButton({ disabled, onSent }: { disabled: boolean; onSent?: 
       >
         <Icon name="image" />
       </button>
-      {problem ? (
-        <p className="composer-problem small" role="alert">
-          {problem}
-          <button
-            type="button"
-            className="icon-btn"
-            aria-label="Dismiss"
-            onClick={() => setProblem(null)}
-          >
-            ×
-          </button>
-        </p>
-      ) : null}
+      {problem ? <Problem text={problem} onDismiss={() => setProblem(null)} /> : null}
       {chosen ? (
         <div className="attach-sheet" role="dialog" aria-label="Send this photo?">
           <img src={chosen.preview} alt="The photo to send" className="attach-preview" />
@@ -235,19 +235,7 @@ export function VoiceButton({ disabled, onSent }: { disabled: boolean; onSent?: 
       >
         <Icon name="mic" />
       </button>
-      {problem ? (
-        <p className="composer-problem small" role="alert">
-          {problem}
-          <button
-            type="button"
-            className="icon-btn"
-            aria-label="Dismiss"
-            onClick={() => setProblem(null)}
-          >
-            ×
-          </button>
-        </p>
-      ) : null}
+      {problem ? <Problem text={problem} onDismiss={() => setProblem(null)} /> : null}
     </>
   );
 }
