@@ -8,9 +8,14 @@
  *    given explicitly (so a clone without `.dev.vars` works);
  * 4. hands the base URL to the tests (`inject("e2eBaseUrl")`) and disposes the Worker at teardown.
  *
+ * A moderator (who cannot be made through the API) is written into D1 between 2 and 3, with a
+ * session the tests use (`inject("e2eModerator")`): written while the Worker holds the database,
+ * it would lock it, and whatever the Worker was reading then would fail (SQLITE_BUSY).
+ *
  * The Remix build must exist already (`npm run build`; `npm test` runs it before this suite).
  */
-import { mkdir, rm } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import {
@@ -19,6 +24,7 @@ import {
   ROOT,
   startLocalWorker,
   withTimeout,
+  wrangler,
   writeLocalConfig,
 } from "../../scripts/lib/local-worker";
 
@@ -53,6 +59,26 @@ function raisePerIpLimits(config: { vars?: Record<string, unknown> }) {
   }
 }
 
+/** A verified moderator with a profile and a long session, straight into the local D1. */
+async function seedModerator(): Promise<{ id: string; session: string }> {
+  const id = `e2emod${randomBytes(6).toString("hex")}`;
+  const session = randomBytes(32).toString("base64url");
+  const hash = createHash("sha256").update(session).digest("hex");
+  const now = new Date().toISOString();
+  const expires = new Date(Date.now() + 86_400_000).toISOString();
+  const file = path.join(STATE_DIR, "moderator.sql");
+  await writeFile(
+    file,
+    [
+      `INSERT INTO users (id, username, email, password_hash, email_verified_at, role) VALUES ('${id}', '${id}', '${id}@e2e.test', 'unused', '${now}', 'moderator');`,
+      `INSERT INTO profiles (user_id, date_of_birth) VALUES ('${id}', '1990-01-01');`,
+      `INSERT INTO sessions (id_hash, user_id, remember, created_at, last_active_at, expires_at) VALUES ('${hash}', '${id}', 1, '${now}', '${now}', '${expires}');`,
+    ].join("\n"),
+  );
+  await wrangler(["d1", "execute", "DB", "--local", "--persist-to", PERSIST_DIR, "--file", file]);
+  return { id, session };
+}
+
 export default async function setup(project: TestProject) {
   const started = performance.now();
   requireBuild();
@@ -60,6 +86,7 @@ export default async function setup(project: TestProject) {
   await rm(STATE_DIR, { recursive: true, force: true });
   await mkdir(PERSIST_DIR, { recursive: true });
   await applyMigrations(PERSIST_DIR, { timeoutMs: MIGRATIONS_TIMEOUT_MS });
+  const moderator = await seedModerator();
   const migrated = performance.now();
 
   const configPath = path.join(STATE_DIR, "wrangler.json");
@@ -81,6 +108,7 @@ export default async function setup(project: TestProject) {
       `(migrations ${seconds(started, migrated)}, start ${seconds(migrated, performance.now())})`,
   );
   project.provide("e2eBaseUrl", baseUrl);
+  project.provide("e2eModerator", moderator);
 
   let disposed = false;
   return async () => {

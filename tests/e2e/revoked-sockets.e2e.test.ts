@@ -5,10 +5,8 @@
  * and a block; nothing it sends is stored or delivered, no typing reaches the other member, nothing
  * more reaches it, and the presence room and the member channel ignore it too.
  */
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ApiSession } from "../../scripts/lib/api-session";
-import { ROOT, wrangler } from "../../scripts/lib/local-worker";
 import { ApiMember } from "./api-member";
 import { baseUrl, uniqueMember } from "./helpers";
 import { openRawSocket, type RawSocket } from "./raw-socket";
@@ -58,35 +56,6 @@ function keepSending(
       others.presence.sendJson({ type: "watch", user_ids: [others.watch] });
     }
     others.me?.sendJson({ type: "hello" });
-  }
-}
-
-/**
- * Runs SQL on the test Worker's local D1 (a moderator cannot be made through the API). The running
- * Worker holds the same SQLite file, so a write of its own can make this one find the database
- * locked: that is tried again, a few times, after a short wait.
- */
-async function d1(command: string) {
-  const args = [
-    "d1",
-    "execute",
-    "DB",
-    "--local",
-    "--persist-to",
-    path.join(ROOT, ".e2e-state", "persist"),
-    "--config",
-    path.join(ROOT, ".e2e-state", "wrangler.json"),
-    "--command",
-    command,
-  ];
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await wrangler(args, 60_000);
-      return;
-    } catch (error) {
-      if (attempt >= 8 || !String(error).includes("SQLITE_BUSY")) throw error;
-      await sleep(250 * attempt);
-    }
   }
 }
 
@@ -206,8 +175,10 @@ describe("a socket whose session ended, with a client that ignores the close fra
   it("after a suspension: nothing the suspended member's socket sends acts", async () => {
     const erin = await member("erin");
     const frank = await member("frank");
-    const mod = await member("mod");
-    await d1(`UPDATE users SET role = 'moderator' WHERE id = '${mod.id}'`);
+    // The suite's moderator (tests/e2e/global-setup.ts), signed in by their session.
+    const mod = new ApiSession(baseUrl());
+    mod.cookies.set("heartline_session", inject("e2eModerator").session);
+    await mod.refreshToken();
     const id = await conversation(erin, frank);
     const chat = await raw(erin, `/ws/chat/${id}`);
     const me = await raw(erin, "/ws/me");
