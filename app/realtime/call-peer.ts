@@ -9,6 +9,8 @@ export type CallSignal = "offer" | "answer" | "candidate";
 
 export interface CallPeerOptions {
   iceServers: RTCIceServer[];
+  /** `relay` when the server names a TURN relay: no candidate carries this browser's address. */
+  iceTransportPolicy: RTCIceTransportPolicy;
   video: boolean;
   /** Sends a signalling frame to the other member through the room. */
   signal(action: CallSignal, data: unknown): void;
@@ -38,7 +40,10 @@ export class CallPeer {
   private closed = false;
 
   constructor(private readonly options: CallPeerOptions) {
-    this.connection = new RTCPeerConnection({ iceServers: options.iceServers });
+    this.connection = new RTCPeerConnection({
+      iceServers: options.iceServers,
+      iceTransportPolicy: options.iceTransportPolicy,
+    });
     this.connection.onicecandidate = (event) => {
       if (event.candidate) options.signal("candidate", event.candidate.toJSON());
     };

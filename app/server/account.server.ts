@@ -37,36 +37,63 @@ export async function cutOffRealtime(env: Env, userId: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Export
 
-/** The messages the member sent that are not deleted, from every conversation's room. */
-async function messagesSentBy(env: Env, userId: string) {
+/**
+ * What the member wrote in chat, from every conversation's room: the messages they sent that are
+ * not deleted (a photo or voice note as its kind and URL, a call as its line) and the reactions
+ * they gave.
+ */
+async function chatOf(env: Env, userId: string) {
   const conversations = await all<{ id: string; to_username: string | null }>(
     env.DB,
     sql`SELECT c.id, other.username AS to_username FROM conversations c
      LEFT JOIN users other ON other.id = CASE WHEN c.user_low = ${userId} THEN c.user_high ELSE c.user_low END
      WHERE c.user_low = ${userId} OR c.user_high = ${userId}`,
   );
-  const sent = await Promise.all(
-    conversations.map(async ({ id, to_username }) =>
-      (await conversationRoom(env, id).sentBy(id, userId)).map((m) => ({
-        id: m.id,
-        conversation_id: id,
-        to_username,
-        message: m.message,
-        gift_id: m.gift?.id ?? null,
-        sent_at: m.sent_at,
-        read_at: m.read_at,
-      })),
-    ),
+  const each = await Promise.all(
+    conversations.map(async ({ id, to_username }) => {
+      const room = conversationRoom(env, id);
+      const [messages, reactions] = await Promise.all([
+        room.sentBy(id, userId),
+        room.reactionsBy(id, userId),
+      ]);
+      return {
+        sent: messages.map((m) => ({
+          id: m.id,
+          conversation_id: id,
+          to_username,
+          message: m.message,
+          gift_id: m.gift?.id ?? null,
+          attachment: m.attachment
+            ? {
+                kind: m.attachment.kind,
+                url: m.attachment.url,
+                ...(m.attachment.duration_ms ? { duration_ms: m.attachment.duration_ms } : {}),
+              }
+            : null,
+          ...(m.call ? { call: m.call } : {}),
+          sent_at: m.sent_at,
+          read_at: m.read_at,
+        })),
+        reactions: reactions.map((r) => ({ conversation_id: id, to_username, ...r })),
+      };
+    }),
   );
-  return sent.flat().sort((a, b) => a.sent_at.localeCompare(b.sent_at) || a.id.localeCompare(b.id));
+  return {
+    sent: each
+      .flatMap((e) => e.sent)
+      .sort((a, b) => a.sent_at.localeCompare(b.sent_at) || a.id.localeCompare(b.id)),
+    reactions: each
+      .flatMap((e) => e.reactions)
+      .sort((a, b) => a.reacted_at.localeCompare(b.reacted_at)),
+  };
 }
 
 /**
  * Everything stored about the member, as one JSON document: account, profile, photos (metadata;
- * each photo's URL works while the account exists), likes, messages they sent, notifications and
- * their settings, the browsers that get pushes (the push service and when; not the endpoint, which
- * is a capability to push to that browser), blocks, reports they made, profile views, credits and
- * activity.
+ * each photo's URL works while the account exists), likes, messages they sent and reactions they
+ * gave, notifications and their settings, the browsers that get pushes (the push service and when;
+ * not the endpoint, which is a capability to push to that browser), blocks, reports they made,
+ * profile views, credits and activity.
  */
 export async function exportAccount(env: Env, userId: string, now = Date.now()) {
   const account = await getDb(env.DB)
@@ -90,7 +117,7 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
     photos,
     likesSent,
     likesReceived,
-    messagesSent,
+    chat,
     notifications,
     blocks,
     reports,
@@ -116,7 +143,7 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
       sql`SELECT u.username, l.created_at FROM likes l JOIN users u ON u.id = l.liker_id
        WHERE l.liked_id = ${userId} ORDER BY l.created_at`,
     ),
-    messagesSentBy(env, userId),
+    chatOf(env, userId),
     all<{ id: string; type: string; data: string; read_at: string | null; created_at: string }>(
       env.DB,
       sql`SELECT id, type, data, read_at, created_at FROM notifications
@@ -174,7 +201,8 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
     profile,
     photos,
     likes: { sent: likesSent, received: likesReceived },
-    messages_sent: messagesSent,
+    messages_sent: chat.sent,
+    reactions_given: chat.reactions,
     notifications: notifications.map((n) => ({ ...n, data: parse(n.data) })),
     notification_settings: notificationSettings,
     push_browsers: pushBrowsers.map((b) => ({

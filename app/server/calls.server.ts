@@ -57,7 +57,17 @@ async function turnServers(env: Env): Promise<IceServer[]> {
   }
 }
 
-/** GET /chat/ice-servers. */
-export async function iceServersFor(env: Env): Promise<IceServer[]> {
-  return [...configuredServers(env), ...(await turnServers(env))];
+/**
+ * GET /chat/ice-servers: the servers, and how a browser may connect. With a TURN server it is
+ * `relay`: media goes through the relay only, so neither browser learns the other's IP address
+ * (which tells a city, sometimes a street); without one, `all` (browsers on one network).
+ */
+export async function iceServersFor(
+  env: Env,
+): Promise<{ ice_servers: IceServer[]; ice_transport_policy: "relay" | "all" }> {
+  const servers = [...configuredServers(env), ...(await turnServers(env))];
+  const relays = servers.some((s) =>
+    (Array.isArray(s.urls) ? s.urls : [s.urls]).some((u) => /^turns?:/.test(u)),
+  );
+  return { ice_servers: servers, ice_transport_policy: relays ? "relay" : "all" };
 }

@@ -151,6 +151,10 @@ export interface ConversationRoomApi {
     messageId: string,
   ): Promise<RoomResult<{ attachment: StoredAttachment; consume: boolean }>>;
   sentBy(conversationId: string, userId: string): Promise<ChatMessageView[]>;
+  reactionsBy(
+    conversationId: string,
+    userId: string,
+  ): Promise<{ message_id: string; emoji: string; reacted_at: string }[]>;
   allMessages(conversationId: string): Promise<StoredMessage[]>;
   erase(): Promise<void>;
   importLegacy(conversationId: string): Promise<number>;

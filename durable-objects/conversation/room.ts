@@ -259,6 +259,14 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     return this.room.storage.sentBy(userId).map((r) => messageView(conversationId, r));
   }
 
+  /** The reactions `userId` gave here, oldest first (account export). */
+  async reactionsBy(
+    _conversationId: string,
+    userId: string,
+  ): Promise<{ message_id: string; emoji: string; reacted_at: string }[]> {
+    return this.room.storage.reactionsBy(userId);
+  }
+
   /** Every message, deleted ones included (the migration's comparison, moderation tools). */
   async allMessages(conversationId: string): Promise<StoredMessage[]> {
     return this.room.storage.all().map((r) => storedMessage(conversationId, r));

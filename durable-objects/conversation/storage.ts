@@ -685,6 +685,17 @@ export class ConversationStorage {
     return changed;
   }
 
+  /** The reactions `userId` gave here, oldest first (account export). */
+  reactionsBy(userId: string): { message_id: string; emoji: string; reacted_at: string }[] {
+    return this.sql
+      .exec<{ message_id: string; emoji: string; reacted_at: string }>(
+        `SELECT m.id AS message_id, r.emoji, r.reacted_at FROM reactions r
+         JOIN messages m ON m.seq = r.message_seq WHERE r.user_id = ? ORDER BY r.reacted_at`,
+        userId,
+      )
+      .toArray();
+  }
+
   /** A deleted message keeps no reactions. */
   dropReactions(seq: number) {
     const { rowsWritten } = this.sql.exec("DELETE FROM reactions WHERE message_seq = ?", seq);

@@ -247,7 +247,7 @@ describe("GET /chat/ice-servers", () => {
     const { alice } = await matchedPair();
     const res = await alice.client.json<{ ice_servers: unknown[] }>("GET", "/chat/ice-servers");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ice_servers: [] });
+    expect(res.body).toEqual({ ice_servers: [], ice_transport_policy: "all" });
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     const anonymous = await new TestClient().json("GET", "/chat/ice-servers");
     expect(anonymous.status).toBe(401);
@@ -261,9 +261,14 @@ describe("GET /chat/ice-servers", () => {
         headers: { Cookie: cookie, Accept: "application/json" },
       });
       expect(res.status).toBe(200);
-      return ((await res.json()) as { ice_servers: { urls: string[]; username?: string }[] })
-        .ice_servers;
+      const body = (await res.json()) as {
+        ice_servers: { urls: string[]; username?: string }[];
+        ice_transport_policy: string;
+      };
+      policies.push(body.ice_transport_policy);
+      return body.ice_servers;
     };
+    const policies: string[] = [];
     const stun = [{ urls: ["stun:stun.example.net:3478"] }];
     expect(await get({ ICE_SERVERS: JSON.stringify(stun) })).toEqual(stun);
     const turn = {
@@ -278,5 +283,7 @@ describe("GET /chat/ice-servers", () => {
     expect(relay.username).toMatch(/-ttl-14400$/);
     // A refused key leaves the call with what else is configured.
     expect(await get({ ...turn, TURN_KEY_API_TOKEN: "wrong" })).toEqual([]);
+    // With a relay, media goes through it only: neither browser learns the other's address.
+    expect(policies).toEqual(["all", "relay", "all"]);
   });
 });

@@ -32,7 +32,11 @@ describe("data export", () => {
     });
     expect(saved.status).toBe(200);
     await converse(alice, bob, "Hi Bob");
-    await converse(bob, alice, "Hi Alice");
+    const fromBob = await converse(bob, alice, "Hi Alice");
+    const reacted = await alice.client.json("PUT", `/chat/messages/${fromBob.messageId}/reaction`, {
+      emoji: "❤️",
+    });
+    expect(reacted.status).toBe(200);
     await block(alice, carol, "spam");
     await alice.client.json("POST", "/reports", { user_id: carol.id, reason_type: "spam" });
     await bob.client.json("GET", `/members/${alice.details.username}`);
@@ -66,7 +70,20 @@ describe("data export", () => {
       received: [expect.objectContaining({ username: bob.details.username })],
     });
     expect(data.messages_sent).toEqual([
-      expect.objectContaining({ message: "Hi Bob", to_username: bob.details.username }),
+      expect.objectContaining({
+        message: "Hi Bob",
+        to_username: bob.details.username,
+        attachment: null,
+      }),
+    ]);
+    expect(data.reactions_given).toEqual([
+      {
+        conversation_id: fromBob.conversationId,
+        to_username: bob.details.username,
+        message_id: fromBob.messageId,
+        emoji: "❤️",
+        reacted_at: expect.any(String),
+      },
     ]);
     expect(data.blocks).toEqual([
       expect.objectContaining({ username: carol.details.username, reason_type: "spam" }),

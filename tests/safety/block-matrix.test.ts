@@ -722,7 +722,7 @@ const ROWS: Record<string, Row> = {
     async check(w) {
       const res = await w.me.client.json("GET", "/chat/ice-servers");
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ice_servers: [] });
+      expect(res.body).toEqual({ ice_servers: [], ice_transport_policy: "all" });
     },
   },
   "DELETE /chat/messages/:id/reaction": {

@@ -132,7 +132,7 @@ chatApi.get("/chat/gifts", async (c, next) => {
 chatApi.get("/chat/ice-servers", async (c) => {
   verifiedUser(c);
   c.header("Cache-Control", "private, no-store");
-  return c.json({ ice_servers: await iceServersFor(c.env) });
+  return c.json(await iceServersFor(c.env));
 });
 
 chatApi.get("/chat/unread", async (c) => {

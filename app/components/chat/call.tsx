@@ -64,9 +64,13 @@ export function useCall({
 
   const makePeer = useCallback(
     async (callId: string, video: boolean) => {
-      const { ice_servers } = await api<{ ice_servers: RTCIceServer[] }>("/chat/ice-servers");
+      const ice = await api<{
+        ice_servers: RTCIceServer[];
+        ice_transport_policy: RTCIceTransportPolicy;
+      }>("/chat/ice-servers");
       const made = new CallPeer({
-        iceServers: ice_servers,
+        iceServers: ice.ice_servers,
+        iceTransportPolicy: ice.ice_transport_policy,
         video,
         signal: (action, data) => void send({ call_id: callId, action, data }),
         onState: (s) => {
