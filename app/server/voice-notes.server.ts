@@ -476,7 +476,8 @@ function mp4Movie(file: Bytes, moov: Box): Movie {
     if (file.ascii(handler.start + 8, 4, handler.end) !== "soun") fail("wrong-codec");
     const stsd =
       child(file, child(file, child(file, mdia, "minf"), "stbl"), "stsd") ?? fail("malformed");
-    if (box(file, stsd.start + 8, stsd.end).type !== "mp4a") fail("wrong-codec");
+    const entry = box(file, stsd.start + 8, stsd.end);
+    if (entry.type !== "mp4a" || !isAac(file, entry)) fail("wrong-codec");
     if (movie.trackId !== 0) continue;
     const tkhd = child(file, trak, "tkhd") ?? fail("malformed");
     const mdhd = child(file, mdia, "mdhd") ?? fail("malformed");
@@ -493,6 +494,42 @@ function mp4Movie(file: Bytes, moov: Box): Movie {
     }
   }
   return movie;
+}
+
+/**
+ * An `mp4a` entry's codec, from its `esds` (the ES descriptor's DecoderConfigDescriptor): MPEG-4
+ * audio (0x40, AAC as browsers record it) or MPEG-2 AAC (0x66–0x68). MP3 (0x69, 0x6B) and others
+ * also come as `mp4a`, and are not voice notes here.
+ */
+function isAac(file: Bytes, mp4a: Box): boolean {
+  // An AudioSampleEntry's fields take 28 bytes (QuickTime's versions 1 and 2, 16 and 36 more);
+  // the esds follows, or sits in a `wave` box.
+  const entryVersion = file.u16(mp4a.start + 8, mp4a.end);
+  const fields = 28 + (entryVersion === 1 ? 16 : entryVersion === 2 ? 36 : 0);
+  const children: Box = { type: "mp4a", start: mp4a.start + fields, end: mp4a.end };
+  const esds = child(file, children, "esds") ?? child(file, child(file, children, "wave"), "esds");
+  if (!esds) return fail("malformed");
+  let pos = esds.start + 4; // version and flags
+  /** A descriptor's tag and where its body starts (its length: 1 to 4 bytes, 7 bits each). */
+  const descriptor = () => {
+    const tag = file.u8(pos, esds.end);
+    pos += 1;
+    for (let i = 0; i < 4; i++) {
+      const b = file.u8(pos, esds.end);
+      pos += 1;
+      if ((b & 0x80) === 0) break;
+    }
+    return tag;
+  };
+  if (descriptor() !== 0x03) return fail("malformed");
+  const flags = file.u8(pos + 2, esds.end);
+  pos += 3; // ES_ID, flags
+  if (flags & 0x80) pos += 2; // dependsOn_ES_ID
+  if (flags & 0x40) pos += 1 + file.u8(pos, esds.end); // URL
+  if (flags & 0x20) pos += 2; // OCR_ES_Id
+  if (descriptor() !== 0x04) return fail("malformed");
+  const objectType = file.u8(pos, esds.end);
+  return objectType === 0x40 || (objectType >= 0x66 && objectType <= 0x68);
 }
 
 /** The audio track's sample durations in one movie fragment, in its media timescale. */

@@ -262,35 +262,29 @@ function trak(
   );
 }
 
-const mp4a = box(
-  "mp4a",
-  zeros(6),
-  u16be(1),
-  zeros(8),
-  u16be(1),
-  u16be(16),
-  zeros(4),
-  u32be(48000 * 65536),
-  fullBox("esds", 0, 0, [
-    0x03,
-    0x19,
-    0,
-    1,
-    0,
-    0x04,
-    0x11,
-    0x40,
-    0x15,
-    ...zeros(11),
-    0x05,
-    0x02,
-    0x11,
-    0x90,
-    0x06,
-    0x01,
-    0x02,
-  ]),
-);
+/** An AAC sample entry; `objectType` is its esds's (0x40: MPEG-4 audio), null for no esds. */
+const mp4aOf = (objectType: number | null) =>
+  box(
+    "mp4a",
+    zeros(6),
+    u16be(1),
+    zeros(8),
+    u16be(1),
+    u16be(16),
+    zeros(4),
+    u32be(48000 * 65536),
+    ...(objectType === null
+      ? []
+      : [
+          fullBox("esds", 0, 0, [
+            ...[0x03, 0x19, 0, 1, 0],
+            ...[0x04, 0x11, objectType, 0x15, ...zeros(11)],
+            ...[0x05, 0x02, 0x11, 0x90, 0x06, 0x01, 0x02],
+          ]),
+        ]),
+  );
+
+const mp4a = mp4aOf(0x40);
 const avc1 = box(
   "avc1",
   zeros(6),
@@ -552,6 +546,18 @@ describe("MP4 voice notes", () => {
     expect(problemOf(mp4(1000, { tracks: [audio, video] }))).toBe("wrong-codec");
     const opus = trak(1, "soun", box("Opus", zeros(28)), 48000, 48000);
     expect(problemOf(mp4(1000, { tracks: [opus] }))).toBe("wrong-codec");
+    // MP3 also comes in an `mp4a` entry: its esds says what it is.
+    for (const mp3 of [0x69, 0x6b]) {
+      const track = trak(1, "soun", mp4aOf(mp3), 48000, 48000);
+      expect(problemOf(mp4(1000, { tracks: [track] }))).toBe("wrong-codec");
+    }
+    for (const aac of [0x40, 0x66, 0x67, 0x68]) {
+      const track = trak(1, "soun", mp4aOf(aac), 48000, 48000);
+      expect(expectOk(mp4(1000, { tracks: [track] })).codec).toBe("aac");
+    }
+    expect(problemOf(mp4(1000, { tracks: [trak(1, "soun", mp4aOf(null), 48000, 48000)] }))).toBe(
+      "malformed",
+    );
   });
 
   it("has no duration when nothing gives one, and rejects impossible sizes", () => {
