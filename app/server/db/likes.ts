@@ -16,6 +16,11 @@ export const likes = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     createdAt: text("created_at").notNull(),
+    /** What the liker wrote with the like (up to 300 characters), or null. */
+    comment: text("comment"),
+    /** What the like landed on: one of the liked member's photos or prompts, or neither. */
+    targetPhotoId: text("target_photo_id"),
+    targetPromptId: text("target_prompt_id"),
   },
   (t) => [
     primaryKey({ columns: [t.likerId, t.likedId] }),

@@ -3,6 +3,7 @@ import {
   index,
   integer,
   primaryKey,
+  real,
   sqliteTable,
   text,
   uniqueIndex,
@@ -75,10 +76,41 @@ export const profiles = sqliteTable(
     cityName: text("city_name"),
     location: text("location", { mode: "json" }).$type<ProfileLocation | null>(),
     postalCode: text("postal_code"),
+    /**
+     * The coordinates of the member's place (its city's; its state's or country's when it names no
+     * city), from the location dataset, in degrees: never anything more precise (distance.server.ts).
+     * Null without a place, or until the coordinate fill reaches the member.
+     */
+    latitude: real("latitude"),
+    longitude: real("longitude"),
+    /** Up to three answers to Heartline's prompts (app/schemas/prompts.ts), in the member's order. */
+    prompts: text("prompts", { mode: "json" }).$type<ProfilePrompt[]>().notNull().default([]),
+    /**
+     * Travel (a subscriber perk): the place the member searches from and is found in while it is
+     * set, and its coordinates. Cleared when the member ends it or their subscription ends.
+     */
+    travelCountryCode: text("travel_country_code"),
+    travelStateCode: text("travel_state_code"),
+    travelCityName: text("travel_city_name"),
+    travelLocation: text("travel_location", { mode: "json" }).$type<ProfileLocation | null>(),
+    travelLatitude: real("travel_latitude"),
+    travelLongitude: real("travel_longitude"),
+    travelStartedAt: text("travel_started_at"),
     updatedAt: text("updated_at").notNull().default(isoNow),
   },
-  (t) => [index("profiles_country_state").on(t.countryCode, t.stateCode)],
+  (t) => [
+    index("profiles_country_state").on(t.countryCode, t.stateCode),
+    // The coordinate fill's next members (a place, no coordinates yet).
+    index("profiles_without_coordinates")
+      .on(t.userId)
+      .where(sql`${t.latitude} IS NULL AND ${t.countryCode} IS NOT NULL`),
+  ],
 );
+
+export interface ProfilePrompt {
+  prompt_id: string;
+  answer: string;
+}
 
 export interface ProfileLocation {
   country: {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./schema";
 
 /**
@@ -44,6 +44,15 @@ export const memberSearch = sqliteTable(
     ageMin: integer("age_min").notNull(),
     ageMax: integer("age_max").notNull(),
     hasPhoto: integer("has_photo").notNull(),
+    /**
+     * The member's place (their travel place while they travel) as a point on the unit sphere, so
+     * that a radius is a dot product (search/distance.server.ts); null without coordinates.
+     */
+    x: real("x"),
+    y: real("y"),
+    z: real("z"),
+    /** The place's one-degree grid cell (search/distance.server.ts, cellOf); null without one. */
+    cell: integer("cell"),
   },
   (t) => {
     // Every filter column after the leading ones, so that counting and narrow searches are read
@@ -77,6 +86,9 @@ export const memberSearch = sqliteTable(
       index("member_search_in_state").on(t.country, t.state),
       index("member_search_in_city").on(t.country, t.state, t.city),
       index("member_search_of_gender").on(t.gender),
+      // A radius: the cells it overlaps, then what its conditions read, point included
+      // (docs/decisions/040).
+      index("member_search_by_cell").on(t.cell, t.birth, t.gender, ...rest, t.x, t.y, t.z),
     ];
   },
 );
