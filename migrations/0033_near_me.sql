@@ -1,3 +1,13 @@
+CREATE TABLE `member_places` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`x` real NOT NULL,
+	`y` real NOT NULL,
+	`z` real NOT NULL,
+	`cell` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `member_places_point` ON `member_places` (`x`,`y`,`z`);--> statement-breakpoint
+CREATE INDEX `member_places_by_cell` ON `member_places` (`cell`,`x`,`y`,`z`);--> statement-breakpoint
 ALTER TABLE `profiles` ADD `latitude` real;--> statement-breakpoint
 ALTER TABLE `profiles` ADD `longitude` real;--> statement-breakpoint
 ALTER TABLE `profiles` ADD `prompts` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
@@ -17,10 +27,12 @@ ALTER TABLE `member_search` ADD `y` real;--> statement-breakpoint
 ALTER TABLE `member_search` ADD `z` real;--> statement-breakpoint
 ALTER TABLE `member_search` ADD `cell` integer;--> statement-breakpoint
 CREATE INDEX `member_search_by_cell` ON `member_search` (`cell`,`birth`,`gender`,`age_min`,`age_max`,`has_photo`,`valid_to`,`valid_from`,`user_id`,`x`,`y`,`z`);--> statement-breakpoint
+CREATE INDEX `member_search_at_point` ON `member_search` (`x`,`y`,`z`);--> statement-breakpoint
 -- Near me (docs/decisions/040): the search rows carry the member's place as a point on the unit
 -- sphere (x, y, z: a radius is a dot product) and its one-degree grid cell (the by_cell index);
 -- the full-text rows carry the place's cells as tokens (ga: one degree, gb: four degrees), so that
--- a radius with many members reads their list in result order like a place does; the bio column
+-- a radius with many members reads their list in result order like a place does; member_places
+-- lists the places members are in, for searches sorted by distance; the bio column
 -- carries the prompt answers, so keywords find them. While a member travels (a subscriber perk),
 -- their travel place stands for their own in all of it.
 DROP VIEW `member_search_source`;--> statement-breakpoint
@@ -139,6 +151,10 @@ CREATE TRIGGER `member_search_sync_run` AFTER INSERT ON `member_search_sync` BEG
   FROM member_search_source v
   WHERE v.user_id = NEW.user_id
     AND NOT EXISTS (SELECT 1 FROM member_search s WHERE s.user_id = NEW.user_id AND s.valid_to IS NULL);
+  -- A place nobody was found in before (search/near.server.ts reads places nearest first).
+  INSERT OR IGNORE INTO member_places (x, y, z, cell)
+  SELECT v.x, v.y, v.z, v.cell FROM member_search_source v
+  WHERE NEW.text_changed AND v.user_id = NEW.user_id AND v.x IS NOT NULL;
   -- Rows closed more than a day ago serve no search any more; a few go on every change, which
   -- removes them at least as fast as changes close them.
   DELETE FROM member_search

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./schema";
 
 /**
@@ -89,6 +89,29 @@ export const memberSearch = sqliteTable(
       // A radius: the cells it overlaps, then what its conditions read, point included
       // (docs/decisions/040).
       index("member_search_by_cell").on(t.cell, t.birth, t.gender, ...rest, t.x, t.y, t.z),
+      // The members of one place, in key order: a page sorted by distance reads place by place.
+      index("member_search_at_point").on(t.x, t.y, t.z),
     ];
   },
+);
+
+/**
+ * Every place some member has been found in (their own or their travel place), as a point on the
+ * unit sphere with its cell: where a search sorted by distance finds the places in its radius,
+ * nearest first, before it reads their members (search/near.server.ts). Written by the search
+ * triggers (migrations/0033); a place nobody is in any more stays and finds nobody.
+ */
+export const memberPlaces = sqliteTable(
+  "member_places",
+  {
+    id: integer("id").primaryKey(),
+    x: real("x").notNull(),
+    y: real("y").notNull(),
+    z: real("z").notNull(),
+    cell: integer("cell").notNull(),
+  },
+  (t) => [
+    uniqueIndex("member_places_point").on(t.x, t.y, t.z),
+    index("member_places_by_cell").on(t.cell, t.x, t.y, t.z),
+  ],
 );
