@@ -28,6 +28,8 @@ ALTER TABLE `member_search` ADD `z` real;--> statement-breakpoint
 ALTER TABLE `member_search` ADD `cell` integer;--> statement-breakpoint
 CREATE INDEX `member_search_by_cell` ON `member_search` (`cell`,`birth`,`gender`,`age_min`,`age_max`,`has_photo`,`valid_to`,`valid_from`,`user_id`,`x`,`y`,`z`);--> statement-breakpoint
 CREATE INDEX `member_search_at_point` ON `member_search` (`x`,`y`,`z`);--> statement-breakpoint
+ALTER TABLE `member_search` ADD `joined` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `member_search_newest` ON `member_search` (`joined`);--> statement-breakpoint
 -- Near me (docs/decisions/040): the search rows carry the member's place as a point on the unit
 -- sphere (x, y, z: a radius is a dot product) and its one-degree grid cell (the by_cell index);
 -- the full-text rows carry the place's cells as tokens (ga: one degree, gb: four degrees), so that
@@ -70,6 +72,7 @@ FROM (
     p.age_max AS age_max,
     EXISTS (SELECT 1 FROM photos ph WHERE ph.user_id = u.id) AS has_photo,
     u.username AS username,
+    CAST(unixepoch(u.created_at) AS INTEGER) AS joined,
     coalesce(p.first_name, '') AS first_name,
     p.bio || coalesce((SELECT ' ' || group_concat(j.value ->> 'answer', ' ') FROM json_each(p.prompts) j), '') AS bio,
     coalesce((SELECT group_concat(j.value, ' , ') FROM json_each(p.interests) j), '') AS interests,
@@ -116,7 +119,7 @@ CREATE TRIGGER `member_search_sync_run` AFTER INSERT ON `member_search_sync` BEG
   UPDATE member_search SET
     birth = v.birth, gender = v.gender, country = v.country, state = v.state, city = v.city,
     age_min = v.age_min, age_max = v.age_max, has_photo = v.has_photo,
-    x = v.x, y = v.y, z = v.z, cell = v.cell
+    x = v.x, y = v.y, z = v.z, cell = v.cell, joined = v.joined
   FROM member_search_source v
   WHERE v.user_id = NEW.user_id AND member_search.user_id = NEW.user_id
     AND (member_search.birth IS NOT v.birth OR member_search.gender IS NOT v.gender
@@ -124,7 +127,7 @@ CREATE TRIGGER `member_search_sync_run` AFTER INSERT ON `member_search_sync` BEG
       OR member_search.city IS NOT v.city OR member_search.age_min IS NOT v.age_min
       OR member_search.age_max IS NOT v.age_max OR member_search.has_photo IS NOT v.has_photo
       OR member_search.x IS NOT v.x OR member_search.y IS NOT v.y OR member_search.z IS NOT v.z
-      OR member_search.cell IS NOT v.cell);
+      OR member_search.cell IS NOT v.cell OR member_search.joined IS NOT v.joined);
   -- New text for the full-text rows the member already has.
   DELETE FROM member_search_fts
   WHERE NEW.text_changed
@@ -136,7 +139,7 @@ CREATE TRIGGER `member_search_sync_run` AFTER INSERT ON `member_search_sync` BEG
   -- A current row when there is none: the next key of its (bucket, completeness) range.
   INSERT INTO member_search (
     sort_key, user_id, valid_from, valid_to, bucket, completeness,
-    birth, gender, country, state, city, age_min, age_max, has_photo, x, y, z, cell
+    birth, gender, country, state, city, age_min, age_max, has_photo, x, y, z, cell, joined
   )
   SELECT
     coalesce(
@@ -147,7 +150,7 @@ CREATE TRIGGER `member_search_sync_run` AFTER INSERT ON `member_search_sync` BEG
     ),
     v.user_id, CAST(unixepoch('subsec') * 1000 AS INTEGER), NULL, v.bucket, v.completeness,
     v.birth, v.gender, v.country, v.state, v.city, v.age_min, v.age_max, v.has_photo,
-    v.x, v.y, v.z, v.cell
+    v.x, v.y, v.z, v.cell, v.joined
   FROM member_search_source v
   WHERE v.user_id = NEW.user_id
     AND NOT EXISTS (SELECT 1 FROM member_search s WHERE s.user_id = NEW.user_id AND s.valid_to IS NULL);
@@ -195,3 +198,7 @@ BEGIN
     OR NEW.travel_latitude IS NOT OLD.travel_latitude
     OR NEW.travel_longitude IS NOT OLD.travel_longitude);
 END;
+--> statement-breakpoint
+-- Every member's sign-up time on their rows (the newest order).
+UPDATE member_search SET joined = CAST(unixepoch(u.created_at) AS INTEGER)
+FROM users u WHERE u.id = member_search.user_id;

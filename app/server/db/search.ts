@@ -46,13 +46,15 @@ export const memberSearch = sqliteTable(
     hasPhoto: integer("has_photo").notNull(),
     /**
      * The member's place (their travel place while they travel) as a point on the unit sphere, so
-     * that a radius is a dot product (search/distance.server.ts); null without coordinates.
+     * that a radius is a dot product (app/lib/distance.ts); null without coordinates.
      */
     x: real("x"),
     y: real("y"),
     z: real("z"),
-    /** The place's one-degree grid cell (search/distance.server.ts, cellOf); null without one. */
+    /** The place's one-degree grid cell (app/lib/distance.ts, cellOf); null without one. */
     cell: integer("cell"),
+    /** When the member signed up, epoch seconds: the "newest" order (search/newest.server.ts). */
+    joined: integer("joined").notNull().default(0),
   },
   (t) => {
     // Every filter column after the leading ones, so that counting and narrow searches are read
@@ -89,6 +91,8 @@ export const memberSearch = sqliteTable(
       // A radius: the cells it overlaps, then what its conditions read, point included
       // (docs/decisions/040).
       index("member_search_by_cell").on(t.cell, t.birth, t.gender, ...rest, t.x, t.y, t.z),
+      // Newest members first, then result order.
+      index("member_search_newest").on(t.joined),
       // The members of one place, in key order: a page sorted by distance reads place by place.
       index("member_search_at_point").on(t.x, t.y, t.z),
     ];
