@@ -288,6 +288,8 @@ async function seed(env: Bindings, members: SeedMember[]) {
         cityName: m.cityName,
         location: m.location,
         postalCode: m.postalCode,
+        latitude: m.latitude,
+        longitude: m.longitude,
         updatedAt: now,
       };
       statements.push(

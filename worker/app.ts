@@ -9,6 +9,7 @@ import { log, loggedError } from "~/server/log.server";
 import { count } from "~/server/metrics.server";
 import { authApi } from "./api/auth";
 import { blocksApi } from "./api/blocks";
+import { travelApi } from "./api/travel";
 import { chatApi } from "./api/chat";
 import { devApi } from "./api/dev";
 import { discoveryApi } from "./api/discovery";
@@ -55,6 +56,7 @@ export function createApp(build: ServerBuild) {
   app.route("/", authApi);
   app.route("/", profileApi);
   app.route("/", blocksApi);
+  app.route("/", travelApi);
   app.route("/", safetyApi);
   app.route("/", realtimeApi);
   app.route("/", notificationsApi);

@@ -9,6 +9,8 @@ import {
 } from "~/server/housekeeping.server";
 import { log, loggedError } from "~/server/log.server";
 import { CLEAN_STORED_PHOTOS } from "~/server/photos.server";
+import { FILL_PLACE_COORDINATES } from "~/server/places.server";
+import { END_LAPSED_TRAVEL } from "~/server/travel.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
 
 /**
@@ -22,6 +24,8 @@ const JOBS: Job[] = [
   TEST_PROVIDER_RENEWALS,
   ...HOUSEKEEPING_JOBS,
   CLEAN_STORED_PHOTOS,
+  FILL_PLACE_COORDINATES,
+  END_LAPSED_TRAVEL,
 ];
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {

@@ -134,3 +134,15 @@ export function LocationFilter(props: LocationProps) {
     </fieldset>
   );
 }
+
+/** Where a subscriber travels: country, then state, then city (search/near-filters.tsx). */
+export function TravelPlacePicker(props: LocationProps) {
+  return (
+    <LocationComboboxes
+      {...props}
+      idPrefix="travel"
+      blank="Choose a"
+      className="search-location-grid"
+    />
+  );
+}

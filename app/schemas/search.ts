@@ -1,5 +1,6 @@
 import { z } from "./zod";
 import { dedupe } from "./text";
+import { DISTANCE_KM } from "~/lib/distance";
 import type { MemberCardView } from "~/lib/members";
 
 /**
@@ -24,7 +25,14 @@ export const SEARCH_MESSAGES = {
   page: "The page must be a whole number from 1 to 500.",
   perPage: "Ask for 1 to 50 results a page.",
   cursor: "These results have expired. Please search again.",
+  distance: "Choose a distance from 1 to 500 km.",
+  distanceNeedsPlace: "Add your location to your profile to search by distance.",
+  sort: "Sort by distance, activity or newest.",
 } as const;
+
+/** How results are ordered (docs/api.md "Distance, travel and prompts"). */
+export const SEARCH_SORTS = ["active", "distance", "newest"] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
 
 export const SEARCH_AGE = { min: 18, max: 100 } as const;
 export const SEARCH_MAX_INTERESTS = 10;
@@ -95,6 +103,19 @@ export const searchFiltersSchema = z
     ),
     online_only: flag,
     with_photo: flag,
+    distance_km: z.preprocess(
+      blankToUndefined,
+      z.coerce
+        .number({ error: SEARCH_MESSAGES.distance })
+        .int(SEARCH_MESSAGES.distance)
+        .min(DISTANCE_KM.min, SEARCH_MESSAGES.distance)
+        .max(DISTANCE_KM.max, SEARCH_MESSAGES.distance)
+        .optional(),
+    ),
+    sort: z.preprocess(
+      (v) => blankToUndefined(v) ?? "active",
+      z.enum(SEARCH_SORTS, { error: SEARCH_MESSAGES.sort }),
+    ),
   })
   .superRefine((f, ctx) => {
     if (f.age_min !== undefined && f.age_max !== undefined && f.age_min > f.age_max) {
@@ -120,6 +141,8 @@ export interface SearchFiltersInput {
   interests?: string[];
   online_only?: boolean | string;
   with_photo?: boolean | string;
+  distance_km?: number | string | null;
+  sort?: SearchSort;
 }
 
 const keywordsField = z.preprocess(
@@ -161,6 +184,8 @@ const FILTER_KEYS = [
   "city",
   "online_only",
   "with_photo",
+  "distance_km",
+  "sort",
 ] as const;
 
 /** GET /…/search: the same request from query parameters (`interests` repeated, one per value). */
@@ -192,6 +217,7 @@ export function searchQueryString(
   for (const key of FILTER_KEYS) {
     const value = filters[key];
     if (value === undefined || value === null || value === "" || value === false) continue;
+    if (key === "sort" && value === "active") continue;
     params.set(key, value === true ? "1" : String(value));
   }
   const interests = filters.interests;
@@ -210,6 +236,12 @@ export interface SearchCard extends MemberCardView {
   bio: string;
   interests: string[];
   liked: boolean;
+  /** Between the two places, whole km, at least 1; null when either place is unknown. */
+  distance_km: number | null;
+  /** The member is found here because they travel here (a subscriber perk). */
+  travelling: boolean;
+  /** Their answers to Heartline's prompts, in their order. */
+  prompts: { prompt_id: string; text: string; answer: string }[];
 }
 
 export interface SearchMeta {

@@ -46,3 +46,68 @@ export async function canonicalLocation(env: Env, location: Location): Promise<L
     city: { name: cityName, countryCode: country.isoCode, stateCode: state.isoCode },
   };
 }
+
+/** One country's place coordinates (scripts/build-geo.ts): degrees, [latitude, longitude]. */
+interface GeoPointsFile {
+  at: [number, number] | null;
+  states: Record<string, { at: [number, number] | null; cities: Record<string, [number, number]> }>;
+}
+
+export const pointsPath = (isoCode: string) => `${GEO_BASE}/points/${isoCode}.json`;
+
+/** A place's coordinates, in degrees. */
+export interface PlacePoint {
+  latitude: number;
+  longitude: number;
+}
+
+/** The place of a profile or a travel: ISO codes and the city's name as the dataset spells it. */
+export interface PlaceCodes {
+  countryCode: string | null;
+  stateCode: string | null;
+  cityName: string | null;
+}
+
+/** Country files read by this isolate, a few at a time (the coordinate fill reads many members'). */
+const pointFiles = new Map<string, GeoPointsFile | null>();
+const POINT_FILES_KEPT = 8;
+
+async function pointsOf(env: Env, isoCode: string): Promise<GeoPointsFile | null> {
+  if (pointFiles.has(isoCode)) return pointFiles.get(isoCode)!;
+  const file = /^[A-Z]{2}$/.test(isoCode)
+    ? await readAsset<GeoPointsFile>(env, pointsPath(isoCode))
+    : null;
+  if (pointFiles.size >= POINT_FILES_KEPT) pointFiles.delete(pointFiles.keys().next().value!);
+  pointFiles.set(isoCode, file);
+  return file;
+}
+
+/**
+ * The coordinates of a place: its city's, or its state's when it names no city (or the dataset
+ * has none for the city), or its country's; null without a country or for a place the dataset
+ * does not know. Only ever a place's: Heartline never asks for a member's position.
+ */
+export async function placePoint(env: Env, place: PlaceCodes): Promise<PlacePoint | null> {
+  if (!place.countryCode) return null;
+  const file = await pointsOf(env, place.countryCode);
+  if (!file) return null;
+  const state = place.stateCode ? file.states[place.stateCode] : undefined;
+  const at =
+    (place.cityName ? state?.cities[place.cityName] : undefined) ?? state?.at ?? file.at ?? null;
+  return at ? { latitude: at[0], longitude: at[1] } : null;
+}
+
+/** The coordinate columns of a profile whose place is `location` (nulls without one). */
+export async function locationPoint(
+  env: Env,
+  location: Location | null,
+): Promise<{ latitude: number | null; longitude: number | null }> {
+  const at = location
+    ? await placePoint(env, {
+        countryCode: location.country.isoCode,
+        stateCode: location.state?.isoCode ?? null,
+        cityName: location.city?.name ?? null,
+      })
+    : null;
+  return { latitude: at?.latitude ?? null, longitude: at?.longitude ?? null };
+}

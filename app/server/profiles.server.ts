@@ -11,7 +11,7 @@ import { isReservedUsername, USERNAME_RESERVED } from "~/schemas/auth";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound, ValidationError } from "./errors.server";
-import { canonicalLocation } from "./geo.server";
+import { canonicalLocation, locationPoint } from "./geo.server";
 import { listPhotos } from "./photos.server";
 import { parseInput } from "./validation.server";
 
@@ -137,6 +137,7 @@ export async function updateProfile(
   }
 
   const now = nowIso();
+  const point = await locationPoint(env, location);
   const profileUpdate = db
     .update(schema.profiles)
     .set({
@@ -154,6 +155,7 @@ export async function updateProfile(
       countryCode: location?.country.isoCode ?? null,
       stateCode: location?.state?.isoCode ?? null,
       cityName: location?.city?.name ?? null,
+      ...point,
       postalCode: input.postalCode,
       updatedAt: now,
     })

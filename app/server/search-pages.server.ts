@@ -6,13 +6,20 @@ import {
 } from "~/schemas/search";
 import { usesAdvancedFilters } from "~/schemas/subscription";
 import { fieldErrors } from "~/schemas/validation";
-import { emptyFilters, type SearchFilterState, type SearchPageData } from "~/state/search";
+import {
+  emptyFilters,
+  type SearchFilterState,
+  type SearchOrigin,
+  type SearchPageData,
+} from "~/state/search";
+import type { ProfileLocation } from "./db/schema";
+import { currentTravel } from "./travel.server";
 import { searchMembers } from "./search.server";
 import type { SessionUser } from "./session.server";
 import type { Env } from "./env.server";
 import { HttpError } from "./errors.server";
 import { canonicalLocation } from "./geo.server";
-import { assertSearchFiltersAllowed } from "./subscriptions.server";
+import { assertSearchFiltersAllowed, memberPerks } from "./subscriptions.server";
 
 /** The filter form's state for parsed filters (the location's names from the location data). */
 async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterState> {
@@ -33,28 +40,66 @@ async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterStat
     interests: f.interests,
     online_only: f.online_only,
     with_photo: f.with_photo,
+    distance_km: f.distance_km ?? null,
+    sort: f.sort,
   };
+}
+
+/**
+ * Where the member searches from, for the form: their own place's name when it has coordinates,
+ * their travel, and whether travel is theirs to use (a subscription's perk).
+ */
+async function searchOrigin(env: Env, me: string): Promise<SearchOrigin> {
+  const [row, travel, perks] = await Promise.all([
+    env.DB.prepare(
+      "SELECT location, latitude IS NOT NULL AS located FROM profiles WHERE user_id = ?1",
+    )
+      .bind(me)
+      .first<{ location: string | null; located: number }>(),
+    currentTravel(env, me),
+    memberPerks(env, me),
+  ]);
+  const location = row?.location ? (JSON.parse(row.location) as ProfileLocation) : null;
+  const place =
+    row?.located && location
+      ? [location.city?.name, location.state?.name, location.country.name]
+          .filter(Boolean)
+          .slice(0, 2)
+          .join(", ")
+      : null;
+  return { place, travel, canTravel: perks.subscribed };
 }
 
 export async function searchPageData(
   env: Env,
   member: Pick<SessionUser, "id" | "ages">,
   url: URL,
-  { searched, perPage = SEARCH_PER_PAGE }: { searched: boolean; perPage?: number },
+  {
+    searched,
+    perPage = SEARCH_PER_PAGE,
+    withOrigin = true,
+  }: { searched: boolean; perPage?: number; withOrigin?: boolean },
 ): Promise<SearchPageData> {
   const me = member.id;
   const ageRange = member.ages
     ? { min: member.ages.ageMin, max: member.ages.ageMax }
     : { min: 18, max: 100 };
+  // Read beside the search, not before it.
+  const originRead = withOrigin ? searchOrigin(env, me) : Promise.resolve(null);
   if (!searched) {
     const request = searchRequestSchema.parse({ per_page: perPage });
+    const [response, origin] = await Promise.all([
+      searchMembers(env, me, member.ages, request),
+      originRead,
+    ]);
     return {
       searched,
       request: { keywords: "", filters: {} },
       filters: emptyFilters,
-      response: await searchMembers(env, me, member.ages, request),
+      response,
       error: null,
       ageRange,
+      origin,
     };
   }
   const raw = searchRequestFromQuery(url.searchParams);
@@ -69,20 +114,19 @@ export async function searchPageData(
       response: null,
       error: messages.join(", "),
       ageRange,
+      origin: await originRead,
     };
   }
   const filters = parsed.data.filters;
   const request = { keywords: parsed.data.keywords, filters: { ...filters } };
   try {
     await assertSearchFiltersAllowed(env, me, usesAdvancedFilters(filters));
-    return {
-      searched,
-      request,
-      filters: await filterState(env, filters),
-      response: await searchMembers(env, me, member.ages, parsed.data),
-      error: null,
-      ageRange,
-    };
+    const [response, origin, state] = await Promise.all([
+      searchMembers(env, me, member.ages, parsed.data),
+      originRead,
+      filterState(env, filters),
+    ]);
+    return { searched, request, filters: state, response, error: null, ageRange, origin };
   } catch (error) {
     if (!(error instanceof HttpError) || (error.status !== 422 && error.status !== 403))
       throw error;
@@ -93,6 +137,7 @@ export async function searchPageData(
       response: null,
       error: error.message,
       ageRange,
+      origin: await originRead,
     };
   }
 }

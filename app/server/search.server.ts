@@ -2,7 +2,8 @@ import { sql, type SQL } from "drizzle-orm";
 import { SEARCH_TOTAL_CAP, type SearchRequest, type SearchResponse } from "~/schemas/search";
 import { allRows, type DbTime } from "./db-time.server";
 import type { Env } from "./env.server";
-import { notFound } from "./errors.server";
+import { notFound, ValidationError } from "./errors.server";
+import { SEARCH_MESSAGES } from "~/schemas/search";
 import {
   cardsStatement,
   cardValues,
@@ -19,6 +20,7 @@ import {
 } from "./search/cursor.server";
 import {
   buildContext,
+  originOf,
   queryOf,
   resolve,
   valueTerms,
@@ -27,6 +29,14 @@ import {
   type SearchPlan,
   type Searcher,
 } from "./search/filters.server";
+import {
+  membersStatement,
+  nearPage,
+  placesStatement,
+  type NearPosition,
+} from "./search/near.server";
+import { newestStatement, type NewestPosition } from "./search/newest.server";
+import { EXACT_LIMIT, exactName, exactStatement } from "./search/relevance.server";
 import {
   countStatement,
   firstPageCtes,
@@ -128,7 +138,19 @@ export async function searchMembers(
 ): Promise<SearchResponse> {
   const perPage = request.per_page;
   if (!searcher) throw notFound("Profile not found.");
-  const base = queryOf(me, request.filters, request.keywords);
+  const origin = originOf(searcher);
+  const { filters } = request;
+  if (!origin && (filters.distance_km !== undefined || filters.sort === "distance")) {
+    throw new ValidationError({
+      [filters.distance_km !== undefined ? "distance_km" : "sort"]: [
+        SEARCH_MESSAGES.distanceNeedsPlace,
+      ],
+    });
+  }
+  const base = queryOf(me, filters, request.keywords, origin);
+  if (base.sort !== "active") {
+    return sortedSearch(env, me, searcher, base, request, now, time);
+  }
   let resolved: Resolved;
   let plan: SearchPlan;
   let total: number;
@@ -137,6 +159,20 @@ export async function searchMembers(
   let offset = 0;
   let page = request.page;
   let rows: CardRow[];
+  // Exact name matches first (relevance.server.ts): found again on every page, to leave them out.
+  const name = base.textMatch ? exactName(request.keywords) : null;
+  const readExact = async (context: SearchContext) =>
+    name
+      ? (
+          await allRows<Record<string, unknown>>(
+            statement(env.DB, cardsStatement(me, exactStatement(context, name))),
+            time,
+          )
+        ).map(readCard)
+      : [];
+  let exact: CardRow[] = [];
+  // Each page reads as many more rows as it may leave out.
+  const extra = name ? EXACT_LIMIT : 0;
 
   if (request.cursor) {
     const cursor = await decodeCursor(env, me, request.cursor);
@@ -146,22 +182,33 @@ export async function searchMembers(
     ({ p: plan, n: total, c: capped, k: after } = cursor);
     page = cursor.pg + 1;
     const context = { ...base, terms: valueTerms(resolved) };
-    rows = (
-      await allRows<Record<string, unknown>>(
-        statement(env.DB, cardsStatement(me, pageStatement(context, plan, after, perPage + 1))),
+    [rows, exact] = await Promise.all([
+      allRows<Record<string, unknown>>(
+        statement(
+          env.DB,
+          cardsStatement(me, pageStatement(context, plan, after, perPage + 1 + extra)),
+        ),
         time,
-      )
-    ).map(readCard);
+      ).then((found) => found.map(readCard)),
+      readExact(context),
+    ]);
   } else {
     offset = (page - 1) * perPage;
     resolved = resolve(base, searcher, now);
-    const found = await firstPage(
-      env,
-      { ...base, terms: valueTerms(resolved) },
-      perPage + 1,
-      offset,
-      time,
-    );
+    const context = { ...base, terms: valueTerms(resolved) };
+    let found: Awaited<ReturnType<typeof firstPage>>;
+    if (name && page > 1) {
+      // A page by number after the first: the first page held the exact matches, so the rest
+      // starts that many rows earlier (and the rows skipped are counted below).
+      exact = await readExact(context);
+      offset = Math.max(0, offset - exact.length);
+      found = await firstPage(env, context, perPage + 1 + 2 * extra, offset, time);
+    } else {
+      [found, exact] = await Promise.all([
+        firstPage(env, context, perPage + 1 + extra, offset, time),
+        readExact(context),
+      ]);
+    }
     const head = found.head;
     // Rows exist only when some plan read them, so `plan` is then one of the four.
     plan = found.rows.length && head.plan !== NO_MATCH ? head.plan : "cover";
@@ -170,11 +217,22 @@ export async function searchMembers(
     rows = found.rows;
   }
 
-  const cards = toSearchCards(rows, now);
-  const hasMore = cards.length > perPage;
-  const last = cards[perPage - 1];
+  const pinned = toSearchCards(exact, now, origin);
+  const pinnedIds = new Set(pinned.map((c) => c.card.id));
+  // The first page shows the exact matches first; every page leaves them out of the rest.
+  const room = page === 1 ? perPage - pinned.length : perPage;
+  let cards = toSearchCards(rows, now, origin).filter((c) => !pinnedIds.has(c.card.id));
+  if (offset > 0 && pinned.length && rows.length) {
+    // Exact matches above the first row read were shown on the first page in place of as many
+    // of these rows: those rows were on an earlier page.
+    const top = Math.max(...rows.map((r) => r.sortKey));
+    cards = cards.slice(pinned.filter((c) => c.sortKey > top).length);
+  }
+  const hasMore = cards.length > room;
+  const last = cards[room - 1];
+  const shown = [...(page === 1 ? pinned : []), ...cards.slice(0, room)];
   return {
-    results: cards.slice(0, perPage).map((c) => c.card),
+    results: shown.map((c) => c.card),
     meta: {
       page,
       per_page: perPage,
@@ -203,13 +261,117 @@ export async function searchMembers(
 }
 
 /**
+ * A search sorted by distance or newest first (near.server.ts, newest.server.ts): each page reads
+ * its rows in that order from where the last ended (the cursor's position); the first page counts
+ * the total as every search does, up to the cap, in the covering index of its narrowest filter.
+ */
+async function sortedSearch(
+  env: Env,
+  me: string,
+  searcher: Searcher,
+  base: ReturnType<typeof queryOf>,
+  request: SearchRequest,
+  now: number,
+  time?: DbTime | null,
+): Promise<SearchResponse> {
+  const perPage = request.per_page;
+  const origin = originOf(searcher);
+  const plan: SearchPlan = base.sort === "distance" ? "near" : "newest";
+  let resolved: Resolved;
+  let total: number;
+  let capped: boolean;
+  let page: number;
+  let near: NearPosition | null = null;
+  let newest: NewestPosition | null = null;
+  if (request.cursor) {
+    const cursor = await decodeCursor(env, me, request.cursor);
+    if (!cursor || cursor.q !== queryKey(base) || cursor.p !== plan) throw expired();
+    if (cursor.t < now - SNAPSHOT_MAX_AGE_MS || cursor.t > now + 60_000) throw expired();
+    resolved = { asOf: cursor.t, myAge: cursor.age, ageFrom: cursor.from, ageTo: cursor.to };
+    ({ n: total, c: capped } = cursor);
+    page = cursor.pg + 1;
+    if (plan === "near") {
+      if (cursor.d === undefined || cursor.pid === undefined) throw expired();
+      near = { d: cursor.d, pid: cursor.pid, k: cursor.k };
+    } else {
+      if (cursor.j === undefined) throw expired();
+      newest = { j: cursor.j, k: cursor.k };
+    }
+  } else {
+    resolved = resolve(base, searcher, now);
+    page = 1;
+    const counted = await first<{ n: number }>(
+      env.DB,
+      countStatement({ ...base, terms: valueTerms(resolved) }, "cover"),
+    );
+    total = Math.min(counted?.n ?? 0, SEARCH_TOTAL_CAP);
+    capped = (counted?.n ?? 0) > SEARCH_TOTAL_CAP;
+  }
+  const context: SearchContext = { ...base, terms: valueTerms(resolved) };
+
+  let rows: CardRow[];
+  let next: { d?: number; pid?: number; j?: number; k: number } | null = null;
+  if (plan === "near") {
+    const found = await nearPage(env, context, near, perPage + 1, time);
+    rows = found.rows;
+    const last = rows[perPage - 1];
+    if (rows.length > perPage && last) next = { d: last.dot!, pid: last.placeId!, k: last.sortKey };
+    else if (!found.exhausted && found.position) next = found.position;
+  } else {
+    rows = (
+      await allRows<Record<string, unknown>>(
+        statement(
+          env.DB,
+          cardsStatement(me, newestStatement(context, newest, perPage + 1), "joined"),
+        ),
+        time,
+      )
+    ).map(readCard);
+    const last = rows[perPage - 1];
+    if (rows.length > perPage && last) next = { j: last.joined!, k: last.sortKey };
+  }
+  const cards = toSearchCards(rows.slice(0, perPage), now, origin, true);
+  return {
+    results: cards.map((c) => c.card),
+    meta: {
+      page,
+      per_page: perPage,
+      total,
+      total_capped: capped,
+      has_more: next !== null,
+      cursor: next
+        ? await encodeCursor(env, me, {
+            v: 1,
+            q: queryKey(base),
+            t: resolved.asOf,
+            k: next.k,
+            p: plan,
+            n: total,
+            c: capped,
+            pg: page,
+            age: resolved.myAge,
+            from: resolved.ageFrom,
+            to: resolved.ageTo,
+            ...(next.d !== undefined ? { d: next.d, pid: next.pid } : {}),
+            ...(next.j !== undefined ? { j: next.j } : {}),
+          })
+        : null,
+      as_of: new Date(resolved.asOf).toISOString(),
+    },
+  };
+}
+
+/**
  * A member's date of birth and desired ages, read from their profile (null without one): for
  * callers that do not have the session's (SessionUser.ages).
  */
 export async function searcherOf(env: Env, me: string): Promise<Searcher | null> {
   return first<Searcher>(
     env.DB,
-    sql`SELECT date_of_birth AS dob, age_min AS ageMin, age_max AS ageMax FROM profiles WHERE user_id = ${me}`,
+    sql`SELECT date_of_birth AS dob, age_min AS ageMin, age_max AS ageMax,
+        CASE WHEN travel_country_code IS NULL THEN latitude ELSE travel_latitude END AS latitude,
+        CASE WHEN travel_country_code IS NULL THEN longitude ELSE travel_longitude END AS longitude
+      FROM profiles WHERE user_id = ${me}`,
   );
 }
 
@@ -235,6 +397,21 @@ export async function explainSearch(env: Env, me: string, request: SearchRequest
   }
   if (walks(context, request.per_page + 1)) {
     statements.walk = walkStatement(context);
+  }
+  if (context.near) {
+    statements.nearPlaces = placesStatement(context.near, null);
+    statements.nearMembers = membersStatement(
+      context,
+      [
+        { id: 1, d: 1 },
+        { id: 2, d: 0.5 },
+      ],
+      null,
+      request.per_page + 1,
+    );
+  }
+  if (context.sort === "newest") {
+    statements.newest = newestStatement(context, { j: 1, k: 1 }, request.per_page + 1);
   }
   statements.cards = cardsStatement(me, statements.pk!);
   const plans: Record<string, string[]> = {};

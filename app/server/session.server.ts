@@ -37,7 +37,14 @@ export interface SessionUser {
    * The profile's date of birth and the ages it looks for (null: no profile yet): whom the
    * member's searches find, read with the session so that a search needs no read of its own.
    */
-  ages: { dob: string; ageMin: number; ageMax: number } | null;
+  ages: {
+    dob: string;
+    ageMin: number;
+    ageMax: number;
+    /** The place searches start from (travel or own), null without coordinates. */
+    latitude: number | null;
+    longitude: number | null;
+  } | null;
 }
 
 /** 403 unless the member's email is verified (what every member-to-member feature needs). */
@@ -118,6 +125,13 @@ const userFields = selection({
   dob: schema.profiles.dateOfBirth,
   ageMin: schema.profiles.ageMin,
   ageMax: schema.profiles.ageMax,
+  // The place the member searches from: their travel place while they travel, else their own.
+  latitude: sql<
+    number | null
+  >`CASE WHEN ${schema.profiles.travelCountryCode} IS NULL THEN ${schema.profiles.latitude} ELSE ${schema.profiles.travelLatitude} END`,
+  longitude: sql<
+    number | null
+  >`CASE WHEN ${schema.profiles.travelCountryCode} IS NULL THEN ${schema.profiles.longitude} ELSE ${schema.profiles.travelLongitude} END`,
 });
 const SESSION_QUERY = compile(
   sql`SELECT ${sessionFields.sql}, ${userFields.sql} FROM ${schema.sessions}
@@ -177,7 +191,13 @@ export async function readSessionById(
       onboarding: user.onboarding,
       ages:
         user.dob !== null && user.ageMin !== null && user.ageMax !== null
-          ? { dob: user.dob, ageMin: user.ageMin, ageMax: user.ageMax }
+          ? {
+              dob: user.dob,
+              ageMin: user.ageMin,
+              ageMax: user.ageMax,
+              latitude: user.latitude,
+              longitude: user.longitude,
+            }
           : null,
     },
   };

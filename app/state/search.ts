@@ -8,7 +8,9 @@ import {
   type SearchMeta,
   type SearchResponse,
   type SearchScope,
+  type SearchSort,
 } from "~/schemas/search";
+import type { Travel } from "~/schemas/travel";
 import { atom } from "./jotai";
 import { errorMessage } from "./profile";
 
@@ -30,6 +32,19 @@ export interface SearchFilterState {
   interests: string[];
   online_only: boolean;
   with_photo: boolean;
+  /** Within this many km of where the member searches from; null: any distance. */
+  distance_km: number | null;
+  sort: SearchSort;
+}
+
+/**
+ * Where the member searches from (docs/api.md "Distance, travel and prompts"): their place's name
+ * (null without coordinates: no distance filter then), their travel, and whether they may travel.
+ */
+export interface SearchOrigin {
+  place: string | null;
+  travel: Travel | null;
+  canTravel: boolean;
 }
 
 /**
@@ -44,6 +59,8 @@ export interface SearchPageData {
   response: SearchResponse | null;
   error: string | null;
   ageRange: { min: number; max: number };
+  /** Null where the page shows no search form (the dashboard's suggestions). */
+  origin: SearchOrigin | null;
 }
 
 export interface SearchRequestBody {
@@ -84,6 +101,8 @@ export const emptyFilters: SearchFilterState = {
   interests: [],
   online_only: false,
   with_photo: false,
+  distance_km: null,
+  sort: "active",
 };
 
 export const initialSearchState: SearchState = {
@@ -116,6 +135,8 @@ export function filtersPayload(f: SearchFilterState): SearchFiltersInput {
   if (f.interests.length) out.interests = f.interests;
   if (f.online_only) out.online_only = true;
   if (f.with_photo) out.with_photo = true;
+  if (f.distance_km !== null) out.distance_km = f.distance_km;
+  if (f.sort !== "active") out.sort = f.sort;
   return out;
 }
 
@@ -127,7 +148,8 @@ export function activeFilterCount(f: SearchFilterState): number {
     Number(f.location !== null) +
     Number(f.interests.length > 0) +
     Number(f.online_only) +
-    Number(f.with_photo)
+    Number(f.with_photo) +
+    Number(f.distance_km !== null)
   );
 }
 

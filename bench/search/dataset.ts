@@ -44,6 +44,8 @@ export function memberRows(members: SeedMember[], passwordHash: string) {
     city_name: m.cityName,
     location: JSON.stringify(m.location),
     postal_code: m.postalCode,
+    latitude: m.latitude,
+    longitude: m.longitude,
   }));
   return { users, photos, profiles };
 }
@@ -62,11 +64,13 @@ export const INSERT_PHOTOS = `INSERT OR IGNORE INTO photos (id, user_id, r2_key,
 
 // Photos go in before profiles: a profile's insert indexes the member, photos already counted.
 export const INSERT_PROFILES = `INSERT OR IGNORE INTO profiles (user_id, first_name, last_name, date_of_birth, bio, gender, ethnicity,
-    interests, preferences, age_min, age_max, country_code, state_code, city_name, location, postal_code)
+    interests, preferences, age_min, age_max, country_code, state_code, city_name, location, postal_code,
+    latitude, longitude)
   SELECT j.value->>'user_id', j.value->>'first_name', j.value->>'last_name', j.value->>'date_of_birth',
          j.value->>'bio', j.value->>'gender', j.value->>'ethnicity', j.value->>'interests',
          j.value->>'preferences', j.value->>'age_min', j.value->>'age_max', j.value->>'country_code',
-         j.value->>'state_code', j.value->>'city_name', j.value->>'location', j.value->>'postal_code'
+         j.value->>'state_code', j.value->>'city_name', j.value->>'location', j.value->>'postal_code',
+         j.value->>'latitude', j.value->>'longitude'
   FROM json_each(?1) j`;
 
 export interface BenchQuery {
@@ -183,6 +187,32 @@ const MIX: [number, string, Maker][] = [
     },
   ],
   [9, "load more (pages 2-4)", (r) => ({ filters: { gender: pick(r, ["woman", "man"]) } })],
+  // Near me: the searcher lives in New York City (run.ts, addSearcher).
+  [5, "radius", (r) => ({ filters: { distance_km: pick(r, [10, 30, 100, 500]) } })],
+  [
+    4,
+    "radius+age+gender",
+    (r) => ({
+      filters: {
+        distance_km: pick(r, [30, 100]),
+        gender: pick(r, ["woman", "man"]),
+        age_min: 25,
+        age_max: 40,
+      },
+    }),
+  ],
+  [
+    4,
+    "radius+keywords",
+    (r, v) => ({ keywords: pick(r, v.interests), filters: { distance_km: pick(r, [30, 300]) } }),
+  ],
+  [
+    4,
+    "sorted by distance",
+    (r) => ({ filters: { sort: "distance", ...(r.chance(0.5) ? { distance_km: 50 } : {}) } }),
+  ],
+  [3, "load more: radius (pages 2-4)", () => ({ filters: { distance_km: 30 } })],
+  [3, "load more: by distance (pages 2-4)", () => ({ filters: { sort: "distance" } })],
 ];
 
 /** `count` searches drawn from the mix, the same for a given seed. */
@@ -221,5 +251,13 @@ export function planShapes(v: Vocabulary): { name: string; body: BenchQuery["bod
     },
     { name: "age (narrow)", body: { filters: { age_min: 33, age_max: 35 } } },
     { name: "online now", body: { filters: { online_only: true } } },
+    { name: "radius 30 km", body: { filters: { distance_km: 30 } } },
+    {
+      name: "radius + age + gender",
+      body: { filters: { distance_km: 100, gender: "woman", age_min: 25, age_max: 40 } },
+    },
+    { name: "radius + keyword", body: { keywords: v.interests[0], filters: { distance_km: 300 } } },
+    { name: "sorted by distance", body: { filters: { sort: "distance" } } },
+    { name: "newest", body: { filters: { sort: "newest" } } },
   ];
 }

@@ -164,8 +164,10 @@ async function addSearcher(db: D1Database, passwordHash: string) {
       .bind(id, SEARCHER.username, SEARCHER.email, passwordHash, now),
     db
       .prepare(
-        `INSERT INTO profiles (user_id, first_name, date_of_birth, bio, gender, interests, age_min, age_max, country_code)
-         VALUES (?1, 'Bench', ?2, 'Here to measure.', 'woman', '["Hiking"]', 22, 45, 'US')`,
+        `INSERT INTO profiles (user_id, first_name, date_of_birth, bio, gender, interests, age_min, age_max,
+           country_code, state_code, city_name, latitude, longitude)
+         VALUES (?1, 'Bench', ?2, 'Here to measure.', 'woman', '["Hiking"]', 22, 45,
+           'US', 'NY', 'New York City', 40.71, -74.01)`,
       )
       .bind(id, born.toISOString().slice(0, 10)),
   ]);

@@ -338,6 +338,103 @@ export const COUNTRIES: readonly CountryRow[] = [
   },
 ];
 
+/**
+ * Each city's coordinates as the server stores them (scripts/build-geo.ts: the dataset's, to two
+ * decimals), so that seeded members are found by distance at once.
+ */
+const CITY_COORDINATES: Record<string, [number, number]> = {
+  "US/NY/New York City": [40.71, -74.01],
+  "US/NY/Brooklyn": [40.65, -73.95],
+  "US/CA/Los Angeles": [34.05, -118.24],
+  "US/CA/San Francisco": [37.77, -122.42],
+  "US/CA/Oakland": [37.8, -122.27],
+  "US/TX/Austin": [30.27, -97.74],
+  "US/TX/Houston": [29.76, -95.36],
+  "US/WA/Seattle": [47.61, -122.33],
+  "US/CO/Denver": [39.74, -104.98],
+  "US/GA/Atlanta": [33.75, -84.39],
+  "US/OR/Portland": [45.52, -122.68],
+  "US/IL/Chicago": [41.85, -87.65],
+  "GB/ENG/London": [51.51, -0.13],
+  "GB/ENG/Manchester": [53.42, -2.25],
+  "GB/ENG/Bristol": [51.46, -2.6],
+  "GB/ENG/Leeds": [53.8, -1.55],
+  "GB/ENG/Brighton": [50.83, -0.14],
+  "GB/SCT/Edinburgh": [55.95, -3.2],
+  "GB/SCT/Glasgow": [55.87, -4.26],
+  "GB/WLS/Cardiff": [51.48, -3.18],
+  "DE/BE/Berlin": [52.52, 13.41],
+  "DE/BY/Munich": [48.14, 11.58],
+  "DE/HH/Hamburg": [53.58, 10.02],
+  "DE/NW/Köln": [50.93, 6.95],
+  "DE/NW/Düsseldorf": [51.22, 6.78],
+  "DE/SN/Leipzig": [51.34, 12.37],
+  "FR/IDF/Paris": [48.85, 2.35],
+  "FR/ARA/Lyon": [45.75, 4.85],
+  "FR/ARA/Grenoble": [45.18, 5.71],
+  "FR/PAC/Marseille": [43.3, 5.38],
+  "FR/PAC/Nice": [43.7, 7.27],
+  "FR/NAQ/Bordeaux": [44.84, -0.58],
+  "FR/OCC/Toulouse": [43.6, 1.44],
+  "FR/OCC/Montpellier": [43.61, 3.88],
+  "ES/MD/Madrid": [40.42, -3.7],
+  "ES/CT/Barcelona": [41.39, 2.16],
+  "ES/AN/Sevilla": [37.38, -5.97],
+  "ES/AN/Málaga": [36.72, -4.42],
+  "ES/VC/Valencia": [39.47, -0.38],
+  "ES/PV/Bilbao": [43.26, -2.93],
+  "IT/25/Milan": [45.46, 9.19],
+  "IT/45/Bologna": [44.47, 11.43],
+  "IT/52/Florence": [43.78, 11.25],
+  "IT/62/Rome": [41.89, 12.51],
+  "IT/72/Naples": [40.85, 14.27],
+  "IT/82/Palermo": [37.82, 13.58],
+  "BR/SP/São Paulo": [-23.55, -46.64],
+  "BR/SP/Campinas": [-22.91, -47.06],
+  "BR/RJ/Rio de Janeiro": [-22.92, -43.33],
+  "BR/MG/Belo Horizonte": [-19.92, -43.94],
+  "BR/BA/Salvador": [-12.97, -38.51],
+  "BR/RS/Porto Alegre": [-30.03, -51.23],
+  "IN/MH/Mumbai": [19.07, 72.88],
+  "IN/MH/Pune": [18.52, 73.86],
+  "IN/KA/Bengaluru": [12.97, 77.59],
+  "IN/DL/New Delhi": [28.64, 77.22],
+  "IN/TN/Chennai": [13.09, 80.28],
+  "IN/WB/Kolkata": [22.54, 88.34],
+  "JP/13/Tokyo": [35.69, 139.69],
+  "JP/26/Kyoto": [35.02, 135.75],
+  "JP/27/Osaka": [34.69, 135.5],
+  "JP/40/Fukuoka": [33.6, 130.42],
+  "JP/01/Sapporo": [43.07, 141.35],
+  "AU/NSW/Sydney": [-33.87, 151.21],
+  "AU/VIC/Melbourne": [-37.81, 144.96],
+  "AU/QLD/Brisbane": [-27.47, 153.03],
+  "AU/WA/Perth": [-31.95, 115.86],
+  "AU/TAS/Hobart": [-42.88, 147.33],
+  "CA/ON/Toronto": [43.7, -79.42],
+  "CA/ON/Ottawa": [45.41, -75.7],
+  "CA/QC/Montréal": [45.5, -73.68],
+  "CA/BC/Vancouver": [49.25, -123.12],
+  "CA/AB/Calgary": [51.05, -114.09],
+  "CA/NS/Halifax": [44.65, -63.57],
+  "NG/LA/Lagos": [6.45, 3.39],
+  "NG/LA/Ikeja": [6.6, 3.34],
+  "NG/FC/Abuja": [9.06, 7.5],
+  "NG/RI/Port Harcourt": [4.75, 7],
+  "NG/OY/Ibadan": [7.38, 3.91],
+  "NG/EN/Enugu": [6.44, 7.5],
+  "MX/CDMX/Ciudad de México": [19.43, -99.13],
+  "MX/CDMX/Coyoacán": [19.35, -99.16],
+  "MX/JAL/Guadalajara": [20.68, -103.35],
+  "MX/NLE/Monterrey": [25.68, -100.32],
+  "MX/YUC/Mérida": [20.98, -89.62],
+  "MX/OAX/Oaxaca": [17.07, -96.72],
+  "SE/AB/Stockholm": [59.33, 18.06],
+  "SE/O/Göteborg": [57.71, 11.97],
+  "SE/M/Malmö": [55.61, 13],
+  "SE/C/Uppsala": [59.86, 17.64],
+};
+
 /** The flag emoji of a two-letter country code (its regional indicator symbols). */
 export function flagOf(isoCode: string): string {
   return String.fromCodePoint(
@@ -351,6 +448,8 @@ export interface SeedLocation {
   stateCode: string;
   cityName: string;
   postalCode: string;
+  latitude: number;
+  longitude: number;
 }
 
 /**
@@ -386,6 +485,8 @@ export function seedLocation(
     stateCode: state.isoCode,
     cityName: city[0],
     postalCode: city[1],
+    latitude: CITY_COORDINATES[`${country.isoCode}/${state.isoCode}/${city[0]}`]![0],
+    longitude: CITY_COORDINATES[`${country.isoCode}/${state.isoCode}/${city[0]}`]![1],
   };
 }
 

@@ -34,6 +34,9 @@ export interface SeedMember {
   stateCode: string;
   cityName: string;
   postalCode: string;
+  /** The city's coordinates, as a saved place has them. */
+  latitude: number;
+  longitude: number;
   hideOnline: boolean;
   lastSeenAt: string;
   createdAt: string;
@@ -137,6 +140,8 @@ function toMember(entry: RosterEntry, now: Date, demo: boolean): SeedMember {
     stateCode: place.stateCode,
     cityName: place.cityName,
     postalCode: place.postalCode,
+    latitude: place.latitude,
+    longitude: place.longitude,
     hideOnline: !demo && rng.chance(0.06),
     lastSeenAt: new Date(now.getTime() - lastSeenAgo).toISOString(),
     createdAt: new Date(now.getTime() - joinedAgo).toISOString(),

@@ -31,6 +31,10 @@ export interface MemberSeed {
   lastSeenAt?: string | null;
   hideOnline?: boolean;
   photo?: boolean;
+  /** The place's coordinates [latitude, longitude], as the profile stores them. */
+  at?: [number, number] | null;
+  /** Joined this many minutes ago (the newest order). */
+  joinedMinutesAgo?: number;
 }
 
 /**
@@ -56,8 +60,8 @@ export async function seedMember(seed: MemberSeed = {}) {
     : null;
   const statements = [
     env.DB.prepare(
-      `INSERT INTO users (id, username, email, password_hash, email_verified_at, status, hide_online, last_seen_at)
-       VALUES (?1, ?2, ?3, 'x', ?4, ?5, ?6, ?7)`,
+      `INSERT INTO users (id, username, email, password_hash, email_verified_at, status, hide_online, last_seen_at, created_at)
+       VALUES (?1, ?2, ?3, 'x', ?4, ?5, ?6, ?7, ?8)`,
     ).bind(
       id,
       username,
@@ -66,6 +70,7 @@ export async function seedMember(seed: MemberSeed = {}) {
       seed.status ?? "active",
       seed.hideOnline ? 1 : 0,
       seed.lastSeenAt === undefined ? null : seed.lastSeenAt,
+      new Date(Date.now() - (seed.joinedMinutesAgo ?? 0) * 60_000).toISOString(),
     ),
   ];
   if (seed.photo) {
@@ -79,8 +84,8 @@ export async function seedMember(seed: MemberSeed = {}) {
   statements.push(
     env.DB.prepare(
       `INSERT INTO profiles (user_id, first_name, date_of_birth, bio, gender, interests, age_min, age_max,
-         country_code, state_code, city_name, location)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
+         country_code, state_code, city_name, location, latitude, longitude)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`,
     ).bind(
       id,
       seed.firstName ?? null,
@@ -94,6 +99,8 @@ export async function seedMember(seed: MemberSeed = {}) {
       location?.state?.isoCode ?? null,
       location?.city?.name ?? null,
       location ? JSON.stringify(location) : null,
+      seed.at?.[0] ?? null,
+      seed.at?.[1] ?? null,
     ),
   );
   await env.DB.batch(statements);

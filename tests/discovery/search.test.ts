@@ -433,7 +433,7 @@ describe("search: validation and access", () => {
     expect(dashboard.body.results.map((r) => r.id)).toEqual([austin.id]);
   });
 
-  it("returns search cards: the member card plus bio, interests and liked", async () => {
+  it("returns search cards: the member card plus bio, interests, liked, distance, prompts", async () => {
     const me = await searcher();
     const word = uniqueWord();
     const member = await seedMember({
@@ -463,6 +463,10 @@ describe("search: validation and access", () => {
       bio: `Engines ${word}`,
       interests: ["Maths"],
       liked: false,
+      // The searcher has no place: no distance.
+      distance_km: null,
+      travelling: false,
+      prompts: [],
     });
     expect(res.body.meta).toMatchObject({
       page: 1,

@@ -42,6 +42,9 @@ const card = (id: string): SearchCard => ({
   bio: "",
   interests: [],
   liked: false,
+  distance_km: null,
+  travelling: false,
+  prompts: [],
 });
 
 const response = (ids: string[], page = 1, hasMore = false): SearchResponse => ({

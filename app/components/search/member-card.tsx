@@ -6,7 +6,9 @@ import { HIGH_FETCH_PRIORITY } from "~/lib/fetch-priority";
 import { displayName, locationLabel } from "~/lib/members";
 import { photoAt } from "~/lib/photos";
 import type { SearchCard } from "~/schemas/search";
+import { formatDistance } from "~/lib/distance";
 import { LikeButton, MatchMoment } from "./like-button";
+import { useBrowserLocale } from "./near-filters";
 
 /** Cards on the first screen: their photos load at once (a lazy one would be the page's LCP). */
 export const FIRST_ROW = 4;
@@ -31,7 +33,14 @@ export function MemberCard({
 }) {
   const [matched, setMatched] = useState(false);
   const name = displayName(member);
-  const place = locationLabel(member.location);
+  const locale = useBrowserLocale();
+  const place = [
+    locationLabel(member.location),
+    member.distance_km !== null ? formatDistance(member.distance_km, locale) : null,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  const prompt = member.prompts[0];
   const href = `/members/${encodeURIComponent(member.username)}`;
   return (
     <article className="member-card" aria-label={`${name}, ${member.age}`}>
@@ -56,8 +65,19 @@ export function MemberCard({
           </Link>
         </h3>
         <OnlineBadge memberId={member.id} online={member.online} lastSeenAt={member.last_seen_at} />
-        {place ? <p className="member-card-place muted small">{place}</p> : null}
-        {member.bio ? <p className="member-card-bio">{member.bio}</p> : null}
+        {place || member.travelling ? (
+          <p className="member-card-place muted small">
+            {member.travelling ? <span className="pill pill-travel">Travelling</span> : null}
+            {place}
+          </p>
+        ) : null}
+        {prompt ? (
+          <p className="member-card-prompt">
+            <span className="member-card-prompt-q">{prompt.text}</span> {prompt.answer}
+          </p>
+        ) : member.bio ? (
+          <p className="member-card-bio">{member.bio}</p>
+        ) : null}
         {member.interests.length ? (
           <Chips items={member.interests.slice(0, 3)} tone="brand" />
         ) : null}

@@ -24,11 +24,13 @@ import {
   setKeywords,
   setMemberLiked,
   setShowAdvancedFilters,
+  type SearchOrigin,
   type SearchState,
 } from "~/state/search";
 import { KeepPresenceStore } from "~/state/presence";
 import { LocationFilter } from "~/components/location-picker";
 import { FIRST_ROW, MemberCard } from "./member-card";
+import { DistanceAndSort, TravelPanel } from "./near-filters";
 
 interface MemberSearchProps {
   scope: SearchScope;
@@ -37,6 +39,8 @@ interface MemberSearchProps {
   /** The member's own desired age range, shown as the default of the age filter. */
   ageRange: { min: number; max: number };
   heading: string;
+  /** Where the member searches from (distance, travel). */
+  origin: SearchOrigin | null;
 }
 
 /**
@@ -55,7 +59,7 @@ export function MemberSearch(props: MemberSearchProps) {
   );
 }
 
-function SearchHydrated({ scope, initial, ageRange, heading }: MemberSearchProps) {
+function SearchHydrated({ scope, initial, ageRange, heading, origin }: MemberSearchProps) {
   useHydrateAtoms([
     [searchScopeAtom, scope],
     [searchStateAtom, initial],
@@ -63,7 +67,7 @@ function SearchHydrated({ scope, initial, ageRange, heading }: MemberSearchProps
   return (
     <section className="discover" aria-labelledby={`${scope}-search-heading`}>
       <SearchDrawer>
-        {(fold) => <SearchForm scope={scope} ageRange={ageRange} onSearch={fold} />}
+        {(fold) => <SearchForm scope={scope} ageRange={ageRange} origin={origin} onSearch={fold} />}
       </SearchDrawer>
       <SearchResults scope={scope} heading={heading} pageState={initial} />
     </section>
@@ -124,10 +128,12 @@ function SearchDrawer({ children }: { children(fold: () => void): ReactNode }) {
 function SearchForm({
   scope,
   ageRange,
+  origin,
   onSearch,
 }: {
   scope: SearchScope;
   ageRange: { min: number; max: number };
+  origin: SearchOrigin | null;
   /** A search was asked for (the phone's drawer folds to show the results). */
   onSearch(): void;
 }) {
@@ -203,6 +209,13 @@ function SearchForm({
           Filters{filterCount > 0 ? <span className="pill">{filterCount}</span> : null}
         </summary>
         <div className="search-filter-grid">
+          <DistanceAndSort
+            scope={scope}
+            origin={origin}
+            distance={filters.distance_km}
+            sort={filters.sort}
+            onChange={(patch) => setState((s) => setFilters(s, patch))}
+          />
           <fieldset className="search-ages">
             <legend className="label">Age</legend>
             <div className="search-age-inputs">
@@ -303,6 +316,7 @@ function SearchForm({
             Interests, online now and with a photo are filters for subscribers.{" "}
             <Link to="/my/subscription">See the plans</Link>
           </p>
+          <TravelPanel origin={origin} />
         </div>
       </details>
       {state.searchError ? (

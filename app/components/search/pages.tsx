@@ -360,6 +360,7 @@ function SearchPage({
           scope={scope}
           initial={initialSearch}
           ageRange={search.ageRange}
+          origin={search.origin}
           heading="Members for you"
         />
       </div>

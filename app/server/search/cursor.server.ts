@@ -19,13 +19,18 @@ const cursorSchema = z.object({
   t: z.number().int(),
   /** Last sort key shown. */
   k: z.number().int(),
-  p: z.enum(["cover", "pk", "fts", "online"]),
+  p: z.enum(["cover", "pk", "fts", "online", "near", "newest"]),
   n: z.number().int().min(0),
   c: z.boolean(),
   pg: z.number().int().min(1),
   age: z.number().int(),
   from: z.number().int(),
   to: z.number().int(),
+  /** Sorted by distance: the last place's dot product with the origin and its id. */
+  d: z.number().optional(),
+  pid: z.number().int().optional(),
+  /** Sorted newest first: the last sign-up time shown. */
+  j: z.number().int().optional(),
 });
 export type Cursor = z.infer<typeof cursorSchema>;
 
@@ -62,6 +67,8 @@ export function queryKey(c: SearchQuery): string {
     c.city ?? null,
     c.withPhoto,
     c.onlineSince !== null,
+    c.sort,
+    c.near ? [c.near.km, c.near.origin.latitude, c.near.origin.longitude] : null,
   ]);
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {

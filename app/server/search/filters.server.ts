@@ -1,6 +1,15 @@
 import { sql, type SQL } from "drizzle-orm";
 import { ageOn } from "~/lib/age";
-import { SEARCH_AGE, type SearchFilters } from "~/schemas/search";
+import {
+  cellTokens,
+  cellsWithin,
+  DISTANCE_KM,
+  minDotWithin,
+  unitPoint,
+  type LatLng,
+  type UnitPoint,
+} from "~/lib/distance";
+import { SEARCH_AGE, type SearchFilters, type SearchSort } from "~/schemas/search";
 import { ONLINE_WINDOW_MS } from "../members.server";
 import { blockedWith } from "../visibility.server";
 
@@ -13,14 +22,52 @@ import { blockedWith } from "../visibility.server";
 /** Width of one (bucket, completeness) range of sort keys (see member_search). */
 const KEY_RANGE = 2 ** 30;
 
-/** The query plans a page can run (plans.server.ts). */
-export type SearchPlan = "cover" | "pk" | "fts" | "online";
+/**
+ * The query plans a page can run (plans.server.ts; "near": sorted by distance, near.server.ts;
+ * "newest": sorted by sign-up, newest.server.ts).
+ */
+export type SearchPlan = "cover" | "pk" | "fts" | "online" | "near" | "newest";
 
-/** The searcher's date of birth and desired age range (their profile). */
+/**
+ * The searcher's date of birth and desired age range (their profile), and the coordinates of the
+ * place they search from (their travel place while they travel, else their own; null without one).
+ */
 export interface Searcher {
   dob: string;
   ageMin: number;
   ageMax: number;
+  latitude?: number | null;
+  longitude?: number | null;
+}
+
+/** The searcher's place, when it has coordinates. */
+export const originOf = (searcher: Searcher | null): LatLng | null =>
+  searcher && searcher.latitude != null && searcher.longitude != null
+    ? { latitude: searcher.latitude, longitude: searcher.longitude }
+    : null;
+
+/**
+ * A radius around the searcher's place: its point, the smallest dot product of a place inside
+ * (minDotWithin), its one-degree cells (the by_cell index) and their full-text tokens.
+ */
+export interface Near {
+  km: number;
+  origin: LatLng;
+  point: UnitPoint;
+  minDot: number;
+  cells: number[];
+  tokens: string[];
+}
+
+export function nearOf(origin: LatLng, km: number): Near {
+  return {
+    km,
+    origin,
+    point: unitPoint(origin),
+    minDot: minDotWithin(km),
+    cells: cellsWithin(origin, km),
+    tokens: cellTokens(origin, km),
+  };
 }
 
 /** YYYY-MM-DD such that someone born on or before it is at least `years` old on `today` (UTC). */
@@ -108,6 +155,7 @@ export function matchExpression(
   interests: string[],
   place: Place = {},
   gender?: string,
+  near?: Near | null,
 ): string | null {
   const parts: string[] = [];
   const words = keywordTokens(keywords);
@@ -119,6 +167,8 @@ export function matchExpression(
   if (interests.length) {
     parts.push(`tags : (${interests.map((i) => `"${interestToken(i)}"`).join(" OR ")})`);
   }
+  // A radius: the members of its cells (migrations/0033), in result order like a place's.
+  if (near) parts.push(`tags : (${near.tokens.map((t) => `"${t}"`).join(" OR ")})`);
   if (!parts.length) return null;
   // Only the narrowest place given: every list more in an AND costs the full-text query a merge
   // (two lists read half the time of four for interests in a city), and the few members of a
@@ -151,9 +201,18 @@ export interface SearchQuery {
   withPhoto: boolean;
   /** Members online are those seen since then (null: no online filter). */
   onlineSince: string | null;
+  /** The full-text query of the keywords, interests, place and radius (its cells), or null. */
   match: string | null;
+  /**
+   * The same without the radius: what a row must match besides its conditions (which check the
+   * radius exactly); null without keywords or interests.
+   */
+  textMatch: string | null;
   /** The age range the filters ask for, or null for the searcher's own desired range. */
   custom: { from: number; to: number } | null;
+  /** The radius asked for (or, sorted by distance, the largest); null for neither. */
+  near: Near | null;
+  sort: SearchSort;
 }
 
 /** A search with the searcher's values at its snapshot (`terms`): what the statements read. */
@@ -185,8 +244,20 @@ export function valueTerms(r: Resolved): Terms {
   };
 }
 
-export function queryOf(me: string, filters: SearchFilters, keywords: string): SearchQuery {
+/**
+ * What a request asks for. `origin` is the searcher's place (originOf): a radius or the distance
+ * sort needs one (the caller answers 422 without), and sorted by distance with no radius the
+ * search looks as far as the largest radius.
+ */
+export function queryOf(
+  me: string,
+  filters: SearchFilters,
+  keywords: string,
+  origin: LatLng | null = null,
+): SearchQuery {
   const custom = filters.age_min !== undefined || filters.age_max !== undefined;
+  const km = filters.distance_km ?? (filters.sort === "distance" ? DISTANCE_KM.max : null);
+  const near = origin && km ? nearOf(origin, km) : null;
   const place: Place = {
     country: filters.country,
     state: filters.state,
@@ -198,10 +269,13 @@ export function queryOf(me: string, filters: SearchFilters, keywords: string): S
     ...place,
     withPhoto: filters.with_photo,
     onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
-    match: matchExpression(keywords, filters.interests, place, filters.gender),
+    match: matchExpression(keywords, filters.interests, place, filters.gender, near),
+    textMatch: matchExpression(keywords, filters.interests, place, filters.gender),
     custom: custom
       ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
       : null,
+    near,
+    sort: near || filters.sort !== "distance" ? filters.sort : "active",
   };
 }
 
@@ -213,7 +287,7 @@ export function buildContext(
   keywords: string,
   asOf: number,
 ): SearchContext {
-  const query = queryOf(me, filters, keywords);
+  const query = queryOf(me, filters, keywords, originOf(searcher));
   return { ...query, terms: valueTerms(resolve(query, searcher, asOf)) };
 }
 
@@ -236,6 +310,19 @@ export const onlineNow = (c: SearchContext) =>
   sql`u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0`;
 
 /**
+ * A radius's cells as one bound value that SQLite reads as a list (a 500 km radius overlaps more
+ * cells than D1 binds values to a statement): each is a search of the by_cell index.
+ */
+export const cellList = (near: Near) =>
+  sql`(SELECT value FROM json_each(${JSON.stringify(near.cells)}))`;
+
+/** The dot product of a row's place with the radius's centre: the larger, the nearer. */
+export const nearDot = (near: Near, alias = "s") => {
+  const s = sql.raw(alias);
+  return sql`(${s}.x * ${near.point.x} + ${s}.y * ${near.point.y} + ${s}.z * ${near.point.z})`;
+};
+
+/**
  * Every condition but the keywords and the paging position, on `member_search s` (or the rows of
  * member_search under another alias).
  */
@@ -253,6 +340,11 @@ export function conditions(c: SearchContext, plan?: SearchPlan, alias = "s"): SQ
   if (c.state) parts.push(sql`${s}.state = ${c.state}`);
   if (c.city) parts.push(sql`${s}.city = ${c.city}`);
   if (c.withPhoto) parts.push(sql`${s}.has_photo = 1`);
+  if (c.near) {
+    parts.push(
+      sql`${s}.cell IN ${cellList(c.near)} AND ${nearDot(c.near, alias)} >= ${c.near.minDot}`,
+    );
+  }
   // The online plan starts from the members online; the others check each row (its key first:
   // a member online at the snapshot has a key from the last hour or two, in every index entry).
   if (c.onlineSince && plan !== "online") {

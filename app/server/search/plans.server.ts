@@ -25,14 +25,19 @@ export const KEY_CEILING = Number.MAX_SAFE_INTEGER;
 /** An age range the filters ask for that is narrower than this many years reads by_age_min. */
 const NARROW_AGES = 10;
 
-/** Whether the filters ask for a narrow age range (and no place, whose indexes are narrower). */
+/**
+ * Whether the filters ask for a narrow age range (and no place or radius, whose indexes are
+ * narrower).
+ */
 const narrowAges = (c: SearchContext) =>
-  Boolean(c.custom && c.custom.to - c.custom.from < NARROW_AGES && !c.country);
+  Boolean(c.custom && c.custom.to - c.custom.from < NARROW_AGES && !c.country && !c.near);
 
 /** The covering index that leads with the most selective filter given. */
 function coverIndex(c: SearchContext): SQL {
   if (c.city) return sql.raw("member_search_by_city");
   if (c.state) return sql.raw("member_search_by_state");
+  // A radius (at most 500 km) is narrower than most countries: its cells, one search each.
+  if (c.near) return sql.raw("member_search_by_cell");
   if (c.country) return sql.raw("member_search_by_country");
   if (narrowAges(c)) return sql.raw("member_search_by_age_min");
   if (c.gender) return sql.raw("member_search_by_gender");
@@ -57,8 +62,8 @@ function coverFrom(c: SearchContext): SQL {
  * once per statement (a probe of the full-text index for every row would parse the query each time).
  */
 const keywordCondition = (c: SearchContext) =>
-  c.match
-    ? sql` AND s.sort_key IN (SELECT rowid FROM member_search_fts WHERE member_search_fts MATCH ${c.match})`
+  c.textMatch
+    ? sql` AND s.sort_key IN (SELECT rowid FROM member_search_fts WHERE member_search_fts MATCH ${c.textMatch})`
     : sql.raw("");
 
 /**
@@ -208,7 +213,7 @@ function choiceCtes(c: SearchContext, end: number): SQL {
  * with keywords, up to the cap plus one at least, which gives the total from the same read.
  */
 function firstPageArms(c: SearchContext, end: number): SQL {
-  const read = c.match ? Math.max(end, SEARCH_TOTAL_CAP + 1) : end;
+  const read = c.textMatch ? Math.max(end, SEARCH_TOTAL_CAP + 1) : end;
   const plans: SearchPlan[] = [
     c.onlineSince ? "online" : null,
     c.match ? "fts" : "pk",
@@ -233,7 +238,7 @@ function firstPageArms(c: SearchContext, end: number): SQL {
  * that SQLite prepared and ran, 43 % of a first page's database time (docs/decisions/010).
  */
 export function firstPageCtes(c: SearchContext, end: number): SQL {
-  const total = c.match
+  const total = c.textMatch
     ? sql.raw("(SELECT CASE WHEN walked THEN n ELSE (SELECT count(*) FROM page) END FROM choice)")
     : sql.raw("(SELECT n FROM choice)");
   return sql`WITH ${choiceCtes(c, end)},

@@ -1,0 +1,48 @@
+import { sql, type SQL } from "drizzle-orm";
+import { conditions, keywordTokens, type SearchContext } from "./filters.server";
+
+/**
+ * Keyword relevance (docs/decisions/041): a search whose keywords are a member's exact username or
+ * first name shows those members first, then every other result in the search's order. Keywords
+ * are matched by the first eight characters of each word (docs/decisions/016), so that without
+ * this a member whose username shares a long prefix with the one searched for could come first,
+ * and the one searched for fall off the first page.
+ *
+ * The exact matches are found in the full-text index (the keywords' words as whole tokens of the
+ * username and first-name columns), checked against the whole name, and pass every filter and condition of
+ * the search at its snapshot, so each page finds the same ones again: the first page shows them on
+ * top, and every page leaves them out of the rest.
+ */
+
+/** At most this many members are put first (a common first name matches many). */
+export const EXACT_LIMIT = 5;
+
+/** The keywords as a name: one word of the kind a username or first name is, or null. */
+export function exactName(keywords: string): string | null {
+  const name = keywords.trim().toLowerCase();
+  if (!name || name.length > 50 || /\s/.test(name) || !keywordTokens(name).length) return null;
+  return name;
+}
+
+/**
+ * The name's words as whole tokens of the username or first name (the index keeps no positions,
+ * so no phrase: the whole name is then compared in SQL). Tokens only: nothing is read as syntax.
+ */
+const nameQuery = (name: string) =>
+  `{username first_name} : (${keywordTokens(name)
+    .map((t) => `"${t}"`)
+    .join(" AND ")})`;
+
+/**
+ * The members whose username or first name is exactly `name`, in result order: the search's own
+ * full-text query (keywords, interests, place, radius) and the name as a phrase, one match.
+ */
+export function exactStatement(c: SearchContext, name: string): SQL {
+  return sql`SELECT s.sort_key AS sortKey, s.user_id AS userId
+    FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid
+      JOIN users u ON u.id = s.user_id JOIN profiles p ON p.user_id = s.user_id
+    WHERE f.member_search_fts MATCH ${`(${c.match}) AND ${nameQuery(name)}`}
+      AND (u.username = ${name} COLLATE NOCASE OR lower(trim(p.first_name)) = ${name})
+      AND ${conditions(c)}
+    ORDER BY s.sort_key DESC LIMIT ${EXACT_LIMIT}`;
+}
