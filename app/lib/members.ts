@@ -1,4 +1,5 @@
 import type { ProfilePhoto } from "~/schemas/profile";
+import type { PromptAnswer } from "~/schemas/prompt-catalog";
 
 /** docs/api.md "Member card": how another member is shown wherever members are listed. */
 export interface MemberCardView {
@@ -13,12 +14,16 @@ export interface MemberCardView {
   last_seen_at: string | null;
 }
 
-/** GET /members/{username}'s `member`: the card plus bio, interests, preferences, ageRange, photos. */
+/**
+ * GET /members/{username}'s `member`: the card plus bio, interests, preferences, ageRange, prompts
+ * (each with its text) and photos.
+ */
 export interface MemberProfileView extends MemberCardView {
   bio: string;
   interests: string[];
   preferences: string[];
   ageRange: { min: number; max: number };
+  prompts: PromptAnswer[];
   photos: ProfilePhoto[];
 }
 

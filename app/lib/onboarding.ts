@@ -12,8 +12,21 @@ export const ONBOARDING_STEPS = [
 ] as const;
 
 export type OnboardingStep = (typeof ONBOARDING_STEPS)[number]["id"];
-/** The page after the steps: all set, or what is left and the choice to skip it for now. */
-export type OnboardingView = OnboardingStep | "review";
+/**
+ * An optional step offered once the others are done (or skipped): answers to prompts. It is not
+ * counted in the progress and never holds onboarding open.
+ */
+export const OPTIONAL_PROMPTS_STEP = {
+  id: "prompts",
+  label: "Prompts",
+  title: "Give them something to answer",
+} as const;
+
+/**
+ * The page after the steps: all set, or what is left and the choice to skip it for now; and the
+ * optional prompts step.
+ */
+export type OnboardingView = OnboardingStep | "prompts" | "review";
 
 export type OnboardingState = "pending" | "skipped" | "done";
 
@@ -40,7 +53,7 @@ export const isComplete = (done: Record<OnboardingStep, boolean>) =>
   doneCount(done) === ONBOARDING_STEPS.length;
 
 export function isOnboardingView(value: string | null): value is OnboardingView {
-  return value === "review" || ONBOARDING_STEPS.some((s) => s.id === value);
+  return value === "review" || value === "prompts" || ONBOARDING_STEPS.some((s) => s.id === value);
 }
 
 /** Where a member starts: the first step not done yet, or the review when all are. */

@@ -10,6 +10,7 @@ import { MessageButton } from "~/components/chat/message-button";
 import { MemberLikeAction } from "~/components/search/member-like";
 import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, OnlineBadge, PhotoGallery } from "~/components/profile/member";
+import { PromptAnswers } from "~/components/profile/prompt-answers";
 import { MemberSafetyActions } from "~/components/safety/menus";
 import { AppShell } from "~/components/shell";
 import { displayName, locationLabel } from "~/lib/members";
@@ -108,6 +109,12 @@ export default function MemberPage() {
               ) : (
                 <p className="muted">{name} has not written a bio yet.</p>
               )}
+              {member.prompts.length > 0 ? (
+                <>
+                  <h2 className="h3">In {name}&apos;s words</h2>
+                  <PromptAnswers prompts={member.prompts} />
+                </>
+              ) : null}
               <h2 className="h3">Interests</h2>
               <Chips items={member.interests} tone="brand" />
               <h2 className="h3">Looking for</h2>

@@ -12,6 +12,7 @@ import { CsrfInput, FormAlert, useCsrfToken } from "~/components/form";
 import { Icon } from "~/components/icons";
 import { AppLink } from "~/components/link";
 import { PhotoManager } from "~/components/profile/photo-manager";
+import { PromptsEditor } from "~/components/profile/prompts-editor";
 import {
   BioField,
   InterestsField,
@@ -29,13 +30,18 @@ import {
   isOnboardingView,
   onboardingPath,
   ONBOARDING_STEPS,
+  OPTIONAL_PROMPTS_STEP,
   stepAfter,
   stepBefore,
   type OnboardingStep,
   type OnboardingView,
 } from "~/lib/onboarding";
 import { titleMeta } from "~/lib/title";
-import { onboardingSaveSchema, onboardingStepSchemas } from "~/schemas/onboarding";
+import {
+  onboardingSaveSchema,
+  onboardingStepSchemas,
+  type OnboardingFormStep,
+} from "~/schemas/onboarding";
 import type { Profile, ProfilePhoto } from "~/schemas/profile";
 import { firstErrors } from "~/schemas/validation";
 import { formAction, type ActionErrors } from "~/server/actions.server";
@@ -61,7 +67,8 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const asked = url.searchParams.get("step");
   const { profile, done, state } = await onboardingStatus(context.env, user.id, user.onboarding);
-  if (state === "done" && asked !== "review") throw redirect("/dashboard");
+  // Once done, the review and the optional prompts step stay open; the other steps do not.
+  if (state === "done" && asked !== "review" && asked !== "prompts") throw redirect("/dashboard");
   const view: OnboardingView = isOnboardingView(asked) ? asked : firstOpenStep(done);
   return json(
     { profile, done, view, name: displayName(profile), verified: url.searchParams.has("verified") },
@@ -79,6 +86,7 @@ export function action({ request, context }: ActionFunctionArgs) {
     }
     const { step, payload } = parseInput(onboardingSaveSchema, body);
     const { complete } = await saveOnboardingStep(context.env, user.id, step, payload);
+    if (step === "prompts") return redirect(onboardingPath("review"));
     return redirect(onboardingPath(complete ? "review" : stepAfter(step)));
   });
 }
@@ -139,7 +147,7 @@ export default function OnboardingPage() {
         </div>
         <section className="onboarding-card" aria-labelledby="onboarding-title">
           {view === "review" ? (
-            <Review name={name} done={done} />
+            <Review name={name} done={done} hasPrompts={profile.prompts.length > 0} />
           ) : view === "photos" ? (
             <PhotosStep photos={profile.photos} name={name} />
           ) : (
@@ -152,7 +160,22 @@ export default function OnboardingPage() {
   );
 }
 
-function StepHeading({ step, children }: { step: OnboardingStep; children?: ReactNode }) {
+function StepHeading({
+  step,
+  children,
+}: {
+  step: OnboardingFormStep | "photos";
+  children?: ReactNode;
+}) {
+  if (step === "prompts") {
+    return (
+      <>
+        <p className="onboarding-eyebrow">Optional</p>
+        <h1 id="onboarding-title">{OPTIONAL_PROMPTS_STEP.title}</h1>
+        {children ? <p className="lead">{children}</p> : null}
+      </>
+    );
+  }
   const index = ONBOARDING_STEPS.findIndex((s) => s.id === step);
   return (
     <>
@@ -166,8 +189,16 @@ function StepHeading({ step, children }: { step: OnboardingStep; children?: Reac
 }
 
 /** Back, "Not now" (the next step without saving) and the step's main action. */
-function StepActions({ step, primary }: { step: OnboardingStep; primary: ReactNode }) {
-  const before = stepBefore(step);
+function StepActions({
+  step,
+  primary,
+}: {
+  step: OnboardingFormStep | "photos";
+  primary: ReactNode;
+}) {
+  // The optional prompts step comes from the review and goes back to it.
+  const before = step === "prompts" ? null : stepBefore(step);
+  const after = step === "prompts" ? "review" : stepAfter(step);
   return (
     <div className="onboarding-actions">
       {before ? (
@@ -178,7 +209,7 @@ function StepActions({ step, primary }: { step: OnboardingStep; primary: ReactNo
         <span />
       )}
       <div className="onboarding-actions-end">
-        <AppLink to={onboardingPath(stepAfter(step))} className="btn btn-secondary">
+        <AppLink to={onboardingPath(after)} className="btn btn-secondary">
           Not now
         </AppLink>
         {primary}
@@ -211,22 +242,18 @@ function PhotosStep({ photos: initial, name }: { photos: ProfilePhoto[]; name: s
   );
 }
 
-const STEP_INTRO: Record<Exclude<OnboardingStep, "photos">, string> = {
+const STEP_INTRO: Record<OnboardingFormStep, string> = {
   about:
     "Your first name is how Heartline and other members greet you. A few honest lines about you start better conversations.",
   interests:
     "Pick a few things you love: members who share them find you, and they make easy first messages.",
   "looking-for":
     "Say what you hope to find and the ages you would like to meet, so the right people find you.",
+  prompts:
+    "Answer a prompt or two: they give members something to like and an easy way to start talking. You can skip this and add them later in your profile settings.",
 };
 
-function StepFields({
-  step,
-  form,
-}: {
-  step: Exclude<OnboardingStep, "photos">;
-  form: ProfileFormState;
-}) {
+function StepFields({ step, form }: { step: OnboardingFormStep; form: ProfileFormState }) {
   if (step === "about") {
     return (
       <>
@@ -242,17 +269,12 @@ function StepFields({
     );
   }
   if (step === "interests") return <InterestsField form={form} />;
+  if (step === "prompts") return <PromptsEditor form={form} />;
   return <LookingForFields form={form} />;
 }
 
 /** A step that edits profile fields: validated with the step's schema, saved, then the next step. */
-function FieldsStep({
-  step,
-  profile,
-}: {
-  step: Exclude<OnboardingStep, "photos">;
-  profile: Profile;
-}) {
+function FieldsStep({ step, profile }: { step: OnboardingFormStep; profile: Profile }) {
   const schema = onboardingStepSchemas[step];
   const actionData = useActionData<ActionErrors>();
   const form = useProfileForm(profile, schema, {
@@ -302,7 +324,11 @@ function FieldsStep({
         step={step}
         primary={
           <button type="submit" className="btn btn-primary" disabled={busy}>
-            {busy ? "Saving…" : step === "looking-for" ? "Save and finish" : "Save and continue"}
+            {busy
+              ? "Saving…"
+              : step === "looking-for" || step === "prompts"
+                ? "Save and finish"
+                : "Save and continue"}
           </button>
         }
       />
@@ -311,8 +337,27 @@ function FieldsStep({
 }
 
 /** The end: all set (to discovery), or what is left, with the choice to skip it knowingly. */
-function Review({ name, done }: { name: string; done: Record<OnboardingStep, boolean> }) {
+function Review({
+  name,
+  done,
+  hasPrompts,
+}: {
+  name: string;
+  done: Record<OnboardingStep, boolean>;
+  hasPrompts: boolean;
+}) {
   const navigation = useNavigation();
+  const promptsOffer = hasPrompts ? null : (
+    <div className="onboarding-optional">
+      <p>
+        <strong>Optional:</strong> answer a prompt or two, so members have something to like and to
+        talk about.
+      </p>
+      <AppLink to={onboardingPath("prompts")} className="btn btn-secondary btn-sm">
+        Answer a prompt
+      </AppLink>
+    </div>
+  );
   if (isComplete(done)) {
     return (
       <div className="onboarding-finished">
@@ -332,6 +377,7 @@ function Review({ name, done }: { name: string; done: Record<OnboardingStep, boo
             See my profile
           </AppLink>
         </div>
+        {promptsOffer}
       </div>
     );
   }
@@ -365,6 +411,7 @@ function Review({ name, done }: { name: string; done: Record<OnboardingStep, boo
           </button>
         </Form>
       </div>
+      {promptsOffer}
       <p className="muted small">
         Skipping takes you to your dashboard. You can finish any time: we will keep a reminder there
         until you do.

@@ -13,6 +13,7 @@ import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
 import { LocationPicker } from "~/components/location-picker";
 import { PhotoManager } from "~/components/profile/photo-manager";
+import { PromptsEditor } from "~/components/profile/prompts-editor";
 import {
   BioField,
   ETHNICITIES,
@@ -184,6 +185,11 @@ export default function ProfileSettingsPage() {
             ))}
           </datalist>
           <BioField form={form} />
+        </section>
+
+        <section className="card" aria-labelledby="prompts-heading">
+          <h2 id="prompts-heading">Prompts</h2>
+          <PromptsEditor form={form} />
         </section>
 
         <section className="card" aria-labelledby="location-heading">

@@ -10,6 +10,8 @@ export const onboardingStepSchemas = {
   about: profileSchema.pick({ firstName: true, bio: true }),
   interests: profileSchema.pick({ interests: true }),
   "looking-for": profileSchema.pick({ preferences: true, ageRange: true }),
+  /** Optional, after the others: answers to Heartline's prompts. */
+  prompts: profileSchema.pick({ prompts: true }),
 } as const;
 
 export type OnboardingFormStep = keyof typeof onboardingStepSchemas;
@@ -21,7 +23,9 @@ export const ONBOARDING_MESSAGES = {
 
 /** A step's submission: which step, and its fields as the JSON the profile form builds. */
 export const onboardingSaveSchema = z.object({
-  step: z.enum(["about", "interests", "looking-for"], { error: ONBOARDING_MESSAGES.step }),
+  step: z.enum(["about", "interests", "looking-for", "prompts"], {
+    error: ONBOARDING_MESSAGES.step,
+  }),
   payload: z
     .string({ error: ONBOARDING_MESSAGES.payload })
     .max(16_000, ONBOARDING_MESSAGES.payload)

@@ -2,6 +2,7 @@ import { z } from "./zod";
 import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
 import { DOB_REQUIRED_MESSAGE, UNDERAGE_MESSAGE, usernameField } from "./auth";
 import { AGE_RANGE, BIO_MAX, LIST_ITEM_MAX, LIST_MAX_ITEMS } from "./profile-limits";
+import { promptsField, type PromptEntry } from "./prompts";
 import { dedupe, safeText } from "./text";
 
 /**
@@ -181,6 +182,8 @@ export const profileSchema = z.object({
   ageRange: ageRangeSchema,
   gender: optionalText(PROFILE_MESSAGES.gender),
   ethnicity: optionalText(PROFILE_MESSAGES.ethnicity),
+  /** Answers to Heartline's prompts (app/schemas/prompts.ts): up to three. */
+  prompts: promptsField.default([]),
 });
 
 export type ProfileFormInput = z.input<typeof profileSchema>;
@@ -200,6 +203,7 @@ export const PROFILE_FIELDS = [
   "ageRange",
   "gender",
   "ethnicity",
+  "prompts",
 ] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 
@@ -229,6 +233,7 @@ export interface Profile {
   ageRange: { min: number; max: number };
   gender: string | null;
   ethnicity: string | null;
+  prompts: PromptEntry[];
   photos: ProfilePhoto[];
 }
 
@@ -246,6 +251,7 @@ export interface ProfileFormValues {
   ageRange: { min: number; max: number };
   gender: string;
   ethnicity: string;
+  prompts: PromptEntry[];
 }
 
 /**
@@ -270,6 +276,7 @@ export function toProfilePayload(
     ageRange: form.ageRange,
     gender: blankToNull(form.gender),
     ethnicity: blankToNull(form.ethnicity),
+    prompts: form.prompts,
   };
   if (form.location?.country?.isoCode) payload.location = form.location;
   else if (options.hadLocation) payload.location = null;

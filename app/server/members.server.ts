@@ -2,6 +2,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { ageOn } from "~/lib/age";
 import type { MemberCardView, MemberProfileView } from "~/lib/members";
 import type { Location } from "~/schemas/profile";
+import { promptsForCard } from "~/schemas/prompt-catalog";
 import { getDb, schema, type Db } from "./db.server";
 import type { Env } from "./env.server";
 import { notFound } from "./errors.server";
@@ -124,6 +125,7 @@ export async function viewMember(
       preferences: schema.profiles.preferences,
       ageMin: schema.profiles.ageMin,
       ageMax: schema.profiles.ageMax,
+      prompts: schema.profiles.prompts,
     })
     .from(schema.users)
     .innerJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id))
@@ -142,6 +144,7 @@ export async function viewMember(
     interests: row.interests,
     preferences: row.preferences,
     ageRange: { min: row.ageMin, max: row.ageMax },
+    prompts: promptsForCard(row.prompts),
     photos: photos.map((p, i) => ({ id: p.id, url: photoUrl(p.id), position: i })),
   };
 }

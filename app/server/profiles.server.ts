@@ -46,6 +46,7 @@ export async function loadProfile(env: Env, userId: string): Promise<Profile> {
     ageRange: { min: profile.ageMin, max: profile.ageMax },
     gender: profile.gender,
     ethnicity: profile.ethnicity,
+    prompts: profile.prompts ?? [],
     photos: await listPhotos(env, userId),
   };
 }
@@ -53,7 +54,7 @@ export async function loadProfile(env: Env, userId: string): Promise<Profile> {
 /** The stored profile as the form's parsed values (what a partial update leaves as it is). */
 function storedForm(stored: Profile): ProfileForm {
   const { firstName, lastName, username, dateOfBirth, location, postalCode, bio } = stored;
-  const { interests, preferences, ageRange, gender, ethnicity } = stored;
+  const { interests, preferences, ageRange, gender, ethnicity, prompts } = stored;
   return {
     firstName,
     lastName,
@@ -67,6 +68,7 @@ function storedForm(stored: Profile): ProfileForm {
     ageRange,
     gender,
     ethnicity,
+    prompts,
   };
 }
 
@@ -149,6 +151,7 @@ export async function updateProfile(
       ethnicity: input.ethnicity ?? null,
       interests: input.interests,
       preferences: input.preferences,
+      prompts: input.prompts,
       ageMin: input.ageRange.min,
       ageMax: input.ageRange.max,
       location,

@@ -37,6 +37,7 @@ export const storedProfile = (extra: Partial<Profile> = {}): Profile => ({
   ageRange: { min: 25, max: 40 },
   gender: null,
   ethnicity: null,
+  prompts: [],
   photos: [],
   ...extra,
 });

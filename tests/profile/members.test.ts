@@ -70,6 +70,7 @@ describe("GET /members/{username}", () => {
       interests: ["Hiking", "Coffee"],
       preferences: ["Long-term relationship"],
       ageRange: { min: 25, max: 40 },
+      prompts: [],
       photos: photos.map((id, position) => ({ id, url: `/photos/${id}`, position })),
     });
     // Nothing private leaks into the card.

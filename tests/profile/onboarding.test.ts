@@ -175,4 +175,42 @@ describe("onboarding", () => {
       .run();
     expect(await onboardingOf(id)).toBe("done");
   });
+
+  it("offers an optional prompts step on the review, which saves answers or is skipped", async () => {
+    const member = await pendingMember();
+    await upload(member.client, [{ bytes: imageBytes("png") }]);
+    await saveStep(member.client, "about", { firstName: "Noor", bio: "Hi!" });
+    await saveStep(member.client, "interests", { interests: ["Jazz"] });
+    await saveStep(member.client, "looking-for", { preferences: ["New friends"] });
+    expect(await onboardingOf(member.id)).toBe("done");
+
+    const review = await page(member.client, "/onboarding?step=review");
+    expect(review.html).toContain('href="/onboarding?step=prompts"');
+    // Open after onboarding is done, and "Not now" goes back to the review.
+    const step = await page(member.client, "/onboarding?step=prompts");
+    expect(step.status).toBe(200);
+    expect(step.html).toContain("Give them something to answer");
+    expect(step.html).toContain('href="/onboarding?step=review"');
+
+    const bad = await saveStep(member.client, "prompts", {
+      prompts: [{ prompt_id: "weekend-plan", answer: " " }],
+    });
+    expect(bad.status).toBe(422);
+    expect((await profileOf(member.client)).prompts).toEqual([]);
+
+    const saved = await saveStep(member.client, "prompts", {
+      prompts: [{ prompt_id: "weekend-plan", answer: "Markets, then a long lunch" }],
+      bio: "Not part of this step",
+    });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.get("Location")).toBe("/onboarding?step=review");
+    const profile = await profileOf(member.client);
+    expect(profile.prompts).toEqual([
+      { prompt_id: "weekend-plan", answer: "Markets, then a long lunch" },
+    ]);
+    expect(profile.bio).toBe("Hi!");
+    // Answered: the review no longer asks.
+    const after = await page(member.client, "/onboarding?step=review");
+    expect(after.html).not.toContain('href="/onboarding?step=prompts"');
+  });
 });

@@ -57,6 +57,7 @@ describe("GET /my/profile", () => {
       ageRange: { min: 18, max: 100 },
       gender: null,
       ethnicity: null,
+      prompts: [],
       photos: [],
     });
   });

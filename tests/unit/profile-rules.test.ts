@@ -101,6 +101,7 @@ describe("the profile payload the settings page sends", () => {
     ageRange: { min: 20, max: 30 },
     gender: "",
     ethnicity: "Mixed",
+    prompts: [],
   };
 
   it("sends blanks as null and no location without a country", () => {
@@ -117,6 +118,7 @@ describe("the profile payload the settings page sends", () => {
       ageRange: { min: 20, max: 30 },
       gender: null,
       ethnicity: "Mixed",
+      prompts: [],
     });
     expect("location" in payload).toBe(false);
     expect(profileSchema.safeParse(payload).success).toBe(true);

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { PROMPTS } from "~/schemas/prompt-catalog";
 import { pageQuery } from "~/schemas/query";
 import {
   deletePhoto,
@@ -41,6 +42,11 @@ profileApi.get("/my/profile", async (c, next) => {
   const { user } = currentUser(c);
   return c.json({ profile: await loadProfile(c.env, user.id) });
 });
+
+/** docs/api.md "Distance, travel and prompts": the prompts a profile may answer. */
+profileApi.get("/profile/prompts", requireUser, (c) =>
+  c.json({ prompts: PROMPTS.map(({ id, text }) => ({ id, text })) }),
+);
 
 profileApi.put("/my/profile", requireUser, async (c) => {
   const { user } = currentUser(c);

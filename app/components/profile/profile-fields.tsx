@@ -74,6 +74,7 @@ export const profileFormValues = (p: Profile): ProfileFormValues => ({
   ageRange: p.ageRange,
   gender: p.gender ?? "",
   ethnicity: p.ethnicity ?? "",
+  prompts: p.prompts ?? [],
 });
 
 /**
@@ -104,13 +105,21 @@ export function useProfileForm(
     return result.success ? {} : firstErrors(fieldErrors(result.error));
   }, [schema, payload]);
 
-  const show = (key: string) => submitted || touched[key] || touched[key.split(".")[0]!];
+  // A nested key shows once it or a field around it was touched (`prompts.0.answer`: itself,
+  // `prompts.0` or `prompts`).
+  const show = (key: string) =>
+    submitted || key.split(".").some((_, i, parts) => touched[parts.slice(0, i + 1).join(".")]);
   const errorFor = (key: string) =>
     (show(key) ? clientErrors[key] : undefined) ?? serverErrors[key];
 
-  const set = <K extends keyof ProfileFormValues>(key: K, value: ProfileFormValues[K]) => {
+  /** A new value; `touch: false` leaves its messages hidden until the field is left. */
+  const set = <K extends keyof ProfileFormValues>(
+    key: K,
+    value: ProfileFormValues[K],
+    { touch = true }: { touch?: boolean } = {},
+  ) => {
     setValues((v) => ({ ...v, [key]: value }));
-    setTouched((t) => ({ ...t, [key]: true }));
+    if (touch) setTouched((t) => ({ ...t, [key]: true }));
     onEdit?.();
     setServerErrors((errors) =>
       Object.fromEntries(Object.entries(errors).filter(([k]) => k.split(".")[0] !== key)),
