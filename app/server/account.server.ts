@@ -89,8 +89,9 @@ async function chatOf(env: Env, userId: string) {
 }
 
 /**
- * Everything stored about the member, as one JSON document: account, profile, photos (metadata;
- * each photo's URL works while the account exists), likes, messages they sent and reactions they
+ * Everything stored about the member, as one JSON document: account, profile (with their prompt
+ * answers), photos (metadata; each photo's URL works while the account exists), likes (those they
+ * gave with the comment they wrote and what it landed on), messages they sent and reactions they
  * gave, notifications and their settings, the browsers that get pushes (the push service and when;
  * not the endpoint, which is a capability to push to that browser), blocks, reports they made,
  * profile views, credits and activity.
@@ -135,7 +136,8 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
     ),
     all(
       env.DB,
-      sql`SELECT u.username, l.created_at FROM likes l JOIN users u ON u.id = l.liked_id
+      sql`SELECT u.username, l.created_at, l.comment, l.target_photo_id, l.target_prompt_id
+       FROM likes l JOIN users u ON u.id = l.liked_id
        WHERE l.liker_id = ${userId} ORDER BY l.created_at`,
     ),
     all(

@@ -1,4 +1,11 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
+import {
+  LIKE_MESSAGES,
+  type LikeNote,
+  type LikeTarget,
+  type LikeTargetInput,
+} from "~/schemas/like-comment";
+import { promptText } from "~/schemas/prompt-catalog";
 import { recordActivity } from "./activities.server";
 import { conversationRoom } from "./chat-rooms.server";
 import { memberHub } from "./member-hub.server";
@@ -7,11 +14,11 @@ import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
 import { logFailure } from "./log.server";
-import { memberCards, type MemberCard } from "./members.server";
+import { memberCards, photoUrl, type MemberCard } from "./members.server";
 import { notify } from "./notifications.server";
 import { memberPerks } from "./subscriptions.server";
 import { canSee, visibleTo } from "./visibility.server";
-import { all, first, statement } from "./sql.server";
+import { all, first, run, statement } from "./sql.server";
 
 /** Likes a free member may give per UTC day. */
 export const FREE_DAILY_LIKES = 50;
@@ -46,23 +53,95 @@ async function likeExists(env: Env, likerId: string, likedId: string): Promise<b
   return row !== null;
 }
 
+/** What a like may carry: a comment and what it lands on (app/schemas/likes.ts). */
+export interface LikeWords {
+  comment?: string | null;
+  target?: LikeTargetInput | null;
+}
+
 /**
- * POST /my/likes: `me` likes `targetId`. Liking again changes nothing and costs nothing. A member
- * who is hidden from `me` (unknown, unverified, suspended, blocked either way) is 404. A new like
- * uses one of the day's likes (429 with Retry-After once they are used up); when it makes a match
- * both members hear of the match, otherwise the liked member hears of the like.
+ * A like's target must be one of the liked member's photos, or a prompt they answered (and that
+ * the catalog still holds): 422 on `target.photo_id` or `target.prompt_id` otherwise.
+ */
+async function checkTarget(env: Env, likedId: string, target: LikeTargetInput | null) {
+  if (!target) return { photoId: null, promptId: null };
+  if ("photo_id" in target) {
+    const photo = await first(
+      env.DB,
+      sql`SELECT 1 AS x FROM photos WHERE id = ${target.photo_id} AND user_id = ${likedId}`,
+    );
+    if (!photo) throw new ValidationError({ "target.photo_id": [LIKE_MESSAGES.photo] });
+    return { photoId: target.photo_id, promptId: null };
+  }
+  const answered = await first(
+    env.DB,
+    sql`SELECT 1 AS x FROM profiles p, json_each(p.prompts) j
+     WHERE p.user_id = ${likedId} AND j.value ->> 'prompt_id' = ${target.prompt_id}`,
+  );
+  if (!answered || !promptText(target.prompt_id)) {
+    throw new ValidationError({ "target.prompt_id": [LIKE_MESSAGES.prompt] });
+  }
+  return { photoId: null, promptId: target.prompt_id };
+}
+
+/** The comment of `likerId`'s like of `likedId`, when there is one. */
+async function likeComment(env: Env, likerId: string, likedId: string): Promise<string | null> {
+  const row = await first<{ comment: string | null }>(
+    env.DB,
+    sql`SELECT comment FROM likes WHERE liker_id = ${likerId} AND liked_id = ${likedId}`,
+  );
+  return row?.comment ?? null;
+}
+
+export interface LikeResult {
+  liked: true;
+  is_match: boolean;
+  /** A match: the comment the other member's like carried, when it carried one. */
+  match_comment?: string;
+}
+
+async function likeResult(env: Env, me: string, targetId: string, isMatch: boolean) {
+  const result: LikeResult = { liked: true, is_match: isMatch };
+  if (isMatch) {
+    const theirs = await likeComment(env, targetId, me);
+    if (theirs) result.match_comment = theirs;
+  }
+  return result;
+}
+
+/**
+ * POST /my/likes: `me` likes `targetId`, optionally with a comment and on one of their photos or
+ * answered prompts (`words`; a target that is not theirs is 422). A member who is hidden from `me`
+ * (unknown, unverified, suspended, blocked either way) is 404. A new like uses one of the day's
+ * likes (429 with Retry-After once they are used up); when it makes a match both members hear of
+ * the match, otherwise the liked member hears of the like, with its comment.
+ *
+ * Liking again costs nothing and tells nobody again; the like keeps its first time. A like again
+ * with a comment or a target replaces the stored comment and target; one with neither changes
+ * nothing.
  */
 export async function likeMember(
   env: Env,
   me: string,
   targetId: string,
   now = Date.now(),
-): Promise<{ liked: true; is_match: boolean }> {
+  words: LikeWords = {},
+): Promise<LikeResult> {
   if (targetId === me) throw new ValidationError({ user_id: [CANNOT_LIKE_SELF] });
   // canSee: the member exists, is active and verified, and neither has blocked the other.
   if (!(await canSee(env, me, targetId))) throw notFound("Member not found.");
+  const comment = words.comment?.trim() || null;
+  const { photoId, promptId } = await checkTarget(env, targetId, words.target ?? null);
   if (await likeExists(env, me, targetId)) {
-    return { liked: true, is_match: await likeExists(env, targetId, me) };
+    if (comment !== null || photoId !== null || promptId !== null) {
+      await run(
+        env.DB,
+        sql`UPDATE likes SET comment = ${comment}, target_photo_id = ${photoId},
+           target_prompt_id = ${promptId}
+         WHERE liker_id = ${me} AND liked_id = ${targetId}`,
+      );
+    }
+    return likeResult(env, me, targetId, await likeExists(env, targetId, me));
   }
 
   const day = utcDay(now);
@@ -79,7 +158,8 @@ export async function likeMember(
   const [inserted, reverse] = await env.DB.batch<{ x: number }>([
     statement(
       env.DB,
-      sql`INSERT INTO likes (liker_id, liked_id, created_at) VALUES (${me}, ${targetId}, ${nowIso(now)})
+      sql`INSERT INTO likes (liker_id, liked_id, created_at, comment, target_photo_id, target_prompt_id)
+       VALUES (${me}, ${targetId}, ${nowIso(now)}, ${comment}, ${photoId}, ${promptId})
        ON CONFLICT DO NOTHING RETURNING 1 AS x`,
     ),
     statement(
@@ -106,21 +186,38 @@ export async function likeMember(
           ]
         : []),
     );
-    await announceLike(env, me, targetId, isMatch, now);
+    await announceLike(env, me, targetId, isMatch, comment, now);
   }
-  return { liked: true, is_match: isMatch };
+  return likeResult(env, me, targetId, isMatch);
 }
 
-/** Notifications never decide whether a like is stored: a failure to send one is only logged. */
-async function announceLike(env: Env, me: string, other: string, isMatch: boolean, now: number) {
+/**
+ * Notifications never decide whether a like is stored: a failure to send one is only logged. The
+ * liked member's notification carries my comment; mine of a match carries theirs.
+ */
+async function announceLike(
+  env: Env,
+  me: string,
+  other: string,
+  isMatch: boolean,
+  comment: string | null,
+  now: number,
+) {
   try {
     const [myCard, theirCard] = await memberCards(env, [me, other], now);
     if (!myCard || !theirCard) return;
+    const mine = comment ? { comment } : {};
     if (isMatch) {
-      await notify(env, { to: other, type: "match", actorId: me, data: { user: myCard } });
-      await notify(env, { to: me, type: "match", actorId: other, data: { user: theirCard } });
+      const theirs = await likeComment(env, other, me);
+      await notify(env, { to: other, type: "match", actorId: me, data: { user: myCard, ...mine } });
+      await notify(env, {
+        to: me,
+        type: "match",
+        actorId: other,
+        data: { user: theirCard, ...(theirs ? { comment: theirs } : {}) },
+      });
     } else {
-      await notify(env, { to: other, type: "like", actorId: me, data: { user: myCard } });
+      await notify(env, { to: other, type: "like", actorId: me, data: { user: myCard, ...mine } });
     }
   } catch (error) {
     logFailure("like_notification", error, { user_id: me });
@@ -239,11 +336,26 @@ export interface ListMeta {
   has_more: boolean;
 }
 
+/** A like's target as it is now: null when it landed on neither, or on what has since gone. */
+function likeTarget(row: {
+  photoId: string | null;
+  promptId: string | null;
+  answer: string | null;
+}): LikeTarget | null {
+  if (row.photoId) return { photo_id: row.photoId, photo_url: photoUrl(row.photoId) };
+  const text = row.promptId ? promptText(row.promptId) : null;
+  if (row.promptId && text && row.answer !== null) {
+    return { prompt_id: row.promptId, text, answer: row.answer };
+  }
+  return null;
+}
+
 /**
  * The three lists of GET /my/likes, each newest first and a page at a time: `received` are members
  * who liked me whom I have not liked back, `sent` members I liked who have not liked me back, and
  * `matches` members who liked me and whom I liked (a member is in one list only). Members hidden
- * from me (unverified, suspended, blocked either way) are left out.
+ * from me (unverified, suspended, blocked either way) are left out. `notes` holds, by member, the
+ * comment and target of the like each card stands for (received: theirs to me; sent: mine).
  */
 export async function listLikes(
   env: Env,
@@ -251,7 +363,11 @@ export async function listLikes(
   list: LikeList,
   { page = 1, perPage = LIKES_PER_PAGE }: { page?: number; perPage?: number } = {},
   now = Date.now(),
-): Promise<{ cards: (MemberCard & { at: string })[]; meta: ListMeta }> {
+): Promise<{
+  cards: (MemberCard & { at: string })[];
+  notes: Map<string, LikeNote>;
+  meta: ListMeta;
+}> {
   const db = getDb(env.DB);
   const other = list === "received" ? likes.likerId : likes.likedId;
   const reverse = sql`EXISTS (SELECT 1 FROM likes r WHERE r.liker_id = ${likes.likedId} AND r.liked_id = ${likes.likerId})`;
@@ -268,7 +384,20 @@ export async function listLikes(
       : sql<string>`${likes.createdAt}`;
   const [rows, totals] = await Promise.all([
     db
-      .select({ id: schema.users.id, at })
+      .select({
+        id: schema.users.id,
+        at,
+        comment: likes.comment,
+        // The photo while it is still the liked member's; the answer while they still give it.
+        photoId: sql<
+          string | null
+        >`(SELECT p.id FROM photos p WHERE p.id = ${likes.targetPhotoId} AND p.user_id = ${likes.likedId})`,
+        promptId: likes.targetPromptId,
+        answer: sql<
+          string | null
+        >`(SELECT j.value ->> 'answer' FROM profiles pr, json_each(pr.prompts) j
+          WHERE pr.user_id = ${likes.likedId} AND j.value ->> 'prompt_id' = ${likes.targetPromptId})`,
+      })
       .from(likes)
       .innerJoin(schema.users, eq(schema.users.id, other))
       .where(where)
@@ -290,8 +419,12 @@ export async function listLikes(
     now,
   );
   const atById = new Map(pageRows.map((r) => [r.id, r.at]));
+  const notes = new Map(
+    pageRows.map((r) => [r.id, { comment: r.comment, target: likeTarget(r) } satisfies LikeNote]),
+  );
   return {
     cards: cards.map((card) => ({ ...card, at: atById.get(card.id) ?? "" })),
+    notes,
     meta: { page, per_page: perPage, total: totals?.total ?? 0, has_more: rows.length > perPage },
   };
 }
@@ -304,17 +437,31 @@ export async function likesOverview(
 ) {
   const lists = options.list ? [options.list] : [...LIKE_LISTS];
   const out: Partial<
-    Record<LikeList, (MemberCard & { liked_at?: string; matched_at?: string })[]>
+    Record<
+      LikeList,
+      (MemberCard & { liked_at?: string; matched_at?: string } & Partial<LikeNote>)[]
+    >
   > = {};
   const meta: Partial<Record<LikeList, ListMeta>> = {};
   await Promise.all(
     lists.map(async (list) => {
-      const { cards, meta: listMeta } = await listLikes(env, me, list, {
+      const {
+        cards,
+        notes,
+        meta: listMeta,
+      } = await listLikes(env, me, list, {
         page: options.list ? options.page : 1,
         perPage: options.perPage,
       });
+      // A card of who liked me, or whom I liked, carries that like's comment and target.
       out[list] = cards.map(({ at, ...card }) =>
-        list === "matches" ? { ...card, matched_at: at } : { ...card, liked_at: at },
+        list === "matches"
+          ? { ...card, matched_at: at }
+          : {
+              ...card,
+              liked_at: at,
+              ...(notes.get(card.id) ?? { comment: null, target: null }),
+            },
       );
       meta[list] = listMeta;
     }),

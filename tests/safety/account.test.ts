@@ -29,6 +29,7 @@ describe("data export", () => {
     const saved = await alice.client.json("PUT", "/my/profile", {
       ...validProfile,
       bio: "Export me",
+      prompts: [{ prompt_id: "ask-me-about", answer: "Sourdough" }],
     });
     expect(saved.status).toBe(200);
     await converse(alice, bob, "Hi Bob");
@@ -40,7 +41,7 @@ describe("data export", () => {
     await block(alice, carol, "spam");
     await alice.client.json("POST", "/reports", { user_id: carol.id, reason_type: "spam" });
     await bob.client.json("GET", `/members/${alice.details.username}`);
-    await alice.client.json("POST", "/my/likes", { user_id: bob.id });
+    await alice.client.json("POST", "/my/likes", { user_id: bob.id, comment: "Hello, Bob" });
     await bob.client.json("POST", "/my/likes", { user_id: alice.id });
     await alice.client.json("PUT", "/my/notification-preferences", { like: { push: false } });
     const browser = await subscribeBrowser();
@@ -61,12 +62,23 @@ describe("data export", () => {
     expect(res.headers.get("Cache-Control")).toContain("no-store");
     const data = (await res.json()) as Record<string, unknown>;
     expect(data.account).toMatchObject({ id: alice.id, email: alice.details.email });
-    expect(data.profile).toMatchObject({ username: alice.details.username, bio: "Export me" });
+    expect(data.profile).toMatchObject({
+      username: alice.details.username,
+      bio: "Export me",
+      prompts: [{ prompt_id: "ask-me-about", answer: "Sourdough" }],
+    });
     expect(data.photos).toEqual([
       expect.objectContaining({ id: alice.photoId, url: `/photos/${alice.photoId}`, position: 0 }),
     ]);
     expect(data.likes).toEqual({
-      sent: [expect.objectContaining({ username: bob.details.username })],
+      sent: [
+        expect.objectContaining({
+          username: bob.details.username,
+          comment: "Hello, Bob",
+          target_photo_id: null,
+          target_prompt_id: null,
+        }),
+      ],
       received: [expect.objectContaining({ username: bob.details.username })],
     });
     expect(data.messages_sent).toEqual([

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { likeSchema } from "~/schemas/likes";
 import { pageParam, perPageParam } from "~/schemas/query";
 import {
   searchRequestFromQuery,
@@ -92,18 +93,10 @@ discoveryApi.get("/dashboard", async (c, next) => {
   return c.json(await dashboardSummary(c.env, user.id));
 });
 
-const likeSchema = z.object({
-  user_id: z
-    .string({ error: "Please choose a member to like." })
-    .trim()
-    .min(1, "Please choose a member to like.")
-    .max(64, "Please choose a member to like."),
-});
-
 discoveryApi.post("/my/likes", requireVerified, async (c) => {
   const { user } = currentUser(c);
-  const { user_id } = parseInput(likeSchema, await readBody(c.req.raw));
-  return c.json(await likeMember(c.env, user.id, user_id), 201);
+  const { user_id, comment, target } = parseInput(likeSchema, await readBody(c.req.raw));
+  return c.json(await likeMember(c.env, user.id, user_id, Date.now(), { comment, target }), 201);
 });
 
 discoveryApi.delete("/my/likes/:userId", requireVerified, async (c) => {
