@@ -15,7 +15,7 @@ export const countriesPath = () => `${GEO_BASE}/countries.json`;
 export const countryPath = (isoCode: string) => `${GEO_BASE}/${isoCode}.json`;
 
 async function readAsset<T>(env: Env, path: string): Promise<T | null> {
-  const response = await env.ASSETS.fetch(new Request(`https://assets.local${path}`));
+  const response = await env.ASSETS.fetch(`https://assets.local${path}`);
   if (response.status === 404) return null;
   if (!response.ok) throw new Error(`geo asset ${path} answered ${response.status}`);
   return (await response.json()) as T;
@@ -70,7 +70,7 @@ export interface PlaceCodes {
 
 /** Country files read by this isolate, a few at a time (the coordinate fill reads many members'). */
 const pointFiles = new Map<string, GeoPointsFile | null>();
-const POINT_FILES_KEPT = 8;
+const POINT_FILES_KEPT = 16;
 
 async function pointsOf(env: Env, isoCode: string): Promise<GeoPointsFile | null> {
   if (pointFiles.has(isoCode)) return pointFiles.get(isoCode)!;

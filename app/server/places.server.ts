@@ -42,31 +42,49 @@ export const FILL_PLACE_COORDINATES: Job = {
             city_name: string | null;
           }>()
       ).results;
-      const updates: D1PreparedStatement[] = [];
-      for (const row of rows) {
+      const found: {
+        id: string;
+        lat: number;
+        lng: number;
+        c: string;
+        s: string | null;
+        y: string | null;
+      }[] = [];
+      // A country's file at a time (geo.server.ts keeps a few of them).
+      const byCountry = [...rows].sort((a, b) => a.country_code.localeCompare(b.country_code));
+      for (const row of byCountry) {
         const at = await placePoint(env, {
           countryCode: row.country_code,
           stateCode: row.state_code,
           cityName: row.city_name,
         });
-        if (!at) continue;
-        updates.push(
-          env.DB.prepare(
-            `UPDATE profiles SET latitude = ?1, longitude = ?2
-             WHERE user_id = ?3 AND latitude IS NULL AND country_code IS ?4
-               AND state_code IS ?5 AND city_name IS ?6`,
-          ).bind(
-            at.latitude,
-            at.longitude,
-            row.user_id,
-            row.country_code,
-            row.state_code,
-            row.city_name,
-          ),
-        );
+        if (at) {
+          found.push({
+            id: row.user_id,
+            lat: at.latitude,
+            lng: at.longitude,
+            c: row.country_code,
+            s: row.state_code,
+            y: row.city_name,
+          });
+        }
       }
-      if (updates.length) await env.DB.batch(updates);
-      filled += updates.length;
+      // One statement for the batch; a member whose place changed since it was read keeps the
+      // coordinates their save gave them.
+      if (found.length) {
+        await env.DB.prepare(
+          `UPDATE profiles SET latitude = v.lat, longitude = v.lng
+           FROM (SELECT j.value->>'id' AS id, j.value->>'lat' AS lat, j.value->>'lng' AS lng,
+                   j.value->>'c' AS c, j.value->>'s' AS s, j.value->>'y' AS y
+                 FROM json_each(?1) j) v
+           WHERE profiles.user_id = v.id AND profiles.latitude IS NULL
+             AND profiles.country_code IS v.c AND profiles.state_code IS v.s
+             AND profiles.city_name IS v.y`,
+        )
+          .bind(JSON.stringify(found))
+          .run();
+      }
+      filled += found.length;
       const done = rows.length < batchSize;
       if (rows.length) cursor = rows.at(-1)!.user_id;
       await env.DB.prepare(
