@@ -24,6 +24,10 @@ export interface MemberProfileView extends MemberCardView {
   preferences: string[];
   ageRange: { min: number; max: number };
   prompts: PromptAnswer[];
+  /** Between the viewer's place and the member's, whole km, at least 1; null when either is unknown. */
+  distance_km: number | null;
+  /** The member is found in that place because they travel there. */
+  travelling: boolean;
   photos: ProfilePhoto[];
 }
 

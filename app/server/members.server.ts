@@ -1,5 +1,6 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import { ageOn } from "~/lib/age";
+import { distanceKm, type LatLng } from "~/lib/distance";
 import type { MemberCardView, MemberProfileView } from "~/lib/members";
 import type { Location } from "~/schemas/profile";
 import { promptsForCard } from "~/schemas/prompt-catalog";
@@ -126,6 +127,14 @@ export async function viewMember(
       ageMin: schema.profiles.ageMin,
       ageMax: schema.profiles.ageMax,
       prompts: schema.profiles.prompts,
+      ...placeColumns,
+      // Where the viewer searches from (their travel place while they travel): the distance.
+      viewerLatitude: sql<
+        number | null
+      >`(SELECT CASE WHEN v.travel_country_code IS NULL THEN v.latitude ELSE v.travel_latitude END FROM profiles v WHERE v.user_id = ${viewerId})`,
+      viewerLongitude: sql<
+        number | null
+      >`(SELECT CASE WHEN v.travel_country_code IS NULL THEN v.longitude ELSE v.travel_longitude END FROM profiles v WHERE v.user_id = ${viewerId})`,
     })
     .from(schema.users)
     .innerJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id))
@@ -145,6 +154,28 @@ export async function viewMember(
     preferences: row.preferences,
     ageRange: { min: row.ageMin, max: row.ageMax },
     prompts: promptsForCard(row.prompts),
+    distance_km: distanceKm(
+      pointOf(row.viewerLatitude, row.viewerLongitude),
+      pointOf(row.placeLatitude, row.placeLongitude),
+    ),
+    travelling: Boolean(row.travelling),
     photos: photos.map((p, i) => ({ id: p.id, url: photoUrl(p.id), position: i })),
   };
 }
+
+/**
+ * The place a member is found in (their travel place while they travel), for distances
+ * (docs/decisions/040), on `profiles`.
+ */
+export const placeColumns = {
+  placeLatitude: sql<
+    number | null
+  >`CASE WHEN ${schema.profiles.travelCountryCode} IS NULL THEN ${schema.profiles.latitude} ELSE ${schema.profiles.travelLatitude} END`,
+  placeLongitude: sql<
+    number | null
+  >`CASE WHEN ${schema.profiles.travelCountryCode} IS NULL THEN ${schema.profiles.longitude} ELSE ${schema.profiles.travelLongitude} END`,
+  travelling: sql<number>`${schema.profiles.travelCountryCode} IS NOT NULL`,
+};
+
+const pointOf = (latitude: number | null, longitude: number | null): LatLng | null =>
+  latitude !== null && longitude !== null ? { latitude, longitude } : null;

@@ -150,6 +150,23 @@ describe("search by distance", () => {
     expect(card?.distance_km).toBeNull();
   });
 
+  it("shows the distance on the public profile, and whether the member travels", async () => {
+    const me = await searcherAt(AUSTIN);
+    const near = await seedMember({ at: ROUND_ROCK });
+    const nowhere = await seedMember({});
+    const res = await me.client.json<{
+      member: { distance_km: number | null; travelling: boolean };
+    }>("GET", `/members/${near.username}`);
+    expect(res.status).toBe(200);
+    expect(Math.abs(res.body.member.distance_km! - 27) / 27).toBeLessThan(0.1);
+    expect(res.body.member.travelling).toBe(false);
+    const unknown = await me.client.json<{ member: { distance_km: number | null } }>(
+      "GET",
+      `/members/${nowhere.username}`,
+    );
+    expect(unknown.body.member.distance_km).toBeNull();
+  });
+
   it("sorts by distance, nearest place first, and pages without repeats or gaps", async () => {
     const me = await searcherAt(HOBART);
     const hobart = [

@@ -71,6 +71,8 @@ describe("GET /members/{username}", () => {
       preferences: ["Long-term relationship"],
       ageRange: { min: 25, max: 40 },
       prompts: [],
+      distance_km: null,
+      travelling: false,
       photos: photos.map((id, position) => ({ id, url: `/photos/${id}`, position })),
     });
     // Nothing private leaks into the card.

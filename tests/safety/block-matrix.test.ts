@@ -36,6 +36,7 @@ const MIDDLEWARE = new Set([
   "ALL /my/block",
   "ALL /my/block/*",
   "ALL /my/blocked-users",
+  "ALL /my/travel",
 ]);
 
 /** `METHOD /path` of every Hono endpoint, plus the `ALL` entries (which must be known middleware). */
@@ -319,6 +320,10 @@ const ROWS: Record<string, Row> = {
   "GET /my/credits/packs": unrelated("the packs on sale"),
   "POST /my/credits/purchase": unrelated("the member's own purchase"),
   "GET /my/subscription/status": unrelated("the member's own subscription and the plans"),
+  "GET /my/travel": unrelated("the member's own travel place"),
+  "GET /profile/prompts": unrelated("the catalogue of prompts"),
+  "PUT /my/travel": unrelated("the member's own travel place (who finds them there: search)"),
+  "DELETE /my/travel": unrelated("the member's own travel place"),
   "POST /my/subscription": unrelated("the member's own subscription"),
   "POST /my/billing/portal": unrelated("the member's own billing portal"),
   "GET /my/payments": unrelated("the member's own receipts"),

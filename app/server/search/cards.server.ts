@@ -4,7 +4,12 @@ import { promptsForCard } from "~/schemas/prompt-catalog";
 import type { SearchCard } from "~/schemas/search";
 import { schema } from "../db.server";
 import type { ProfilePrompt } from "../db/schema";
-import { cardColumns, toMemberCard, type CardRow as MemberRow } from "../members.server";
+import {
+  cardColumns,
+  placeColumns,
+  toMemberCard,
+  type CardRow as MemberRow,
+} from "../members.server";
 import { selection } from "../sql.server";
 
 /**
@@ -24,13 +29,7 @@ const searchCardText = {
   bio: schema.profiles.bio,
   interests: schema.profiles.interests,
   prompts: schema.profiles.prompts,
-  placeLatitude: sql<
-    number | null
-  >`CASE WHEN ${schema.profiles.travelCountryCode} IS NULL THEN ${schema.profiles.latitude} ELSE ${schema.profiles.travelLatitude} END`,
-  placeLongitude: sql<
-    number | null
-  >`CASE WHEN ${schema.profiles.travelCountryCode} IS NULL THEN ${schema.profiles.longitude} ELSE ${schema.profiles.travelLongitude} END`,
-  travelling: sql<number>`${schema.profiles.travelCountryCode} IS NOT NULL`,
+  ...placeColumns,
 };
 
 /** A search card's columns on `users` and `profiles`, for hand-written statements. */
