@@ -18,10 +18,15 @@ export function notificationText(n: NotificationView): string {
   const actor = notificationActor(n);
   const name = actor ? displayName(actor) : "Someone";
   switch (n.type) {
-    case "like":
-      return `${name} liked you`;
-    case "match":
-      return `It's a match! You and ${name} like each other`;
+    case "like": {
+      const comment = text(n.data.comment);
+      return comment ? `${name} liked you: “${comment}”` : `${name} liked you`;
+    }
+    case "match": {
+      const comment = text(n.data.comment);
+      const base = `It's a match! You and ${name} like each other`;
+      return comment ? `${base}. ${name} wrote: “${comment}”` : base;
+    }
     case "gift": {
       const gift = (n.data.gift ?? null) as { name?: unknown } | null;
       const giftName = text(gift?.name);

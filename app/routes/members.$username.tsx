@@ -6,14 +6,18 @@ import type {
 } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
+import { useState } from "react";
 import { MessageButton } from "~/components/chat/message-button";
+import { MatchMoment } from "~/components/search/like-button";
 import { MemberLikeAction } from "~/components/search/member-like";
+import { LikeWithComment } from "~/components/profile/like-comment";
 import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, OnlineBadge, PhotoGallery } from "~/components/profile/member";
 import { PromptAnswers } from "~/components/profile/prompt-answers";
 import { MemberSafetyActions } from "~/components/safety/menus";
 import { AppShell } from "~/components/shell";
 import { displayName, locationLabel } from "~/lib/members";
+import { photoAt } from "~/lib/photos";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { titleMeta } from "~/lib/title";
 import { HttpError } from "~/server/errors.server";
@@ -57,6 +61,17 @@ export default function MemberPage() {
   const name = displayName(member);
   const place = locationLabel(member.location);
   usePresenceWatch([member.id]);
+  // Whether I like them (the Like button and every heart), the hearts that landed, and a match
+  // made here with what they wrote, if anything.
+  const [liked, setLiked] = useState(likes?.liked ?? false);
+  const [landed, setLanded] = useState<ReadonlySet<string>>(() => new Set());
+  const [match, setMatch] = useState<{ comment: string | null } | null>(null);
+  const likedHere = (key: string) => (isMatch: boolean, comment: string | null) => {
+    setLiked(true);
+    setLanded((s) => new Set(s).add(key));
+    if (isMatch && !(liked && likes?.liked_me)) setMatch({ comment });
+  };
+  const canLike = likes !== null && !isSelf;
   return (
     <AppShell>
       <div className="container">
@@ -68,9 +83,42 @@ export default function MemberPage() {
             </AppLink>
           </div>
         ) : null}
+        {match ? (
+          <MatchMoment
+            name={name}
+            memberId={member.id}
+            photoUrl={member.photo_url}
+            comment={match.comment}
+          />
+        ) : null}
         <div className="profile-layout">
           <div className="profile-media">
-            <PhotoGallery photos={member.photos} name={name} />
+            <PhotoGallery
+              photos={member.photos}
+              name={name}
+              photoAction={
+                canLike
+                  ? (photo, i) => (
+                      <LikeWithComment
+                        memberId={member.id}
+                        name={name}
+                        target={{ photo_id: photo.id }}
+                        kind="photo"
+                        what={`photo ${i + 1}`}
+                        sent={landed.has(`photo:${photo.id}`)}
+                        preview={
+                          <img
+                            className="like-sheet-photo"
+                            src={photoAt(photo.url, 400)}
+                            alt={`${name}, photo ${i + 1}`}
+                          />
+                        }
+                        onLiked={likedHere(`photo:${photo.id}`)}
+                      />
+                    )
+                  : undefined
+              }
+            />
           </div>
           <div className="profile-info">
             <section className="card profile-summary" aria-labelledby="member-name">
@@ -92,9 +140,14 @@ export default function MemberPage() {
                     <MemberLikeAction
                       memberId={member.id}
                       name={name}
-                      photoUrl={member.photo_url}
-                      liked={likes.liked}
+                      liked={liked}
                       likedMe={likes.liked_me}
+                      onChange={(nowLiked, isMatch, comment) => {
+                        setLiked(nowLiked);
+                        // Taking the like back takes back what the hearts said.
+                        if (!nowLiked) setLanded(new Set());
+                        setMatch(nowLiked && isMatch ? { comment } : null);
+                      }}
                     />
                   ) : null}
                   {isSelf ? null : <MessageButton userId={member.id} name={name} />}
@@ -112,7 +165,30 @@ export default function MemberPage() {
               {member.prompts.length > 0 ? (
                 <>
                   <h2 className="h3">In {name}&apos;s words</h2>
-                  <PromptAnswers prompts={member.prompts} />
+                  <PromptAnswers
+                    prompts={member.prompts}
+                    action={
+                      canLike
+                        ? (p) => (
+                            <LikeWithComment
+                              memberId={member.id}
+                              name={name}
+                              target={{ prompt_id: p.prompt_id }}
+                              kind="answer"
+                              what={`answer to “${p.text}”`}
+                              sent={landed.has(`prompt:${p.prompt_id}`)}
+                              preview={
+                                <div className="prompt-answer">
+                                  <p className="prompt-answer-q">{p.text}</p>
+                                  <p className="prompt-answer-a">{p.answer}</p>
+                                </div>
+                              }
+                              onLiked={likedHere(`prompt:${p.prompt_id}`)}
+                            />
+                          )
+                        : undefined
+                    }
+                  />
                 </>
               ) : null}
               <h2 className="h3">Interests</h2>

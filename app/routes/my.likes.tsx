@@ -88,7 +88,10 @@ export default function LikesPage() {
 function Likes({ initial }: { initial: LikesState }) {
   useHydrateAtoms([[likesStateAtom, initial]]);
   const [state, setState] = useAtom(likesStateAtom);
-  const [lastMatch, setLastMatch] = useState<LikedMember | null>(null);
+  const [lastMatch, setLastMatch] = useState<{
+    member: LikedMember;
+    comment: string | null;
+  } | null>(null);
   usePresenceWatch(SECTIONS.flatMap(({ list }) => state[list].map((m) => m.id)));
 
   const loadMore = async (list: LikeListName) => {
@@ -119,10 +122,11 @@ function Likes({ initial }: { initial: LikesState }) {
         </div>
         {lastMatch ? (
           <MatchMoment
-            key={lastMatch.id}
-            name={displayName(lastMatch)}
-            memberId={lastMatch.id}
-            photoUrl={lastMatch.photo_url}
+            key={lastMatch.member.id}
+            name={displayName(lastMatch.member)}
+            memberId={lastMatch.member.id}
+            photoUrl={lastMatch.member.photo_url}
+            comment={lastMatch.comment}
           />
         ) : null}
         {state.error ? (
@@ -152,9 +156,14 @@ function Likes({ initial }: { initial: LikesState }) {
                       key={member.id}
                       member={member}
                       list={list}
-                      onLiked={(m, isMatch) => {
+                      onLiked={(m, isMatch, matchComment) => {
                         setState((s) => memberLiked(s, m, isMatch));
-                        setLastMatch(isMatch ? m : null);
+                        // What they wrote with their like, as the server says or as the card held it.
+                        setLastMatch(
+                          isMatch
+                            ? { member: m, comment: matchComment ?? m.comment ?? null }
+                            : null,
+                        );
                       }}
                       onUnliked={(m) => setState((s) => memberUnliked(s, m))}
                     />

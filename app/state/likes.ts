@@ -1,11 +1,15 @@
 import type { MemberCardView } from "~/lib/members";
+import type { LikeNote } from "~/schemas/like-comment";
 import { atom } from "./jotai";
 
 /**
  * The likes page's three lists (who liked me, whom I liked, matches) and how a like or an unlike
  * moves a member between them, as pure functions the page's atom calls.
  */
-export type LikedMember = MemberCardView & { liked_at?: string; matched_at?: string };
+export type LikedMember = MemberCardView & {
+  liked_at?: string;
+  matched_at?: string;
+} & Partial<LikeNote>;
 
 export interface LikeListMeta {
   page: number;

@@ -305,3 +305,40 @@ describe("likes that say something", () => {
     expect(await likeRow(sam.id, noor.id)).toBeNull();
   });
 });
+
+describe("likes that say something, on the pages", () => {
+  const html = async (m: Member, path: string) => {
+    const res = await m.client.fetch(path, { headers: { Accept: "text/html" } });
+    expect(res.status).toBe(200);
+    // React separates adjacent texts with empty comments: read the page as a member would.
+    return (await res.text()).replaceAll("<!-- -->", "");
+  };
+
+  it("the likes page shows the comment and the answer it landed on", async () => {
+    const noor = await likedMember();
+    const sam = await verifiedMember();
+    await like(sam, {
+      user_id: noor.id,
+      comment: "Coffee & a walk?",
+      target: { prompt_id: SMALL_JOY!.id },
+    });
+    const page = await html(noor, "/my/likes");
+    expect(page).toContain("Coffee &amp; a walk?");
+    expect(page).toContain("Liked your answer to");
+    expect(page).toContain(SMALL_JOY!.text);
+    expect(page).toContain("The first coffee");
+    const sent = await html(sam, "/my/likes");
+    expect(sent).toContain("You liked Noor&#x27;s answer to");
+  });
+
+  it("a profile has a heart on its photo and on each answer, and none on my own", async () => {
+    const noor = await likedMember();
+    const sam = await verifiedMember();
+    const page = await html(sam, `/members/${noor.details.username}`);
+    expect(page).toContain('aria-label="Like Noor&#x27;s photo 1"');
+    expect(page).toContain(`aria-label="Like Noor&#x27;s answer to “${WEEKEND!.text}”"`);
+    expect(page).toContain(`aria-label="Like Noor&#x27;s answer to “${SMALL_JOY!.text}”"`);
+    const own = await html(noor, `/members/${noor.details.username}`);
+    expect(own).not.toContain('class="like-target"');
+  });
+});

@@ -85,8 +85,19 @@ export function MemberRow({ member, meta }: { member: MemberCardView; meta?: Rea
   );
 }
 
-/** A main photo with thumbnails to switch between the member's photos. */
-export function PhotoGallery({ photos, name }: { photos: ProfilePhoto[]; name: string }) {
+/**
+ * A main photo with thumbnails to switch between the member's photos; `photoAction`, a control on
+ * the photo shown (the like with a comment).
+ */
+export function PhotoGallery({
+  photos,
+  name,
+  photoAction,
+}: {
+  photos: ProfilePhoto[];
+  name: string;
+  photoAction?: (photo: ProfilePhoto, index: number) => ReactNode;
+}) {
   const [index, setIndex] = useState(0);
   const current = photos[Math.min(index, photos.length - 1)];
   if (!current) {
@@ -107,6 +118,11 @@ export function PhotoGallery({ photos, name }: { photos: ProfilePhoto[]; name: s
           alt={`${name}, photo ${index + 1} of ${photos.length}`}
           {...HIGH_FETCH_PRIORITY}
         />
+        {photoAction ? (
+          <div className="gallery-action" key={current.id}>
+            {photoAction(current, Math.min(index, photos.length - 1))}
+          </div>
+        ) : null}
         {photos.length > 1 ? (
           <>
             <button

@@ -16,6 +16,14 @@ import {
   likeToggleInitial,
 } from "~/state/like-toggle";
 
+/** POST /my/likes's answer. */
+export interface LikeAnswer {
+  liked: boolean;
+  is_match: boolean;
+  /** A match: what the other member's like said, when it said something. */
+  match_comment?: string;
+}
+
 export const LIKE_ERRORS = {
   like: "Failed to like this member",
   unlike: "Failed to unlike this member",
@@ -25,8 +33,11 @@ interface LikeButtonProps {
   memberId: string;
   name: string;
   liked: boolean;
-  /** Called after the server agreed; `isMatch` when the like made a match. */
-  onChange(liked: boolean, isMatch: boolean): void;
+  /**
+   * Called after the server agreed; `isMatch` when the like made a match, and `matchComment` what
+   * the other member's like said, when it said something.
+   */
+  onChange(liked: boolean, isMatch: boolean, matchComment?: string | null): void;
   size?: "sm";
   /** "Like back" instead of "Like" (the member liked me first). */
   likesMe?: boolean;
@@ -58,12 +69,12 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
         setState(likeConfirmed);
         onChange(false, false);
       } else {
-        const res = await api<{ liked: boolean; is_match: boolean }>("/my/likes", {
+        const res = await api<LikeAnswer>("/my/likes", {
           method: "POST",
           body: { user_id: memberId },
         });
         setState(likeConfirmed);
-        onChange(true, res.is_match);
+        onChange(true, res.is_match, res.match_comment ?? null);
       }
     } catch (e) {
       const fallback = wasLiked ? LIKE_ERRORS.unlike : LIKE_ERRORS.like;
@@ -105,19 +116,23 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
 }
 
 /**
- * The match moment, and the only one: a dialog with both photos that meet in the middle, "Send a
- * message" (on to the conversation) and "Keep browsing" (focus moves into it and returns to the
- * Like button when it closes). The match notification the member channel brings meanwhile gets no
+ * The match moment, and the only one: a dialog with both photos that meet in the middle, what the
+ * other member wrote with their like when they wrote something, "Send a message" (on to the
+ * conversation) and "Keep browsing" (focus moves into it and returns to the Like button when it
+ * closes). The match notification the member channel brings meanwhile gets no
  * toast on top (`matchCelebrated`). Motion only where the member has not asked for less.
  */
 export function MatchMoment({
   name,
   memberId,
   photoUrl,
+  comment,
 }: {
   name: string;
   memberId: string;
   photoUrl: string | null;
+  /** What the other member wrote with the like that led here. */
+  comment?: string | null;
 }) {
   const [open, setOpen] = useState(true);
   const [myPhoto, setMyPhoto] = useState<string | null>(null);
@@ -144,6 +159,12 @@ export function MatchMoment({
         </span>
       </div>
       <p className="match-text">You and {name} like each other. Say hello while it&apos;s fresh.</p>
+      {comment ? (
+        <figure className="match-comment">
+          <blockquote>{comment}</blockquote>
+          <figcaption>{name} wrote with their like</figcaption>
+        </figure>
+      ) : null}
       <div className="match-actions">
         <MessageButton userId={memberId} name={name} label="Send a message" />
         <button type="button" className="btn btn-secondary" onClick={() => setOpen(false)}>

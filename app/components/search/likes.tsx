@@ -2,6 +2,8 @@ import { MessageButton } from "~/components/chat/message-button";
 import { TimeAgo } from "~/components/time-ago";
 import { MemberRow } from "~/components/profile/member";
 import { displayName } from "~/lib/members";
+import { photoAt } from "~/lib/photos";
+import type { LikeTarget } from "~/schemas/like-comment";
 import type { LikedMember, LikeListName } from "~/state/likes";
 import { LikeButton } from "./like-button";
 
@@ -18,7 +20,7 @@ export function LikedMemberItem({
 }: {
   member: LikedMember;
   list: LikeListName;
-  onLiked(member: LikedMember, isMatch: boolean): void;
+  onLiked(member: LikedMember, isMatch: boolean, matchComment: string | null): void;
   onUnliked(member: LikedMember): void;
 }) {
   const name = displayName(member);
@@ -32,6 +34,14 @@ export function LikedMemberItem({
   return (
     <li className="liked-item">
       <MemberRow member={member} meta={meta} />
+      {list !== "matches" && (member.comment || member.target) ? (
+        <LikeNoteView
+          comment={member.comment ?? null}
+          target={member.target ?? null}
+          mine={list === "sent"}
+          name={name}
+        />
+      ) : null}
       <div className="liked-actions">
         {list === "matches" ? <MessageButton userId={member.id} name={name} /> : null}
         <LikeButton
@@ -40,9 +50,55 @@ export function LikedMemberItem({
           liked={list !== "received"}
           likesMe={list === "received"}
           size="sm"
-          onChange={(liked, isMatch) => (liked ? onLiked(member, isMatch) : onUnliked(member))}
+          onChange={(liked, isMatch, matchComment) =>
+            liked ? onLiked(member, isMatch, matchComment ?? null) : onUnliked(member)
+          }
         />
       </div>
     </li>
+  );
+}
+
+/**
+ * What a like said and what it landed on: the photo (small) or the prompt and its answer, then
+ * the comment. `mine`: a like I sent (on their photo or answer), else one I received (on mine).
+ */
+function LikeNoteView({
+  comment,
+  target,
+  mine,
+  name,
+}: {
+  comment: string | null;
+  target: LikeTarget | null;
+  mine: boolean;
+  name: string;
+}) {
+  const whose = mine ? `${name}'s` : "your";
+  return (
+    <div className="like-note">
+      {target && "photo_id" in target ? (
+        <p className="like-note-target">
+          <img src={photoAt(target.photo_url, 160)} alt="" className="like-note-photo" />
+          <span>{mine ? `You liked ${whose} photo` : "Liked your photo"}</span>
+        </p>
+      ) : target ? (
+        <div className="like-note-target">
+          <p className="like-note-prompt">
+            <span className="like-note-label">
+              {mine ? `You liked ${whose} answer to` : "Liked your answer to"}
+            </span>{" "}
+            <span className="prompt-answer-q">{target.text}</span>
+          </p>
+          <p className="like-note-answer">{target.answer}</p>
+        </div>
+      ) : null}
+      {comment ? (
+        <blockquote className="like-comment">
+          <span className="sr-only">{mine ? "You wrote: " : `${name} wrote: `}</span>
+          {comment}
+        </blockquote>
+      ) : null}
+    </div>
   );
 }

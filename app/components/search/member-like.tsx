@@ -1,25 +1,22 @@
-import { useState } from "react";
-import { LikeButton, MatchMoment } from "./like-button";
+import { LikeButton } from "./like-button";
 
 /**
- * Like on another member's profile: says when they liked me already, and "It's a match!" when my
- * like makes one (the match moment).
+ * Like on another member's profile: says when they liked me already. The page holds whether I like
+ * them (the hearts on their photos and answers like them too) and shows the match moment.
  */
 export function MemberLikeAction({
   memberId,
   name,
-  photoUrl,
-  liked: initiallyLiked,
+  liked,
   likedMe,
+  onChange,
 }: {
   memberId: string;
   name: string;
-  photoUrl: string | null;
   liked: boolean;
   likedMe: boolean;
+  onChange(liked: boolean, isMatch: boolean, matchComment: string | null): void;
 }) {
-  const [liked, setLiked] = useState(initiallyLiked);
-  const [matchedNow, setMatchedNow] = useState(false);
   const isMatch = liked && likedMe;
   return (
     <div className="member-like">
@@ -28,12 +25,8 @@ export function MemberLikeAction({
         name={name}
         liked={liked}
         likesMe={likedMe && !liked}
-        onChange={(nowLiked, match) => {
-          setLiked(nowLiked);
-          setMatchedNow(nowLiked && match);
-        }}
+        onChange={(nowLiked, match, comment) => onChange(nowLiked, match, comment ?? null)}
       />
-      {matchedNow ? <MatchMoment name={name} memberId={memberId} photoUrl={photoUrl} /> : null}
       {isMatch ? (
         <p className="muted small">You like each other.</p>
       ) : likedMe ? (

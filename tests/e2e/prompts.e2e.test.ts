@@ -1,0 +1,117 @@
+/**
+ * Prompts and likes that say something, in Chromium on a phone: Noor answers a prompt in her
+ * profile settings, Sam opens her profile, likes that answer with a comment from the heart's sheet,
+ * and Noor finds the comment and the answer it landed on in her likes.
+ */
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
+import {
+  ACTION_TIMEOUT_MS,
+  openPage,
+  registerThroughUi,
+  uniqueMember,
+  useBrowser,
+  verifyEmailThroughMailbox,
+  visit,
+} from "./helpers";
+
+const PHONE = { width: 390, height: 844 };
+const PROMPT = "A perfect Saturday for me looks like";
+
+async function putProfile(page: Page, body: Record<string, unknown>) {
+  const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute("content")) ?? "";
+  return page.evaluate(
+    async ({ body, csrf }) =>
+      (
+        await fetch("/my/profile", {
+          method: "PUT",
+          headers: {
+            "Content-Type": "application/json",
+            "X-CSRF-Token": csrf,
+            Accept: "application/json",
+          },
+          body: JSON.stringify(body),
+        })
+      ).status,
+    { body, csrf },
+  );
+}
+
+async function phoneMember(browser: ReturnType<ReturnType<typeof useBrowser>>, prefix: string) {
+  const member = uniqueMember(prefix);
+  const page = await openPage(browser, { viewport: PHONE, hasTouch: true, label: member.username });
+  await registerThroughUi(page, member);
+  await verifyEmailThroughMailbox(page, member);
+  return { member, page };
+}
+
+/** Every control a finger presses is at least 44×44 px. */
+async function expectTouchSize(page: Page, name: string) {
+  const box = (await page.getByRole("button", { name, exact: true }).boundingBox())!;
+  expect(box.width, name).toBeGreaterThanOrEqual(44);
+  expect(box.height, name).toBeGreaterThanOrEqual(44);
+}
+
+describe("prompts and likes with a comment in Chromium", () => {
+  const browser = useBrowser();
+
+  test("an answer written in the settings is liked with a comment and shows in the likes, on a phone", async () => {
+    const noor = await phoneMember(browser(), "promptnoor");
+    await visit(noor.page, "/settings/profile");
+    expect(
+      await putProfile(noor.page, {
+        firstName: "Noor",
+        bio: "Markets, bread and long walks.",
+        interests: ["Cooking"],
+        preferences: ["Friendship"],
+        ageRange: { min: 18, max: 100 },
+      }),
+    ).toBe(200);
+
+    // Noor answers a prompt in her profile settings.
+    await visit(noor.page, "/settings/profile");
+    await noor.page.getByLabel("Choose a prompt").selectOption({ label: PROMPT });
+    await noor.page.getByRole("button", { name: "Add prompt" }).click();
+    const answer = noor.page.getByRole("textbox", { name: PROMPT });
+    await answer.fill("Flea market at nine, then a long lunch");
+    await expectTouchSize(noor.page, `Remove the prompt “${PROMPT}”`);
+    await noor.page.getByRole("button", { name: "Save profile" }).click();
+    await noor.page.getByText("Your profile has been saved.").waitFor();
+
+    // Sam opens her profile and likes that answer with a comment.
+    const sam = await phoneMember(browser(), "promptsam");
+    await visit(sam.page, `/members/${noor.member.username}`);
+    await sam.page.getByText("Flea market at nine, then a long lunch").waitFor();
+    const heartName = `Like Noor's answer to “${PROMPT}”`;
+    await expectTouchSize(sam.page, heartName);
+    // Noor has no photo yet: no heart on one.
+    expect(await sam.page.getByRole("button", { name: "Like Noor's photo 1" }).count()).toBe(0);
+    await sam.page.getByRole("button", { name: heartName, exact: true }).click();
+    const sheet = sam.page.getByRole("dialog", { name: "Like Noor's answer" });
+    await sheet.waitFor();
+    await sheet.getByLabel("Add a comment (optional)").fill("Which flea market? I know a good one");
+    const sent = sam.page.waitForResponse(
+      (r) => r.url().endsWith("/my/likes") && r.request().method() === "POST",
+    );
+    await sheet.getByRole("button", { name: "Send like" }).click();
+    expect((await sent).status()).toBe(201);
+    await sam.page
+      .getByRole("button", { name: `You liked Noor's answer to “${PROMPT}”`, pressed: true })
+      .waitFor({ timeout: ACTION_TIMEOUT_MS });
+    // The profile's Like button follows: Sam likes Noor now.
+    await sam.page.getByRole("button", { name: "Liked", exact: true, pressed: true }).waitFor();
+    expect(await sam.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      PHONE.width,
+    );
+
+    // Noor sees it in her likes: the comment, and the answer it landed on.
+    await visit(noor.page, "/my/likes");
+    const received = noor.page.getByRole("list", { name: "Liked you" });
+    await received.getByText("Which flea market? I know a good one").waitFor();
+    await received.getByText("Liked your answer to").waitFor();
+    await received.getByText("Flea market at nine, then a long lunch").waitFor();
+    expect(
+      await noor.page.evaluate(() => document.documentElement.scrollWidth),
+    ).toBeLessThanOrEqual(PHONE.width);
+  });
+});
