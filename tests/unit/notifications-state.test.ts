@@ -109,6 +109,14 @@ describe("how notifications and activities read", () => {
   it("names the member and the kind, and links to where it happened", () => {
     expect(notificationText(n("a", "like"))).toBe("Sam liked you");
     expect(notificationText(n("a", "match"))).toBe("It's a match! You and Sam like each other");
+    // A like that said something says it.
+    expect(notificationText(n("a", "like", { comment: "Which market?" }))).toBe(
+      "Sam liked you: “Which market?”",
+    );
+    expect(notificationText(n("a", "match", { comment: "Coffee first?" }))).toBe(
+      "It's a match! You and Sam like each other. Sam wrote: “Coffee first?”",
+    );
+    expect(notificationText(n("a", "like", { comment: "  " }))).toBe("Sam liked you");
     expect(notificationText(n("a", "gift", { gift: { name: "Rose" } }))).toBe(
       "Sam sent you a gift: Rose",
     );
