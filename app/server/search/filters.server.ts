@@ -208,6 +208,8 @@ export interface SearchQuery {
    * radius exactly); null without keywords or interests.
    */
   textMatch: string | null;
+  /** The full-text query of the interests alone (null without): what only the index can check. */
+  interestsMatch: string | null;
   /** The age range the filters ask for, or null for the searcher's own desired range. */
   custom: { from: number; to: number } | null;
   /** The radius asked for (or, sorted by distance, the largest); null for neither. */
@@ -271,6 +273,7 @@ export function queryOf(
     onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
     match: matchExpression(keywords, filters.interests, place, filters.gender, near),
     textMatch: matchExpression(keywords, filters.interests, place, filters.gender),
+    interestsMatch: matchExpression("", filters.interests),
     custom: custom
       ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
       : null,

@@ -21,9 +21,9 @@ import { KEY_CEILING } from "./plans.server";
  */
 
 /** Places read per statement: each is one arm (and one bound value) of the members' statement. */
-export const PLACES_PER_READ = 16;
+export const PLACES_PER_READ = 6;
 /** Statements of places a page may read before it ends short (and says there is more). */
-const MAX_PLACE_READS = 6;
+const MAX_PLACE_READS = 12;
 
 export interface NearPosition {
   /** The dot product of the last place shown with the origin (larger is nearer). */

@@ -34,15 +34,17 @@ const nameQuery = (name: string) =>
     .join(" AND ")})`;
 
 /**
- * The members whose username or first name is exactly `name`, in result order: the search's own
- * full-text query (keywords, interests, place, radius) and the name as a phrase, one match.
+ * The members whose username or first name is exactly `name`, in result order: the name's tokens
+ * in those columns (and the interests, which only the index knows) in the full-text index, newest
+ * key first, each checked whole and against the conditions (place, radius, ages, blocks), until
+ * EXACT_LIMIT are found. A member named so also matches the keywords, so they are results.
  */
 export function exactStatement(c: SearchContext, name: string): SQL {
   return sql`SELECT s.sort_key AS sortKey, s.user_id AS userId
     FROM member_search_fts f CROSS JOIN member_search s ON s.sort_key = f.rowid
       JOIN users u ON u.id = s.user_id JOIN profiles p ON p.user_id = s.user_id
-    WHERE f.member_search_fts MATCH ${`(${c.match}) AND ${nameQuery(name)}`}
+    WHERE f.member_search_fts MATCH ${c.interestsMatch ? `(${c.interestsMatch}) AND ${nameQuery(name)}` : nameQuery(name)}
       AND (u.username = ${name} COLLATE NOCASE OR lower(trim(p.first_name)) = ${name})
       AND ${conditions(c)}
-    ORDER BY s.sort_key DESC LIMIT ${EXACT_LIMIT}`;
+    ORDER BY f.rowid DESC LIMIT ${EXACT_LIMIT}`;
 }
