@@ -1,10 +1,13 @@
 /**
  * Prompts and likes that say something, in Chromium on a phone: Noor answers a prompt in her
  * profile settings, Sam opens her profile, likes that answer with a comment from the heart's sheet,
- * and Noor finds the comment and the answer it landed on in her likes.
+ * and Noor finds the comment and the answer it landed on in her likes. On a desktop, a photo's
+ * heart does the same, and the like's answer makes a match that shows what the other one wrote.
  */
 import type { Page } from "playwright-core";
 import { describe, expect, test } from "vitest";
+import { encodePng } from "../../scripts/lib/png";
+import { ApiMember } from "./api-member";
 import {
   ACTION_TIMEOUT_MS,
   openPage,
@@ -113,5 +116,58 @@ describe("prompts and likes with a comment in Chromium", () => {
     expect(
       await noor.page.evaluate(() => document.documentElement.scrollWidth),
     ).toBeLessThanOrEqual(PHONE.width);
+  });
+
+  test("a photo's heart on a desktop: a comment, and a match that shows what the other wrote", async () => {
+    const ines = await new ApiMember(uniqueMember("promptines")).join({
+      firstName: "Ines",
+      interests: ["Climbing"],
+    });
+    const photo = new FormData();
+    const rgb = new Uint8Array(64 * 64 * 3).fill(120);
+    photo.append("photos", new Blob([encodePng(64, 64, rgb)], { type: "image/png" }), "me.png");
+    await ines.expect("POST", "/my/photos", 201, photo);
+
+    const leo = uniqueMember("promptleo");
+    const page = await openPage(browser(), {
+      viewport: { width: 1280, height: 800 },
+      label: leo.username,
+    });
+    await registerThroughUi(page, leo);
+    await verifyEmailThroughMailbox(page, leo);
+    const leoId = await page.evaluate(async () => {
+      const res = await fetch("/my/profile", { headers: { Accept: "application/json" } });
+      return ((await res.json()) as { profile: { id: string } }).profile.id;
+    });
+    // Ines liked Leo first, and said why.
+    await ines.expect("POST", "/my/likes", 201, { user_id: leoId, comment: "Nice climbing shoes" });
+
+    await visit(page, `/members/${ines.details.username}`);
+    await page.getByRole("button", { name: "Like Ines's photo 1", exact: true }).click();
+    const sheet = page.getByRole("dialog", { name: "Like Ines's photo" });
+    await sheet.getByRole("img", { name: "Ines, photo 1" }).waitFor();
+    await sheet.getByLabel("Add a comment (optional)").fill("Great light in this one");
+    await sheet.getByRole("button", { name: "Send like" }).click();
+    // Her like and this one make a match: the moment shows what she wrote.
+    const moment = page.getByRole("dialog", { name: "It's a match!" });
+    await moment.getByText("Nice climbing shoes").waitFor({ timeout: ACTION_TIMEOUT_MS });
+    await moment.getByText("Ines wrote with their like").waitFor();
+    await moment.getByRole("button", { name: "Keep browsing" }).click();
+    await page.getByRole("button", { name: "You liked Ines's photo 1", pressed: true }).waitFor();
+
+    // Ines hears of the match with what Leo wrote on her photo.
+    const heard = (await ines.expect("GET", "/notifications", 200)) as {
+      notifications: { type: string; data: { comment?: string } }[];
+    };
+    expect(heard.notifications.find((n) => n.type === "match")?.data.comment).toBe(
+      "Great light in this one",
+    );
+    const row = await page.evaluate(async () => {
+      const res = await fetch("/my/likes?list=matches", {
+        headers: { Accept: "application/json" },
+      });
+      return ((await res.json()) as { matches: { id: string }[] }).matches.map((m) => m.id);
+    });
+    expect(row).toEqual([ines.id]);
   });
 });
