@@ -13,9 +13,11 @@ import { FormAlert } from "~/components/form";
 import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, MemberRow, PhotoGallery } from "~/components/profile/member";
+import { PromptAnswers } from "~/components/profile/prompt-answers";
 import { AppShell } from "~/components/shell";
 import { ageOn } from "~/lib/age";
 import { displayName } from "~/lib/members";
+import { promptsForCard } from "~/schemas/prompt-catalog";
 import { titleMeta } from "~/lib/title";
 import profileStyles from "~/styles/profile.css?url";
 import type { Profile } from "~/schemas/profile";
@@ -161,6 +163,16 @@ export default function MyProfilePage() {
                 <p className="bio">{profile.bio}</p>
               ) : (
                 <p className="muted">Tell members a little about yourself.</p>
+              )}
+              <h3>In my words</h3>
+              {profile.prompts.length > 0 ? (
+                <PromptAnswers prompts={promptsForCard(profile.prompts)} />
+              ) : (
+                <p className="muted">
+                  Answer a prompt or two in your{" "}
+                  <AppLink to="/settings/profile">profile settings</AppLink>: they give members
+                  something to like.
+                </p>
               )}
               <h3>Interests</h3>
               <Chips items={profile.interests} tone="brand" />

@@ -174,6 +174,23 @@ describe("prompts on the public profile and in search", () => {
     expect(html).toContain("Flea markets &amp; a long lunch");
   });
 
+  it("my own profile page shows my answers, or where to write them", async () => {
+    const member = await memberWithProfile({
+      prompts: [{ prompt_id: B!.id, answer: "Fresh bread on the way home" }],
+    });
+    const page = async () =>
+      (
+        await (
+          await member.client.fetch("/my/profile", { headers: { Accept: "text/html" } })
+        ).text()
+      ).replaceAll("<!-- -->", "");
+    const html = await page();
+    expect(html).toContain(`<p class="prompt-answer-q">${B!.text}</p>`);
+    expect(html).toContain("Fresh bread on the way home");
+    await member.client.json("PUT", "/my/profile", { prompts: [] });
+    expect(await page()).toContain('href="/settings/profile">profile settings</a>');
+  });
+
   it("keywords find a member by a word only their prompt answers hold", async () => {
     const word = `zq${Math.random().toString(36).slice(2, 8)}`;
     const target = await memberWithProfile({
