@@ -153,7 +153,13 @@ export default function MemberPage() {
                   {isSelf ? null : <MessageButton userId={member.id} name={name} />}
                 </div>
               ) : null}
-              <ProfileFacts place={place} gender={member.gender} ageRange={member.ageRange} />
+              <ProfileFacts
+                place={place}
+                gender={member.gender}
+                ageRange={member.ageRange}
+                distanceKm={member.distance_km}
+                travelling={member.travelling}
+              />
             </section>
             <section className="card">
               <h2 className="h3">About {name}</h2>

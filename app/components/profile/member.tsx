@@ -7,6 +7,8 @@ import { displayName, locationLabel, type MemberCardView } from "~/lib/members";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { useIsOnline } from "~/state/presence";
 import { OnlineDot } from "../online-dot";
+import { useBrowserLocale } from "~/lib/use-browser-locale";
+import { formatDistance } from "~/lib/distance";
 
 /** A round photo or, without one, the member's initial on the brand gradient. */
 export function Avatar({
@@ -178,22 +180,36 @@ export function Chips({ items, tone }: { items: string[]; tone?: "brand" }) {
   );
 }
 
-/** Where a member lives, their gender and the ages they would like to meet. */
+/**
+ * Where a member lives (and how far that is from the viewer's place, in miles where the browser's
+ * locale uses them; "Travelling" when they are found there through travel), their gender and the
+ * ages they would like to meet.
+ */
 export function ProfileFacts({
   place,
   gender,
   ageRange,
+  distanceKm = null,
+  travelling = false,
 }: {
   place: string | null;
   gender: string | null;
   ageRange: { min: number; max: number };
+  distanceKm?: number | null;
+  travelling?: boolean;
 }) {
+  const locale = useBrowserLocale();
   return (
     <ul className="facts">
-      {place ? (
+      {place || distanceKm !== null ? (
         <li>
           <FactIcon kind="place" />
-          <span>{place}</span>
+          <span>
+            {travelling ? <span className="pill pill-travel">Travelling</span> : null}
+            {[place, distanceKm !== null ? formatDistance(distanceKm, locale) : null]
+              .filter(Boolean)
+              .join(" · ")}
+          </span>
         </li>
       ) : null}
       {gender ? (

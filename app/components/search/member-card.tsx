@@ -8,7 +8,7 @@ import { photoAt } from "~/lib/photos";
 import type { SearchCard } from "~/schemas/search";
 import { formatDistance } from "~/lib/distance";
 import { LikeButton, MatchMoment } from "./like-button";
-import { useBrowserLocale } from "./near-filters";
+import { useBrowserLocale } from "~/lib/use-browser-locale";
 
 /** Cards on the first screen: their photos load at once (a lazy one would be the page's LCP). */
 export const FIRST_ROW = 4;

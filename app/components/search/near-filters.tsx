@@ -1,8 +1,9 @@
 import { Link, useRevalidator } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { TravelPlacePicker } from "~/components/location-picker";
 import { DISTANCE_KM, usesMiles } from "~/lib/distance";
 import { api, ApiError } from "~/lib/http";
+import { useBrowserLocale } from "~/lib/use-browser-locale";
 import type { Location } from "~/schemas/profile";
 import type { SearchSort } from "~/schemas/search";
 import type { Travel } from "~/schemas/travel";
@@ -31,16 +32,6 @@ export function distanceLabel(km: number | null, locale?: string): string {
   if (km === null) return "Any distance";
   if (usesMiles(locale)) return `Within ${Math.max(1, Math.round(km / 1.609344))} mi`;
   return `Within ${km} km`;
-}
-
-/**
- * The member's locale after the page has loaded (the server renders kilometres, the browser then
- * shows miles where its locale uses them).
- */
-export function useBrowserLocale(): string | undefined {
-  const [locale, setLocale] = useState<string | undefined>(undefined);
-  useEffect(() => setLocale(navigator.language), []);
-  return locale;
 }
 
 const SORTS: { value: SearchSort; label: string }[] = [
