@@ -36,7 +36,7 @@ import {
   type NearPosition,
 } from "./search/near.server";
 import { newestStatement, type NewestPosition } from "./search/newest.server";
-import { EXACT_LIMIT, exactName, exactStatement } from "./search/relevance.server";
+import { exactName, exactStatement } from "./search/relevance.server";
 import {
   countStatement,
   firstPageCtes,
@@ -171,8 +171,6 @@ export async function searchMembers(
         ).map(readCard)
       : [];
   let exact: CardRow[] = [];
-  // Each page reads as many more rows as it may leave out.
-  const extra = name ? EXACT_LIMIT : 0;
 
   if (request.cursor) {
     const cursor = await decodeCursor(env, me, request.cursor);
@@ -182,33 +180,33 @@ export async function searchMembers(
     ({ p: plan, n: total, c: capped, k: after } = cursor);
     page = cursor.pg + 1;
     const context = { ...base, terms: valueTerms(resolved) };
-    [rows, exact] = await Promise.all([
-      allRows<Record<string, unknown>>(
+    // The exact matches first: the page reads as many more rows as it will leave out.
+    exact = await readExact(context);
+    rows = (
+      await allRows<Record<string, unknown>>(
         statement(
           env.DB,
-          cardsStatement(me, pageStatement(context, plan, after, perPage + 1 + extra)),
+          cardsStatement(me, pageStatement(context, plan, after, perPage + 1 + exact.length)),
         ),
         time,
-      ).then((found) => found.map(readCard)),
-      readExact(context),
-    ]);
+      )
+    ).map(readCard);
   } else {
     offset = (page - 1) * perPage;
     resolved = resolve(base, searcher, now);
     const context = { ...base, terms: valueTerms(resolved) };
-    let found: Awaited<ReturnType<typeof firstPage>>;
-    if (name && page > 1) {
-      // A page by number after the first: the first page held the exact matches, so the rest
-      // starts that many rows earlier (and the rows skipped are counted below).
-      exact = await readExact(context);
-      offset = Math.max(0, offset - exact.length);
-      found = await firstPage(env, context, perPage + 1 + 2 * extra, offset, time);
-    } else {
-      [found, exact] = await Promise.all([
-        firstPage(env, context, perPage + 1 + extra, offset, time),
-        readExact(context),
-      ]);
-    }
+    // The exact matches first: the page reads as many more rows as it will leave out, and a
+    // page by number after the first starts that many rows earlier (the first page held them;
+    // the rows skipped are counted below).
+    exact = await readExact(context);
+    if (page > 1) offset = Math.max(0, offset - exact.length);
+    const found = await firstPage(
+      env,
+      context,
+      perPage + 1 + (page > 1 ? 2 : 1) * exact.length,
+      offset,
+      time,
+    );
     const head = found.head;
     // Rows exist only when some plan read them, so `plan` is then one of the four.
     plan = found.rows.length && head.plan !== NO_MATCH ? head.plan : "cover";
@@ -410,6 +408,8 @@ export async function explainSearch(env: Env, me: string, request: SearchRequest
       request.per_page + 1,
     );
   }
+  const name = context.textMatch ? exactName(request.keywords) : null;
+  if (name && context.sort === "active") statements.exact = exactStatement(context, name);
   if (context.sort === "newest") {
     statements.newest = newestStatement(context, { j: 1, k: 1 }, request.per_page + 1);
   }

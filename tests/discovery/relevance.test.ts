@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { searchRequestSchema } from "~/schemas/search";
+import { explainSearch } from "~/server/search.server";
 import { search, searcher, seedMember, TEXAS, US } from "./fixtures";
 
 /**
@@ -96,5 +99,27 @@ describe("keyword relevance", () => {
     const newer = await seedMember({ username: `${stem}9x`, joinedMinutesAgo: 1 });
     const res = await search(me.client, { keywords: stem, filters: { sort: "newest" } });
     expect(res.body.results.map((r) => r.id)).toEqual([newer.id, wanted.id]);
+  });
+
+  it("finds exact names through the full-text index, newest key first, each row by key", async () => {
+    const me = await searcher();
+    for (const filters of [{}, { interests: ["Chess"] }, { country: "US", gender: "woman" }]) {
+      const plans = await explainSearch(
+        env,
+        me.id,
+        searchRequestSchema.parse({ keywords: "ada", filters }),
+      );
+      const exact = plans.exact!.join(" | ");
+      expect(exact, JSON.stringify(filters)).toMatch(/^SCAN f VIRTUAL TABLE INDEX \d+:M\d+/);
+      expect(exact).toContain("SEARCH s USING INTEGER PRIMARY KEY (rowid=?)");
+      expect(exact).not.toMatch(/TEMP B-TREE|SCAN (s|u|p)\b(?! VIRTUAL)/);
+    }
+    // Several words are no name: no such statement.
+    const words = await explainSearch(
+      env,
+      me.id,
+      searchRequestSchema.parse({ keywords: "ada lovelace" }),
+    );
+    expect(words.exact).toBeUndefined();
   });
 });
