@@ -75,7 +75,10 @@ for (const city of City.getAllCities()) {
 }
 
 const statesByCountry = new Map<string, { isoCode: string; name: string; cities: string[] }[]>();
-const statePoints = new Map<string, Record<string, { at: Point | null; cities: Record<string, Point> }>>();
+const statePoints = new Map<
+  string,
+  Record<string, { at: Point | null; cities: Record<string, Point> }>
+>();
 for (const state of State.getAllStates()) {
   const pointsOfCities = cityPoints.get(`${state.countryCode}/${state.isoCode}`) ?? {};
   let at = point(state.latitude, state.longitude);

@@ -18,7 +18,11 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireOnboardedUser(context, request);
   const [search, summary, views] = await Promise.all([
-    searchPageData(context.env, user, new URL(request.url), { searched: false, perPage: 12, withOrigin: false }),
+    searchPageData(context.env, user, new URL(request.url), {
+      searched: false,
+      perPage: 12,
+      withOrigin: false,
+    }),
     dashboardSummary(context.env, user.id),
     listProfileViewers(context.env, user.id, { perPage: DASHBOARD_ITEMS }),
   ]);
