@@ -17,6 +17,7 @@ import {
   expired,
   queryKey,
   SNAPSHOT_MAX_AGE_MS,
+  type Cursor,
 } from "./search/cursor.server";
 import {
   buildContext,
@@ -26,6 +27,7 @@ import {
   valueTerms,
   type Resolved,
   type SearchContext,
+  type SearchQuery,
   type SearchPlan,
   type Searcher,
 } from "./search/filters.server";
@@ -239,22 +241,41 @@ export async function searchMembers(
       has_more: hasMore,
       cursor:
         hasMore && last
-          ? await encodeCursor(env, me, {
-              v: 1,
-              q: queryKey(base),
-              t: resolved.asOf,
-              k: last.sortKey,
-              p: plan,
-              n: total,
-              c: capped,
-              pg: page,
-              age: resolved.myAge,
-              from: resolved.ageFrom,
-              to: resolved.ageTo,
-            })
+          ? await encodeCursor(
+              env,
+              me,
+              cursorOf(base, resolved, plan, total, capped, page, { k: last.sortKey }),
+            )
           : null,
       as_of: new Date(resolved.asOf).toISOString(),
     },
+  };
+}
+
+/** Where a page ended, with the search, its snapshot and first-page total: the next cursor. */
+function cursorOf(
+  base: SearchQuery,
+  resolved: Resolved,
+  plan: SearchPlan,
+  total: number,
+  capped: boolean,
+  page: number,
+  position: { k: number; d?: number; pid?: number; j?: number },
+): Cursor {
+  return {
+    v: 1,
+    q: queryKey(base),
+    t: resolved.asOf,
+    k: position.k,
+    p: plan,
+    n: total,
+    c: capped,
+    pg: page,
+    age: resolved.myAge,
+    from: resolved.ageFrom,
+    to: resolved.ageTo,
+    ...(position.d !== undefined ? { d: position.d, pid: position.pid } : {}),
+    ...(position.j !== undefined ? { j: position.j } : {}),
   };
 }
 
@@ -267,7 +288,7 @@ async function sortedSearch(
   env: Env,
   me: string,
   searcher: Searcher,
-  base: ReturnType<typeof queryOf>,
+  base: SearchQuery,
   request: SearchRequest,
   now: number,
   time?: DbTime | null,
@@ -338,21 +359,7 @@ async function sortedSearch(
       total_capped: capped,
       has_more: next !== null,
       cursor: next
-        ? await encodeCursor(env, me, {
-            v: 1,
-            q: queryKey(base),
-            t: resolved.asOf,
-            k: next.k,
-            p: plan,
-            n: total,
-            c: capped,
-            pg: page,
-            age: resolved.myAge,
-            from: resolved.ageFrom,
-            to: resolved.ageTo,
-            ...(next.d !== undefined ? { d: next.d, pid: next.pid } : {}),
-            ...(next.j !== undefined ? { j: next.j } : {}),
-          })
+        ? await encodeCursor(env, me, cursorOf(base, resolved, plan, total, capped, page, next))
         : null,
       as_of: new Date(resolved.asOf).toISOString(),
     },

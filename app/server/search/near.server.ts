@@ -4,7 +4,7 @@ import { allRows, type DbTime } from "../db-time.server";
 import { all, statement } from "../sql.server";
 import { cardsStatement, readCard, type CardRow } from "./cards.server";
 import { cellList, conditions, nearDot, type Near, type SearchContext } from "./filters.server";
-import { KEY_CEILING } from "./plans.server";
+import { KEY_CEILING, keywordCondition } from "./plans.server";
 
 /**
  * Results sorted by distance (docs/decisions/040): nearest place first, and the members of one
@@ -61,9 +61,7 @@ export function membersStatement(
   after: NearPosition | null,
   limit: number,
 ): SQL {
-  const keywords = c.textMatch
-    ? sql` AND s.sort_key IN (SELECT rowid FROM member_search_fts WHERE member_search_fts MATCH ${c.textMatch})`
-    : sql.raw("");
+  const keywords = keywordCondition(c);
   const arms = places.map((place) => {
     const from = after && place.id === after.pid ? after.k : KEY_CEILING;
     return sql`SELECT * FROM (SELECT s.sort_key AS sortKey, s.user_id AS userId, p.id AS placeId, ${place.d} AS dot

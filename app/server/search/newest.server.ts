@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { conditions, type SearchContext } from "./filters.server";
+import { keywordCondition } from "./plans.server";
 
 /**
  * Results sorted newest first (by sign-up, then result order): the rows read backwards along
@@ -22,9 +23,7 @@ export function newestStatement(
   after: NewestPosition | null,
   limit: number,
 ): SQL {
-  const keywords = c.textMatch
-    ? sql` AND s.sort_key IN (SELECT rowid FROM member_search_fts WHERE member_search_fts MATCH ${c.textMatch})`
-    : sql.raw("");
+  const keywords = keywordCondition(c);
   const from = after
     ? sql` AND (s.joined < ${after.j} OR (s.joined = ${after.j} AND s.sort_key < ${after.k}))`
     : sql.raw("");

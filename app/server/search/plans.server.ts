@@ -61,7 +61,7 @@ function coverFrom(c: SearchContext): SQL {
  * The keywords as a condition on a row: its key among the full-text matches, a list SQLite reads
  * once per statement (a probe of the full-text index for every row would parse the query each time).
  */
-const keywordCondition = (c: SearchContext) =>
+export const keywordCondition = (c: SearchContext) =>
   c.textMatch
     ? sql` AND s.sort_key IN (SELECT rowid FROM member_search_fts WHERE member_search_fts MATCH ${c.textMatch})`
     : sql.raw("");
