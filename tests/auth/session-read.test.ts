@@ -53,6 +53,9 @@ describe("readSessionById", () => {
           dob: profile!.date_of_birth,
           ageMin: profile!.age_min,
           ageMax: profile!.age_max,
+          // No place saved: searches by distance have no origin.
+          latitude: null,
+          longitude: null,
         },
       },
     });
