@@ -13,7 +13,7 @@ import {
   type SearchPageData,
 } from "~/state/search";
 import type { ProfileLocation } from "./db/schema";
-import { currentTravel } from "./travel.server";
+import { toTravel } from "./travel.server";
 import { searchMembers } from "./search.server";
 import type { SessionUser } from "./session.server";
 import type { Env } from "./env.server";
@@ -50,15 +50,25 @@ async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterStat
  * their travel, and whether travel is theirs to use (a subscription's perk).
  */
 async function searchOrigin(env: Env, me: string): Promise<SearchOrigin> {
-  const [row, travel, perks] = await Promise.all([
+  // The member's place and travel in one read of their profile.
+  const [row, perks] = await Promise.all([
     env.DB.prepare(
-      "SELECT location, latitude IS NOT NULL AS located FROM profiles WHERE user_id = ?1",
+      `SELECT location, latitude IS NOT NULL AS located,
+         travel_location AS travelLocation, travel_started_at AS travelStartedAt
+       FROM profiles WHERE user_id = ?1`,
     )
       .bind(me)
-      .first<{ location: string | null; located: number }>(),
-    currentTravel(env, me),
+      .first<{
+        location: string | null;
+        located: number;
+        travelLocation: string | null;
+        travelStartedAt: string | null;
+      }>(),
     memberPerks(env, me),
   ]);
+  const travel = toTravel(
+    row ? { location: row.travelLocation, started_at: row.travelStartedAt } : null,
+  );
   const location = row?.location ? (JSON.parse(row.location) as ProfileLocation) : null;
   const place =
     row?.located && location

@@ -20,12 +20,13 @@ import { memberPerks } from "./subscriptions.server";
  * END_LAPSED_TRAVEL, within its quarter of an hour).
  */
 
-interface TravelRow {
+export interface TravelRow {
   location: string | null;
   started_at: string | null;
 }
 
-const toTravel = (row: TravelRow | null): Travel | null => {
+/** A profile row's travel columns as the API shows them (null without travel). */
+export const toTravel = (row: TravelRow | null): Travel | null => {
   if (!row?.location || !row.started_at) return null;
   const location = JSON.parse(row.location) as ProfileLocation;
   return {
