@@ -8,7 +8,7 @@ import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { useState } from "react";
 import { MessageButton } from "~/components/chat/message-button";
-import { MatchMoment } from "~/components/search/like-button";
+import { MatchMoment, type TheirWords } from "~/components/search/like-button";
 import { MemberLikeAction } from "~/components/search/member-like";
 import { LikeWithComment } from "~/components/profile/like-comment";
 import { AppLink } from "~/components/link";
@@ -65,8 +65,8 @@ export default function MemberPage() {
   // made here with what they wrote, if anything.
   const [liked, setLiked] = useState(likes?.liked ?? false);
   const [landed, setLanded] = useState<ReadonlySet<string>>(() => new Set());
-  const [match, setMatch] = useState<{ comment: string | null } | null>(null);
-  const likedHere = (key: string) => (isMatch: boolean, comment: string | null) => {
+  const [match, setMatch] = useState<{ comment: TheirWords | null } | null>(null);
+  const likedHere = (key: string) => (isMatch: boolean, comment: TheirWords | null) => {
     setLiked(true);
     setLanded((s) => new Set(s).add(key));
     if (isMatch && !(liked && likes?.liked_me)) setMatch({ comment });

@@ -8,7 +8,7 @@ import type {
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData, useLocation } from "@remix-run/react";
 import { useState } from "react";
-import { MatchMoment } from "~/components/search/like-button";
+import { MatchMoment, type TheirWords } from "~/components/search/like-button";
 import { LikedMemberItem } from "~/components/search/likes";
 import { EmptyState } from "~/components/empty-state";
 import { AppLink } from "~/components/link";
@@ -90,7 +90,7 @@ function Likes({ initial }: { initial: LikesState }) {
   const [state, setState] = useAtom(likesStateAtom);
   const [lastMatch, setLastMatch] = useState<{
     member: LikedMember;
-    comment: string | null;
+    comment: TheirWords | null;
   } | null>(null);
   usePresenceWatch(SECTIONS.flatMap(({ list }) => state[list].map((m) => m.id)));
 
@@ -156,12 +156,19 @@ function Likes({ initial }: { initial: LikesState }) {
                       key={member.id}
                       member={member}
                       list={list}
-                      onLiked={(m, isMatch, matchComment) => {
+                      onLiked={(m, isMatch, theirs) => {
                         setState((s) => memberLiked(s, m, isMatch));
                         // What they wrote with their like, as the server says or as the card held it.
                         setLastMatch(
                           isMatch
-                            ? { member: m, comment: matchComment ?? m.comment ?? null }
+                            ? {
+                                member: m,
+                                comment:
+                                  theirs ??
+                                  (m.comment
+                                    ? { comment: m.comment, safety: m.comment_safety ?? null }
+                                    : null),
+                              }
                             : null,
                         );
                       }}

@@ -3,6 +3,8 @@
  * messages and shapes, without the schema (app/schemas/likes.ts), for the pages that show likes or
  * send one and never load zod for it.
  */
+import type { SafetyNote } from "./message-safety";
+
 export const LIKE_COMMENT_MAX = 300;
 
 export const LIKE_MESSAGES = {
@@ -25,8 +27,12 @@ export type LikeTargetInput = { photo_id: string } | { prompt_id: string };
 export type LikeTarget =
   { photo_id: string; photo_url: string } | { prompt_id: string; text: string; answer: string };
 
-/** The comment and target a like carries, on a card of GET /my/likes. */
+/**
+ * The comment and target a like carries, on a card of GET /my/likes; on a like received, what
+ * message safety warns its reader of in the comment (a message's `safety`), or null.
+ */
 export interface LikeNote {
   comment: string | null;
   target: LikeTarget | null;
+  comment_safety?: SafetyNote | null;
 }

@@ -35,6 +35,8 @@ export const likeSchema = z.object({
     .nullable()
     .optional()
     .transform((v) => v ?? null),
+  /** The sender saw the comment's "Are you sure?" (409, message safety) and sends it anyway. */
+  confirm: z.boolean().optional(),
 });
 
 export type LikeInput = z.output<typeof likeSchema>;

@@ -14,6 +14,18 @@ import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
 import { logFailure } from "./log.server";
+import {
+  hasLink,
+  LINK_MIN_ACCOUNT_AGE_MS,
+  LINKS_NOT_YET,
+  recipientSafety,
+  SAFETY_NOTES,
+  SafetyCheck,
+  senderSafety,
+  type SafetyKind,
+  type SafetyNote,
+} from "./message-safety.server";
+import { isSafetyKind } from "~/schemas/message-safety";
 import { memberCards, photoUrl, type MemberCard } from "./members.server";
 import { notify } from "./notifications.server";
 import { memberPerks } from "./subscriptions.server";
@@ -57,7 +69,43 @@ async function likeExists(env: Env, likerId: string, likedId: string): Promise<b
 export interface LikeWords {
   comment?: string | null;
   target?: LikeTargetInput | null;
+  /** The sender saw the "Are you sure?" of their comment and sends it anyway. */
+  confirm?: boolean;
 }
+
+/**
+ * A like's comment reaches a member who has not matched its writer, so it passes message safety
+ * as a first message does (message-safety.server.ts): a link from an account in its first day is
+ * refused (422 on `comment`), text that reads as harassment asks "Are you sure?" (409) unless
+ * `confirm`, and what its reader should be warned of (off_platform, money, link) is returned, to be
+ * kept with the like and shown to them.
+ */
+async function checkComment(
+  env: Env,
+  me: string,
+  comment: string,
+  confirm: boolean,
+  now: number,
+): Promise<SafetyKind | null> {
+  if (hasLink(comment)) {
+    const mine = await first<{ created_at: string }>(
+      env.DB,
+      sql`SELECT created_at FROM users WHERE id = ${me}`,
+    );
+    if (mine && now - Date.parse(mine.created_at) < LINK_MIN_ACCOUNT_AGE_MS) {
+      throw new ValidationError({ comment: [LINKS_NOT_YET] });
+    }
+  }
+  if (!confirm) {
+    const asked = senderSafety(comment);
+    if (asked) throw new SafetyCheck(asked);
+  }
+  return recipientSafety(comment)?.kind ?? null;
+}
+
+/** A stored comment's warning for its reader, as a message's `safety`. */
+export const commentSafetyNote = (kind: string | null): SafetyNote | null =>
+  isSafetyKind(kind) && kind !== "harassment" ? { kind, note: SAFETY_NOTES[kind] } : null;
 
 /**
  * A like's target must be one of the liked member's photos, or a prompt they answered (and that
@@ -84,13 +132,19 @@ async function checkTarget(env: Env, likedId: string, target: LikeTargetInput | 
   return { photoId: null, promptId: target.prompt_id };
 }
 
-/** The comment of `likerId`'s like of `likedId`, when there is one. */
-async function likeComment(env: Env, likerId: string, likedId: string): Promise<string | null> {
-  const row = await first<{ comment: string | null }>(
+/** The comment of `likerId`'s like of `likedId` and its warning for `likedId`, when there is one. */
+async function likeComment(
+  env: Env,
+  likerId: string,
+  likedId: string,
+): Promise<{ comment: string; safety: SafetyNote | null } | null> {
+  const row = await first<{ comment: string | null; comment_safety: string | null }>(
     env.DB,
-    sql`SELECT comment FROM likes WHERE liker_id = ${likerId} AND liked_id = ${likedId}`,
+    sql`SELECT comment, comment_safety FROM likes WHERE liker_id = ${likerId} AND liked_id = ${likedId}`,
   );
-  return row?.comment ?? null;
+  return row?.comment
+    ? { comment: row.comment, safety: commentSafetyNote(row.comment_safety) }
+    : null;
 }
 
 export interface LikeResult {
@@ -98,13 +152,16 @@ export interface LikeResult {
   is_match: boolean;
   /** A match: the comment the other member's like carried, when it carried one. */
   match_comment?: string;
+  /** That comment's warning (message safety), when it has one. */
+  match_comment_safety?: SafetyNote;
 }
 
 async function likeResult(env: Env, me: string, targetId: string, isMatch: boolean) {
   const result: LikeResult = { liked: true, is_match: isMatch };
   if (isMatch) {
     const theirs = await likeComment(env, targetId, me);
-    if (theirs) result.match_comment = theirs;
+    if (theirs) result.match_comment = theirs.comment;
+    if (theirs?.safety) result.match_comment_safety = theirs.safety;
   }
   return result;
 }
@@ -132,12 +189,13 @@ export async function likeMember(
   if (!(await canSee(env, me, targetId))) throw notFound("Member not found.");
   const comment = words.comment?.trim() || null;
   const { photoId, promptId } = await checkTarget(env, targetId, words.target ?? null);
+  const safety = comment ? await checkComment(env, me, comment, words.confirm === true, now) : null;
   if (await likeExists(env, me, targetId)) {
     if (comment !== null || photoId !== null || promptId !== null) {
       await run(
         env.DB,
-        sql`UPDATE likes SET comment = ${comment}, target_photo_id = ${photoId},
-           target_prompt_id = ${promptId}
+        sql`UPDATE likes SET comment = ${comment}, comment_safety = ${safety},
+           target_photo_id = ${photoId}, target_prompt_id = ${promptId}
          WHERE liker_id = ${me} AND liked_id = ${targetId}`,
       );
     }
@@ -158,8 +216,8 @@ export async function likeMember(
   const [inserted, reverse] = await env.DB.batch<{ x: number }>([
     statement(
       env.DB,
-      sql`INSERT INTO likes (liker_id, liked_id, created_at, comment, target_photo_id, target_prompt_id)
-       VALUES (${me}, ${targetId}, ${nowIso(now)}, ${comment}, ${photoId}, ${promptId})
+      sql`INSERT INTO likes (liker_id, liked_id, created_at, comment, comment_safety, target_photo_id, target_prompt_id)
+       VALUES (${me}, ${targetId}, ${nowIso(now)}, ${comment}, ${safety}, ${photoId}, ${promptId})
        ON CONFLICT DO NOTHING RETURNING 1 AS x`,
     ),
     statement(
@@ -186,7 +244,14 @@ export async function likeMember(
           ]
         : []),
     );
-    await announceLike(env, me, targetId, isMatch, comment, now);
+    await announceLike(
+      env,
+      me,
+      targetId,
+      isMatch,
+      comment ? { comment, safety: commentSafetyNote(safety) } : null,
+      now,
+    );
   }
   return likeResult(env, me, targetId, isMatch);
 }
@@ -200,13 +265,16 @@ async function announceLike(
   me: string,
   other: string,
   isMatch: boolean,
-  comment: string | null,
+  comment: { comment: string; safety: SafetyNote | null } | null,
   now: number,
 ) {
+  // A comment, and what its reader is warned of, as a notification's data carries them.
+  const words = (c: typeof comment) =>
+    c ? { comment: c.comment, ...(c.safety ? { comment_safety: c.safety } : {}) } : {};
   try {
     const [myCard, theirCard] = await memberCards(env, [me, other], now);
     if (!myCard || !theirCard) return;
-    const mine = comment ? { comment } : {};
+    const mine = words(comment);
     if (isMatch) {
       const theirs = await likeComment(env, other, me);
       await notify(env, { to: other, type: "match", actorId: me, data: { user: myCard, ...mine } });
@@ -214,7 +282,7 @@ async function announceLike(
         to: me,
         type: "match",
         actorId: other,
-        data: { user: theirCard, ...(theirs ? { comment: theirs } : {}) },
+        data: { user: theirCard, ...words(theirs) },
       });
     } else {
       await notify(env, { to: other, type: "like", actorId: me, data: { user: myCard, ...mine } });
@@ -388,6 +456,7 @@ export async function listLikes(
         id: schema.users.id,
         at,
         comment: likes.comment,
+        commentSafety: likes.commentSafety,
         // The photo while it is still the liked member's; the answer while they still give it.
         photoId: sql<
           string | null
@@ -420,7 +489,15 @@ export async function listLikes(
   );
   const atById = new Map(pageRows.map((r) => [r.id, r.at]));
   const notes = new Map(
-    pageRows.map((r) => [r.id, { comment: r.comment, target: likeTarget(r) } satisfies LikeNote]),
+    pageRows.map((r) => [
+      r.id,
+      {
+        comment: r.comment,
+        target: likeTarget(r),
+        // Its reader is warned; its writer is not shown a warning about their own words.
+        ...(list === "received" ? { comment_safety: commentSafetyNote(r.commentSafety) } : {}),
+      } satisfies LikeNote,
+    ]),
   );
   return {
     cards: cards.map((card) => ({ ...card, at: atById.get(card.id) ?? "" })),

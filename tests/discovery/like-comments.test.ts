@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { LIKE_MESSAGES } from "~/schemas/likes";
 import { PROMPTS } from "~/schemas/prompts";
 import { FREE_DAILY_LIKES } from "~/server/likes.server";
+import { LINKS_NOT_YET, SAFETY_NOTES } from "~/server/message-safety.server";
 import { verifiedMember } from "../helpers/members";
 import { memberWithProfile } from "../profile/fixtures";
 
@@ -11,7 +12,13 @@ type Target =
   | { photo_id: string; photo_url: string }
   | { prompt_id: string; text: string; answer: string }
   | null;
-type Card = { id: string; liked_at?: string; comment?: string | null; target?: Target };
+type Card = {
+  id: string;
+  liked_at?: string;
+  comment?: string | null;
+  target?: Target;
+  comment_safety?: { kind: string; note: string } | null;
+};
 interface LikesBody {
   received: Card[];
   sent: Card[];
@@ -21,7 +28,9 @@ interface LikeBody {
   liked?: boolean;
   is_match?: boolean;
   match_comment?: string;
+  match_comment_safety?: { kind: string; note: string };
   message?: string;
+  safety?: { kind: string; note: string };
   errors?: Record<string, string[]>;
 }
 
@@ -303,6 +312,98 @@ describe("likes that say something", () => {
     expect(refused.status).toBe(404);
     expect((await like(noor, { user_id: ava.id, comment: "Sorry" })).status).toBe(404);
     expect(await likeRow(sam.id, noor.id)).toBeNull();
+  });
+});
+
+/** Makes a member's account `days` old. */
+async function ageAccount(m: Member, days: number) {
+  const createdAt = new Date(Date.now() - days * 86_400_000).toISOString();
+  await env.DB.prepare("UPDATE users SET created_at = ?1 WHERE id = ?2")
+    .bind(createdAt, m.id)
+    .run();
+}
+
+describe("a like's comment passes message safety", () => {
+  it("asks 'Are you sure?' (409, nothing stored, no like used) before harassment, and sends it confirmed", async () => {
+    const noor = await likedMember();
+    const sam = await verifiedMember();
+    const harsh = "you're so ugly, nobody will ever love you";
+
+    const asked = await like(sam, { user_id: noor.id, comment: harsh });
+    expect(asked.status).toBe(409);
+    expect(asked.body).toEqual({
+      message: SAFETY_NOTES.harassment,
+      safety: { kind: "harassment", note: SAFETY_NOTES.harassment },
+    });
+    expect(await likeRow(sam.id, noor.id)).toBeNull();
+    expect(await quotaOf(sam.id)).toBe(0);
+    expect(await notificationsOf(noor.id)).toEqual([]);
+
+    const sent = await like(sam, { user_id: noor.id, comment: harsh, confirm: true });
+    expect(sent.status).toBe(201);
+    expect((await likeRow(sam.id, noor.id))?.comment).toBe(harsh);
+    // Harassment is the sender's question, not a warning for the reader.
+    expect(card((await lists(noor)).received, sam.id)?.comment_safety).toBeNull();
+  });
+
+  it("refuses a link from an account in its first day (422 on comment), and takes it later with a warning", async () => {
+    const noor = await likedMember();
+    const sam = await verifiedMember();
+    const comment = "My photos are at https://example.com/sam, have a look";
+
+    const refused = await like(sam, { user_id: noor.id, comment });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ comment: [LINKS_NOT_YET] });
+    expect(await likeRow(sam.id, noor.id)).toBeNull();
+
+    await ageAccount(sam, 2);
+    expect((await like(sam, { user_id: noor.id, comment })).status).toBe(201);
+    expect(card((await lists(noor)).received, sam.id)).toMatchObject({
+      comment,
+      comment_safety: { kind: "link", note: SAFETY_NOTES.link },
+    });
+  });
+
+  it("warns its reader of an ask to move elsewhere or for money, in Likes, the notification and the match; never its writer", async () => {
+    const noor = await likedMember();
+    const sam = await memberWithProfile({}, { photos: 1 });
+    const offPlatform = "You seem lovely, add me on WhatsApp and we can talk there";
+    await like(sam, { user_id: noor.id, comment: offPlatform });
+
+    const warning = { kind: "off_platform", note: SAFETY_NOTES.off_platform };
+    expect(card((await lists(noor)).received, sam.id)).toMatchObject({
+      comment: offPlatform,
+      comment_safety: warning,
+    });
+    expect(card((await lists(sam)).sent, noor.id)).not.toHaveProperty("comment_safety");
+    expect(await notificationsOf(noor.id)).toMatchObject([
+      { type: "like", data: { comment: offPlatform, comment_safety: warning } },
+    ]);
+
+    // Noor likes back: the match moment shows Sam's words with the warning; Sam's notification of
+    // the match carries Noor's words, which need none.
+    const back = await like(noor, { user_id: sam.id, comment: "Happy to chat here" });
+    expect(back.body).toEqual({
+      liked: true,
+      is_match: true,
+      match_comment: offPlatform,
+      match_comment_safety: warning,
+    });
+    const samHeard = (await notificationsOf(sam.id)).filter((n) => n.type === "match");
+    expect(samHeard).toHaveLength(1);
+    expect(samHeard[0]!.data).toEqual(expect.objectContaining({ comment: "Happy to chat here" }));
+    expect(samHeard[0]!.data).not.toHaveProperty("comment_safety");
+
+    // A comment changed by liking again is checked again.
+    const money = "Can you send me some money for the flight? I will pay you back";
+    const lena = await likedMember();
+    await like(sam, { user_id: lena.id, comment: "Hello" });
+    expect(card((await lists(lena)).received, sam.id)?.comment_safety).toBeNull();
+    await like(sam, { user_id: lena.id, comment: money });
+    expect(card((await lists(lena)).received, sam.id)).toMatchObject({
+      comment: money,
+      comment_safety: { kind: "money", note: SAFETY_NOTES.money },
+    });
   });
 });
 

@@ -92,7 +92,17 @@ describe("prompts and likes with a comment in Chromium", () => {
     await sam.page.getByRole("button", { name: heartName, exact: true }).click();
     const sheet = sam.page.getByRole("dialog", { name: "Like Noor's answer" });
     await sheet.waitFor();
-    await sheet.getByLabel("Add a comment (optional)").fill("Which flea market? I know a good one");
+    // A harsh comment first: the sheet asks "Are you sure?" and offers to send it anyway; Sam
+    // thinks again and writes something kinder, which sends as a like again.
+    const comment = sheet.getByLabel("Add a comment (optional)");
+    await comment.fill("you're so ugly, nobody will ever love you");
+    await sheet.getByRole("button", { name: "Send like" }).click();
+    await sheet
+      .getByRole("alert")
+      .getByText("may come across as hurtful")
+      .waitFor({ timeout: ACTION_TIMEOUT_MS });
+    await sheet.getByRole("button", { name: "Send anyway" }).waitFor();
+    await comment.fill("Which flea market? I know a good one");
     const sent = sam.page.waitForResponse(
       (r) => r.url().endsWith("/my/likes") && r.request().method() === "POST",
     );
@@ -140,7 +150,10 @@ describe("prompts and likes with a comment in Chromium", () => {
       return ((await res.json()) as { profile: { id: string } }).profile.id;
     });
     // Ines liked Leo first, and said why.
-    await ines.expect("POST", "/my/likes", 201, { user_id: leoId, comment: "Nice climbing shoes" });
+    await ines.expect("POST", "/my/likes", 201, {
+      user_id: leoId,
+      comment: "Nice climbing shoes! Add me on WhatsApp",
+    });
 
     await visit(page, `/members/${ines.details.username}`);
     await page.getByRole("button", { name: "Like Ines's photo 1", exact: true }).click();
@@ -150,8 +163,13 @@ describe("prompts and likes with a comment in Chromium", () => {
     await sheet.getByRole("button", { name: "Send like" }).click();
     // Her like and this one make a match: the moment shows what she wrote.
     const moment = page.getByRole("dialog", { name: "It's a match!" });
-    await moment.getByText("Nice climbing shoes").waitFor({ timeout: ACTION_TIMEOUT_MS });
+    await moment
+      .getByText("Nice climbing shoes! Add me on WhatsApp")
+      .waitFor({ timeout: ACTION_TIMEOUT_MS });
     await moment.getByText("Ines wrote with their like").waitFor();
+    // It asks to move the chat elsewhere: Leo is warned, with a report one tap away.
+    await moment.getByRole("note").getByText("asks to move the chat elsewhere").waitFor();
+    await moment.getByRole("button", { name: "Report this comment" }).waitFor();
     await moment.getByRole("button", { name: "Keep browsing" }).click();
     await page.getByRole("button", { name: "You liked Ines's photo 1", pressed: true }).waitFor();
 

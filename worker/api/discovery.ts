@@ -95,8 +95,8 @@ discoveryApi.get("/dashboard", async (c, next) => {
 
 discoveryApi.post("/my/likes", requireVerified, async (c) => {
   const { user } = currentUser(c);
-  const { user_id, comment, target } = parseInput(likeSchema, await readBody(c.req.raw));
-  return c.json(await likeMember(c.env, user.id, user_id, Date.now(), { comment, target }), 201);
+  const { user_id, ...words } = parseInput(likeSchema, await readBody(c.req.raw));
+  return c.json(await likeMember(c.env, user.id, user_id, Date.now(), words), 201);
 });
 
 discoveryApi.delete("/my/likes/:userId", requireVerified, async (c) => {

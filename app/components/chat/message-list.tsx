@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import { ReportMessageButton, SafetyWarning } from "~/components/safety/menus";
+import { ReportMessageButton } from "~/components/safety/menus";
+import { SafetyWarning } from "~/components/safety/warning";
 import {
   chatMeAtom,
   chatStateAtom,

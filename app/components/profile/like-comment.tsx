@@ -1,7 +1,11 @@
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from "react";
 import { Modal } from "~/components/modal";
-import type { LikeAnswer } from "~/components/search/like-button";
-import { LIKE_ERRORS } from "~/components/search/like-button";
+import {
+  LIKE_ERRORS,
+  theirWords,
+  type LikeAnswer,
+  type TheirWords,
+} from "~/components/search/like-button";
 import { api, ApiError, joinFieldErrors } from "~/lib/http";
 import { LIKE_COMMENT_MAX, type LikeTargetInput } from "~/schemas/like-comment";
 import {
@@ -40,11 +44,13 @@ export function LikeWithComment({
   preview: ReactNode;
   /** A like already landed here (the page remembers it while the heart is out of view). */
   sent?: boolean;
-  onLiked(isMatch: boolean, matchComment: string | null): void;
+  onLiked(isMatch: boolean, theirs: TheirWords | null): void;
 }) {
   const [state, setState] = useState(() => likeToggleInitial(sentBefore));
   const [open, setOpen] = useState(false);
   const [comment, setComment] = useState("");
+  // The server asked "Are you sure?" of this comment (409, message safety): the next send confirms.
+  const [confirming, setConfirming] = useState(false);
   const [popped, setPopped] = useState(false);
   const fieldId = useId();
   const sent = state.liked;
@@ -63,15 +69,22 @@ export function LikeWithComment({
     try {
       const res = await api<LikeAnswer>("/my/likes", {
         method: "POST",
-        body: { user_id: memberId, comment: comment.trim() || null, target },
+        body: {
+          user_id: memberId,
+          comment: comment.trim() || null,
+          target,
+          ...(confirming ? { confirm: true } : {}),
+        },
       });
+      setConfirming(false);
       setState(likeConfirmed);
-      onLiked(res.is_match, res.match_comment ?? null);
+      onLiked(res.is_match, theirWords(res));
     } catch (e) {
       const message =
         e instanceof ApiError
           ? joinFieldErrors(e.errors) || e.message || LIKE_ERRORS.like
           : LIKE_ERRORS.like;
+      setConfirming(e instanceof ApiError && e.status === 409);
       setState((s) => likeFailed(s, message));
       setPopped(false);
       setOpen(true);
@@ -116,7 +129,10 @@ export function LikeWithComment({
               value={comment}
               aria-invalid={state.error ? true : undefined}
               aria-describedby={`${fieldId}-count`}
-              onChange={(e) => setComment(e.target.value)}
+              onChange={(e) => {
+                setComment(e.target.value);
+                setConfirming(false);
+              }}
             />
             <div className="field-foot">
               {state.error ? (
@@ -136,7 +152,8 @@ export function LikeWithComment({
               Cancel
             </button>
             <button type="submit" className="btn btn-primary" disabled={state.before !== null}>
-              <span aria-hidden="true">♥</span> {comment.trim() ? "Send like" : "Like"}
+              <span aria-hidden="true">♥</span>{" "}
+              {confirming ? "Send anyway" : comment.trim() ? "Send like" : "Like"}
             </button>
           </div>
         </form>

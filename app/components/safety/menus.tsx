@@ -1,7 +1,5 @@
 import { useNavigate } from "@remix-run/react";
 import { useState, type ReactNode } from "react";
-import { api } from "~/lib/http";
-import type { SafetyNote } from "~/schemas/message-safety";
 import { loadArchivedAtom, loadConversationsAtom } from "~/state/chat-actions";
 import { useSetAtom } from "~/state/jotai";
 import { Icon } from "../icons";
@@ -164,64 +162,5 @@ export function ReportMessageButton({
         onClose={() => setOpen(false)}
       />
     </>
-  );
-}
-
-/** The report reason a safety note stands for (the moderators' queue sorts by it). */
-const REASON_OF_KIND = {
-  money: "scam",
-  off_platform: "scam",
-  link: "spam",
-  harassment: "harassment",
-} as const;
-
-/**
- * The warning under a message the safety rules noted (docs/api.md "Message safety": for its
- * recipient only), with a one-tap report that carries the message id.
- */
-export function SafetyWarning({
-  senderId,
-  messageId,
-  safety,
-}: {
-  senderId: string;
-  messageId: string;
-  safety: SafetyNote;
-}) {
-  const [state, setState] = useState<"idle" | "busy" | "done" | "failed">("idle");
-  const report = async () => {
-    setState("busy");
-    try {
-      await api("/reports", {
-        method: "POST",
-        body: {
-          user_id: senderId,
-          reason_type: REASON_OF_KIND[safety.kind],
-          message_id: messageId,
-        },
-      });
-      setState("done");
-    } catch {
-      setState("failed");
-    }
-  };
-  return (
-    <div className="alert alert-warning safety-warning" role="note" data-safety={safety.kind}>
-      <p>{safety.note}</p>
-      {state === "done" ? (
-        <p className="safety-warning-done" role="status">
-          Reported. Thank you: our moderators will look at it.
-        </p>
-      ) : (
-        <button
-          type="button"
-          className="btn btn-sm btn-ghost"
-          disabled={state === "busy"}
-          onClick={() => void report()}
-        >
-          {state === "failed" ? "Could not report. Try again" : "Report this message"}
-        </button>
-      )}
-    </div>
   );
 }

@@ -3,6 +3,8 @@ import { MessageButton } from "~/components/chat/message-button";
 import { Avatar } from "~/components/profile/member";
 import { Modal } from "~/components/modal";
 import { PushOffer } from "~/components/push-controls";
+import { SafetyWarning } from "~/components/safety/warning";
+import type { SafetyNote } from "~/schemas/message-safety";
 import { useRootData } from "~/lib/root-data";
 import { useSetAtom } from "~/state/jotai";
 import { matchCelebrated, notificationsStateAtom } from "~/state/notifications";
@@ -22,7 +24,21 @@ export interface LikeAnswer {
   is_match: boolean;
   /** A match: what the other member's like said, when it said something. */
   match_comment?: string;
+  /** What its reader is warned of in it (message safety), when anything. */
+  match_comment_safety?: SafetyNote;
 }
+
+/** What the other member's like said, as the match moment shows it: the words and their warning. */
+export interface TheirWords {
+  comment: string;
+  safety: SafetyNote | null;
+}
+
+/** The other member's words from POST /my/likes's answer, when it made a match with some. */
+export const theirWords = (answer: LikeAnswer): TheirWords | null =>
+  answer.match_comment
+    ? { comment: answer.match_comment, safety: answer.match_comment_safety ?? null }
+    : null;
 
 export const LIKE_ERRORS = {
   like: "Failed to like this member",
@@ -34,10 +50,10 @@ interface LikeButtonProps {
   name: string;
   liked: boolean;
   /**
-   * Called after the server agreed; `isMatch` when the like made a match, and `matchComment` what
-   * the other member's like said, when it said something.
+   * Called after the server agreed; `isMatch` when the like made a match, and `theirs` what the
+   * other member's like said, when it said something.
    */
-  onChange(liked: boolean, isMatch: boolean, matchComment?: string | null): void;
+  onChange(liked: boolean, isMatch: boolean, theirs?: TheirWords | null): void;
   size?: "sm";
   /** "Like back" instead of "Like" (the member liked me first). */
   likesMe?: boolean;
@@ -74,7 +90,7 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
           body: { user_id: memberId },
         });
         setState(likeConfirmed);
-        onChange(true, res.is_match, res.match_comment ?? null);
+        onChange(true, res.is_match, theirWords(res));
       }
     } catch (e) {
       const fallback = wasLiked ? LIKE_ERRORS.unlike : LIKE_ERRORS.like;
@@ -132,7 +148,7 @@ export function MatchMoment({
   memberId: string;
   photoUrl: string | null;
   /** What the other member wrote with the like that led here. */
-  comment?: string | null;
+  comment?: TheirWords | null;
 }) {
   const [open, setOpen] = useState(true);
   const [myPhoto, setMyPhoto] = useState<string | null>(null);
@@ -161,9 +177,12 @@ export function MatchMoment({
       <p className="match-text">You and {name} like each other. Say hello while it&apos;s fresh.</p>
       {comment ? (
         <figure className="match-comment">
-          <blockquote>{comment}</blockquote>
+          <blockquote>{comment.comment}</blockquote>
           <figcaption>{name} wrote with their like</figcaption>
         </figure>
+      ) : null}
+      {comment?.safety ? (
+        <SafetyWarning senderId={memberId} comment={comment.comment} safety={comment.safety} />
       ) : null}
       <div className="match-actions">
         <MessageButton userId={memberId} name={name} label="Send a message" />

@@ -1,11 +1,12 @@
 import { MessageButton } from "~/components/chat/message-button";
 import { TimeAgo } from "~/components/time-ago";
+import { SafetyWarning } from "~/components/safety/warning";
 import { MemberRow } from "~/components/profile/member";
 import { displayName } from "~/lib/members";
 import { photoAt } from "~/lib/photos";
 import type { LikeTarget } from "~/schemas/like-comment";
 import type { LikedMember, LikeListName } from "~/state/likes";
-import { LikeButton } from "./like-button";
+import { LikeButton, type TheirWords } from "./like-button";
 
 /**
  * One member of a likes list: their row, when it happened, and what I can do: like back (they
@@ -20,7 +21,7 @@ export function LikedMemberItem({
 }: {
   member: LikedMember;
   list: LikeListName;
-  onLiked(member: LikedMember, isMatch: boolean, matchComment: string | null): void;
+  onLiked(member: LikedMember, isMatch: boolean, theirs: TheirWords | null): void;
   onUnliked(member: LikedMember): void;
 }) {
   const name = displayName(member);
@@ -42,6 +43,13 @@ export function LikedMemberItem({
           name={name}
         />
       ) : null}
+      {list === "received" && member.comment && member.comment_safety ? (
+        <SafetyWarning
+          senderId={member.id}
+          comment={member.comment}
+          safety={member.comment_safety}
+        />
+      ) : null}
       <div className="liked-actions">
         {list === "matches" ? <MessageButton userId={member.id} name={name} /> : null}
         <LikeButton
@@ -50,8 +58,8 @@ export function LikedMemberItem({
           liked={list !== "received"}
           likesMe={list === "received"}
           size="sm"
-          onChange={(liked, isMatch, matchComment) =>
-            liked ? onLiked(member, isMatch, matchComment ?? null) : onUnliked(member)
+          onChange={(liked, isMatch, theirs) =>
+            liked ? onLiked(member, isMatch, theirs ?? null) : onUnliked(member)
           }
         />
       </div>

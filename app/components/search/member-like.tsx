@@ -1,4 +1,4 @@
-import { LikeButton } from "./like-button";
+import { LikeButton, type TheirWords } from "./like-button";
 
 /**
  * Like on another member's profile: says when they liked me already. The page holds whether I like
@@ -15,7 +15,7 @@ export function MemberLikeAction({
   name: string;
   liked: boolean;
   likedMe: boolean;
-  onChange(liked: boolean, isMatch: boolean, matchComment: string | null): void;
+  onChange(liked: boolean, isMatch: boolean, theirs: TheirWords | null): void;
 }) {
   const isMatch = liked && likedMe;
   return (
@@ -25,7 +25,7 @@ export function MemberLikeAction({
         name={name}
         liked={liked}
         likesMe={likedMe && !liked}
-        onChange={(nowLiked, match, comment) => onChange(nowLiked, match, comment ?? null)}
+        onChange={(nowLiked, match, theirs) => onChange(nowLiked, match, theirs ?? null)}
       />
       {isMatch ? (
         <p className="muted small">You like each other.</p>

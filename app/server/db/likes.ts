@@ -18,6 +18,11 @@ export const likes = sqliteTable(
     createdAt: text("created_at").notNull(),
     /** What the liker wrote with the like (up to 300 characters), or null. */
     comment: text("comment"),
+    /**
+     * What message safety saw in the comment for its reader (off_platform, money or link;
+     * app/server/message-safety.server.ts), or null.
+     */
+    commentSafety: text("comment_safety"),
     /** What the like landed on: one of the liked member's photos or prompts, or neither. */
     targetPhotoId: text("target_photo_id"),
     targetPromptId: text("target_prompt_id"),
