@@ -7,7 +7,8 @@ import { listProfileViewers } from "./profile-views.server";
 export const DASHBOARD_ITEMS = 6;
 
 /**
- * GET /dashboard: what matters to the member now: who liked them and is waiting for an answer,
+ * GET /dashboard: what matters to the member now: who liked them and is waiting for an answer
+ * (and what their like said),
  * their newest matches, conversations with unread messages, and how many members viewed them.
  */
 export async function dashboardSummary(env: Env, me: string) {
@@ -19,7 +20,13 @@ export async function dashboardSummary(env: Env, me: string) {
   ]);
   return {
     new_likes: {
-      members: received.cards.map(({ at, ...card }) => ({ ...card, liked_at: at })),
+      // Each with what their like said, if anything, as in GET /my/likes's received cards.
+      members: received.cards.map(({ at, ...card }) => ({
+        ...card,
+        liked_at: at,
+        comment: received.notes.get(card.id)?.comment ?? null,
+        comment_safety: received.notes.get(card.id)?.comment_safety ?? null,
+      })),
       total: received.meta.total,
     },
     new_matches: {

@@ -432,6 +432,38 @@ describe("likes that say something, on the pages", () => {
     expect(sent).toContain("You liked Noor&#x27;s answer to");
   });
 
+  it("the dashboard's Liked you strip marks the likes that said something, with their words unless warned of", async () => {
+    const noor = await likedMember();
+    const sam = await verifiedMember();
+    const lena = await verifiedMember();
+    const quiet = await verifiedMember();
+    const money = "Can you send me some money for the flight? I will pay you back";
+    await like(sam, { user_id: noor.id, comment: "Coffee & a walk?" });
+    await like(lena, { user_id: noor.id, comment: money });
+    await like(quiet, { user_id: noor.id });
+
+    const summary = await noor.client.json<{
+      new_likes: { members: Card[] };
+    }>("GET", "/dashboard");
+    expect(summary.status).toBe(200);
+    const members = summary.body.new_likes.members;
+    expect(card(members, sam.id)).toMatchObject({
+      comment: "Coffee & a walk?",
+      comment_safety: null,
+    });
+    expect(card(members, lena.id)).toMatchObject({
+      comment: money,
+      comment_safety: { kind: "money", note: SAFETY_NOTES.money },
+    });
+    expect(card(members, quiet.id)).toMatchObject({ comment: null, comment_safety: null });
+
+    const page = await html(noor, "/dashboard");
+    expect(page.match(/class="face-said"/g)).toHaveLength(2);
+    expect(page).toContain("wrote: “Coffee &amp; a walk?”");
+    expect(page).toContain("wrote with their like: read it in Likes");
+    expect(page).not.toContain("wrote: “Can you send");
+  });
+
   it("a profile has a heart on its photo and on each answer, and none on my own", async () => {
     const noor = await likedMember();
     const sam = await verifiedMember();

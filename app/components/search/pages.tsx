@@ -8,6 +8,7 @@ import { AppLink } from "~/components/link";
 import { OnlineCount } from "~/components/online-count";
 import { OnlineDot } from "~/components/online-dot";
 import { Avatar } from "~/components/profile/member";
+import { Icon } from "~/components/icons";
 import { usePresenceWatch } from "~/realtime/use-presence-watch";
 import { AppShell } from "~/components/shell";
 import { displayName, type MemberCardView } from "~/lib/members";
@@ -113,7 +114,11 @@ export function DashboardPage({ name, search, summary, viewers }: DashboardProps
               title="Liked you"
               total={summary.new_likes.total}
               more={{ to: "/my/likes", label: "All likes" }}
-              members={summary.new_likes.members.map((m) => ({ member: m, at: m.liked_at }))}
+              members={summary.new_likes.members.map((m) => ({
+                member: m,
+                at: m.liked_at,
+                said: m.comment ? { comment: m.comment, warned: Boolean(m.comment_safety) } : null,
+              }))}
               empty={
                 <>
                   <p className="muted small">
@@ -242,7 +247,12 @@ function FaceStrip({
   title: string;
   total: number;
   more: { to: string; label: string };
-  members: { member: MemberCardView; at?: string | null }[];
+  /** `said`: what their like said (a badge; its words unless message safety warns of them). */
+  members: {
+    member: MemberCardView;
+    at?: string | null;
+    said?: { comment: string; warned: boolean } | null;
+  }[];
   empty: ReactNode;
   card?: boolean;
 }) {
@@ -265,14 +275,28 @@ function FaceStrip({
         <div className="empty-help">{empty}</div>
       ) : (
         <ul className="face-strip" aria-labelledby={id}>
-          {members.map(({ member, at }) => {
+          {members.map(({ member, at, said }) => {
             const name = displayName(member);
+            const words = said
+              ? said.warned
+                ? `${name} wrote with their like: read it in Likes`
+                : `${name} wrote: “${said.comment}”`
+              : undefined;
             return (
               <li key={member.id}>
-                <Link to={`/members/${encodeURIComponent(member.username)}`} className="face">
+                <Link
+                  to={`/members/${encodeURIComponent(member.username)}`}
+                  className="face"
+                  title={words}
+                >
                   <span className="face-photo">
                     <Avatar name={name} url={member.photo_url} size={68} />
                     <OnlineDot memberId={member.id} online={member.online} />
+                    {said ? (
+                      <span className="face-said">
+                        <Icon name="chat" size={14} />
+                      </span>
+                    ) : null}
                   </span>
                   <span className="face-name">
                     {name}, {member.age}
@@ -282,6 +306,7 @@ function FaceStrip({
                       <TimeAgo iso={at} />
                     </span>
                   ) : null}
+                  {words ? <span className="sr-only">{words}</span> : null}
                 </Link>
               </li>
             );
