@@ -1,3 +1,4 @@
+import { sql, type SQL } from "drizzle-orm";
 import type { Country, Location } from "~/schemas/profile";
 import type { Env } from "./env.server";
 
@@ -110,4 +111,23 @@ export async function locationPoint(
       })
     : null;
   return { latitude: at?.latitude ?? null, longitude: at?.longitude ?? null };
+}
+
+/**
+ * Where a member searches from, as SQL on their `profiles` row named `alias`: their travel place
+ * while they travel (docs/decisions/040), else their own; null columns without coordinates.
+ */
+export function searchOriginSql(alias: string): {
+  latitude: SQL<number | null>;
+  longitude: SQL<number | null>;
+} {
+  const p = sql.raw(alias);
+  return {
+    latitude: sql<
+      number | null
+    >`CASE WHEN ${p}.travel_country_code IS NULL THEN ${p}.latitude ELSE ${p}.travel_latitude END`,
+    longitude: sql<
+      number | null
+    >`CASE WHEN ${p}.travel_country_code IS NULL THEN ${p}.longitude ELSE ${p}.travel_longitude END`,
+  };
 }

@@ -6,6 +6,7 @@ import type { Location } from "~/schemas/profile";
 import { promptsForCard } from "~/schemas/prompt-catalog";
 import { getDb, schema, type Db } from "./db.server";
 import type { Env } from "./env.server";
+import { searchOriginSql } from "./geo.server";
 import { notFound } from "./errors.server";
 import { canSee } from "./visibility.server";
 
@@ -131,10 +132,10 @@ export async function viewMember(
       // Where the viewer searches from (their travel place while they travel): the distance.
       viewerLatitude: sql<
         number | null
-      >`(SELECT CASE WHEN v.travel_country_code IS NULL THEN v.latitude ELSE v.travel_latitude END FROM profiles v WHERE v.user_id = ${viewerId})`,
+      >`(SELECT ${searchOriginSql("v").latitude} FROM profiles v WHERE v.user_id = ${viewerId})`,
       viewerLongitude: sql<
         number | null
-      >`(SELECT CASE WHEN v.travel_country_code IS NULL THEN v.longitude ELSE v.travel_longitude END FROM profiles v WHERE v.user_id = ${viewerId})`,
+      >`(SELECT ${searchOriginSql("v").longitude} FROM profiles v WHERE v.user_id = ${viewerId})`,
     })
     .from(schema.users)
     .innerJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id))

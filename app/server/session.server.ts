@@ -2,6 +2,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import { cookieName, expireCookie, readCookie, serializeCookie } from "./cookies.server";
 import { randomToken, sha256Hex } from "./crypto.server";
 import { getDb, nowIso, schema } from "./db.server";
+import { searchOriginSql } from "./geo.server";
 import type { Env } from "./env.server";
 import { emailNotVerified } from "./errors.server";
 import { compile, selection } from "./sql.server";
@@ -126,12 +127,7 @@ const userFields = selection({
   ageMin: schema.profiles.ageMin,
   ageMax: schema.profiles.ageMax,
   // The place the member searches from: their travel place while they travel, else their own.
-  latitude: sql<
-    number | null
-  >`CASE WHEN ${schema.profiles.travelCountryCode} IS NULL THEN ${schema.profiles.latitude} ELSE ${schema.profiles.travelLatitude} END`,
-  longitude: sql<
-    number | null
-  >`CASE WHEN ${schema.profiles.travelCountryCode} IS NULL THEN ${schema.profiles.longitude} ELSE ${schema.profiles.travelLongitude} END`,
+  ...searchOriginSql("profiles"),
 });
 const SESSION_QUERY = compile(
   sql`SELECT ${sessionFields.sql}, ${userFields.sql} FROM ${schema.sessions}
