@@ -1,8 +1,8 @@
 /**
  * `npm run seed`: fills the local development database and photo bucket (the state `wrangler dev`
- * uses, under .wrangler/state/v3) with demo members, their profiles and photos, and the demo
- * account of scripts/lib/demo-account.ts, with likes, matches and profile views of its own
- * (scripts/lib/seed-demo-life.ts).
+ * uses, under .wrangler/state/v3) with demo members, their profiles (prompt answers included) and
+ * photos, and the demo account of scripts/lib/demo-account.ts, with likes (some with a comment),
+ * matches and profile views of its own (scripts/lib/seed-demo-life.ts).
  *
  * Safe to run again: ids are derived from the usernames, rows are upserted (never replaced, so
  * nothing that references a member is cascaded away) and photos overwrite the same R2 keys. A
@@ -96,7 +96,8 @@ async function demoLife(env: Bindings, members: SeedMember[], ids: Map<SeedMembe
   const added = await seedDemoLife(seeding.env, ids.get(demo)!, planDemoLife(candidates));
   return (
     `${added.likesReceived} likes received, ${added.matches} matches, ` +
-    `${added.likesGiven} likes given, ${added.views} profile views added ` +
+    `${added.likesGiven} likes given, ${added.views} profile views, ` +
+    `${added.comments} like comments added ` +
     `(${seeding.pushed()} live updates for open pages dropped: none is open while seeding)`
   );
 }
@@ -281,6 +282,7 @@ async function seed(env: Bindings, members: SeedMember[]) {
         ethnicity: m.ethnicity,
         interests: m.interests,
         preferences: m.preferences,
+        prompts: m.prompts,
         ageMin: m.ageRange.min,
         ageMax: m.ageRange.max,
         countryCode: m.countryCode,

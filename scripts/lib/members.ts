@@ -1,4 +1,4 @@
-import type { ProfileLocation } from "~/server/db/schema";
+import type { ProfileLocation, ProfilePrompt } from "~/server/db/schema";
 import { DEMO_EMAIL } from "./demo-account";
 import { seedLocation } from "./locations";
 import { Random, seedId } from "./random";
@@ -28,6 +28,8 @@ export interface SeedMember {
   bio: string;
   interests: string[];
   preferences: string[];
+  /** Answers to the profile prompts, as `profiles.prompts` stores them (none for generated members). */
+  prompts: ProfilePrompt[];
   ageRange: { min: number; max: number };
   location: ProfileLocation;
   countryCode: string;
@@ -134,6 +136,7 @@ function toMember(entry: RosterEntry, now: Date, demo: boolean): SeedMember {
     bio: entry.bio,
     interests: [...entry.interests],
     preferences: [...entry.preferences],
+    prompts: (entry.prompts ?? []).map(({ prompt_id, answer }) => ({ prompt_id, answer })),
     ageRange: demo ? { min: 25, max: 45 } : { min, max },
     location: place.location,
     countryCode: place.countryCode,

@@ -8,11 +8,18 @@
  * rows they create are then dated to when the event happened (the app stamps them "now"), and the
  * events run oldest first so that each member's notifications and activities keep their order.
  *
- * Safe to run again: a like that exists changes nothing, and a member who viewed the demo
- * profile before is not counted again. (Conversations with messages are seeded with the chat.)
+ * Some likes say something (ADMIRER_WORDS, MATCH_WORDS): a comment written for the demo profile
+ * (scripts/lib/roster.ts DEMO_PROFILE), landing on one of its prompt answers or its first photo when
+ * the demo account has them in the database.
+ *
+ * Safe to run again: a like that exists changes nothing, unless it lacks the comment or target
+ * planned for it (a like seeded before likes had comments): it then gets them, as a member who
+ * likes again with a comment would, with no new notification. A member who viewed the demo profile
+ * before is not counted again. (Conversations with messages are seeded with the chat.)
  */
+import type { LikeTargetInput } from "~/schemas/like-comment";
 import type { Env } from "~/server/env.server";
-import { likeMember } from "~/server/likes.server";
+import { likeMember, type LikeWords } from "~/server/likes.server";
 import { recordProfileView } from "~/server/profile-views.server";
 
 const MINUTE = 60_000;
@@ -29,10 +36,52 @@ const LIKED_BACK_AFTER = 2 * HOUR;
 /** An admirer who viewed the profile did so this long before liking it. */
 const VIEWED_BEFORE_LIKE = 10 * MINUTE;
 
+/**
+ * What a like of the demo account carries: a comment, and what it lands on: one of the demo's
+ * prompt answers or its photo at a position (0: the main one). A target the demo account does not
+ * have is left out; the comment stays.
+ */
+export interface DemoLikeWords {
+  comment: string;
+  on?: { prompt_id: string } | { photo_position: number };
+}
+
+/** The words of the first admirers' likes, in order; the others like without a word. */
+export const ADMIRER_WORDS: readonly DemoLikeWords[] = [
+  {
+    comment:
+      "Broadway Market and then the pottery studio is pretty much my dream Saturday. Is the leaning mug a signature style at this point?",
+    on: { prompt_id: "weekend-plan" },
+  },
+  {
+    comment:
+      "Great photo! You look like someone who knows exactly where the best flat white in London is.",
+    on: { photo_position: 0 },
+  },
+  {
+    comment:
+      "A potter with a wonky-mug collection? I need to see it. Mine would be a collection of one very sad bowl.",
+  },
+];
+
+/** The words of the first matches' likes (theirs, which came first), in order. */
+export const MATCH_WORDS: readonly DemoLikeWords[] = [
+  {
+    comment:
+      "The ashtray question made me laugh out loud, which feels fitting. I'd love to see the bowl in question.",
+    on: { prompt_id: "last-laugh" },
+  },
+  {
+    comment: "Market mornings and long walks that end with a view: you had me at flat white.",
+  },
+];
+
 export interface DemoEvent {
   id: string;
   /** Milliseconds before the seed runs. */
   ago: number;
+  /** What their like of the demo account says, if anything. */
+  words?: DemoLikeWords;
 }
 
 export interface DemoLifePlan {
@@ -53,17 +102,18 @@ export const DEMO_LIFE_MEMBERS =
 /**
  * Who does what, from member ids in a fixed order (the seed's): the first ones like the demo
  * account, the next match it, the next are liked by it, the last only view it. The first three
- * admirers and the newest match viewed the profile too. Fewer members give a smaller plan.
+ * admirers and the newest match viewed the profile too; the first admirers and matches say
+ * something with their like (ADMIRER_WORDS, MATCH_WORDS). Fewer members give a smaller plan.
  */
 export function planDemoLife(memberIds: readonly string[]): DemoLifePlan {
   let next = 0;
-  const take = (agos: number[]) =>
-    agos.flatMap((ago) => {
+  const take = (agos: number[], words: readonly DemoLikeWords[] = []): DemoEvent[] =>
+    agos.flatMap((ago, i) => {
       const id = memberIds[next++];
-      return id ? [{ id, ago }] : [];
+      return id ? [words[i] ? { id, ago, words: words[i] } : { id, ago }] : [];
     });
-  const admirers = take(ADMIRERS_AGO);
-  const matches = take(MATCHES_AGO);
+  const admirers = take(ADMIRERS_AGO, ADMIRER_WORDS);
+  const matches = take(MATCHES_AGO, MATCH_WORDS);
   const liked = take(LIKED_AGO);
   const viewers = [
     ...admirers.slice(0, 3).map((a) => ({ id: a.id, ago: a.ago + VIEWED_BEFORE_LIKE })),
@@ -78,6 +128,8 @@ export interface DemoLifeResult {
   likesGiven: number;
   matches: number;
   views: number;
+  /** Likes of the demo account given their comment: new ones, or ones an earlier seed left without. */
+  comments: number;
 }
 
 type Step = { at: number; run: () => Promise<void> };
@@ -89,7 +141,14 @@ export async function seedDemoLife(
   plan: DemoLifePlan,
   now = Date.now(),
 ): Promise<DemoLifeResult> {
-  const result: DemoLifeResult = { likesReceived: 0, likesGiven: 0, matches: 0, views: 0 };
+  const result: DemoLifeResult = {
+    likesReceived: 0,
+    likesGiven: 0,
+    matches: 0,
+    views: 0,
+    comments: 0,
+  };
+  const wordsOf = await demoTargets(env, demoId);
   const viewedBefore = new Set(
     (
       await env.DB.prepare(
@@ -100,26 +159,44 @@ export async function seedDemoLife(
     ).results.map((r) => r.id),
   );
 
-  const like = (liker: string, liked: string, at: number, counted: () => void): Step => ({
+  const like = (
+    liker: string,
+    liked: string,
+    at: number,
+    counted: () => void,
+    planned?: DemoLikeWords,
+  ): Step => ({
     at,
     run: async () => {
-      const exists = await env.DB.prepare(
-        "SELECT 1 AS x FROM likes WHERE liker_id = ?1 AND liked_id = ?2",
+      const words = planned ? wordsOf(planned) : undefined;
+      const stored = await env.DB.prepare(
+        `SELECT comment, target_photo_id AS photo, target_prompt_id AS prompt FROM likes
+         WHERE liker_id = ?1 AND liked_id = ?2`,
       )
         .bind(liker, liked)
-        .first();
-      if (exists) return;
+        .first<{ comment: string | null; photo: string | null; prompt: string | null }>();
+      if (stored) {
+        // A like an earlier seed left without its planned words gets them (a rerun: no change).
+        if (words && !sameWords(stored, words)) {
+          await likeMember(env, liker, liked, at, words);
+          result.comments++;
+        }
+        return;
+      }
       const started = new Date().toISOString();
-      await likeMember(env, liker, liked, at);
+      await likeMember(env, liker, liked, at, words);
       await backdate(env, [liker, liked], started, at);
       counted();
+      if (words) result.comments++;
     },
   });
 
   const steps: Step[] = [
-    ...plan.admirers.map((a) => like(a.id, demoId, now - a.ago, () => result.likesReceived++)),
+    ...plan.admirers.map((a) =>
+      like(a.id, demoId, now - a.ago, () => result.likesReceived++, a.words),
+    ),
     ...plan.matches.flatMap((m) => [
-      like(m.id, demoId, now - m.ago - LIKED_BACK_AFTER, () => result.likesReceived++),
+      like(m.id, demoId, now - m.ago - LIKED_BACK_AFTER, () => result.likesReceived++, m.words),
       like(demoId, m.id, now - m.ago, () => result.matches++),
     ]),
     ...plan.liked.map((l) => like(demoId, l.id, now - l.ago, () => result.likesGiven++)),
@@ -139,6 +216,42 @@ export async function seedDemoLife(
   steps.sort((a, b) => a.at - b.at);
   for (const step of steps) await step.run();
   return result;
+}
+
+/**
+ * What the demo account has for likes to land on (its photos in order, the prompts it answered),
+ * and so the words a planned like sends: its comment, and its target when the demo has it.
+ */
+async function demoTargets(env: Env, demoId: string) {
+  const [photos, answered] = await env.DB.batch<{ id: string }>([
+    env.DB.prepare("SELECT id FROM photos WHERE user_id = ?1 ORDER BY position, id").bind(demoId),
+    env.DB.prepare(
+      "SELECT j.value ->> 'prompt_id' AS id FROM profiles p, json_each(p.prompts) j WHERE p.user_id = ?1",
+    ).bind(demoId),
+  ]);
+  const photoIds = photos!.results.map((r) => r.id);
+  const promptIds = new Set(answered!.results.map((r) => r.id));
+  return ({ comment, on }: DemoLikeWords): LikeWords & { target: LikeTargetInput | null } => {
+    let target: LikeTargetInput | null = null;
+    if (on && "prompt_id" in on && promptIds.has(on.prompt_id)) {
+      target = { prompt_id: on.prompt_id };
+    } else if (on && "photo_position" in on && photoIds[on.photo_position]) {
+      target = { photo_id: photoIds[on.photo_position]! };
+    }
+    return { comment, target };
+  };
+}
+
+/** Whether a stored like already says these words, on this target. */
+function sameWords(
+  stored: { comment: string | null; photo: string | null; prompt: string | null },
+  { comment, target }: { comment?: string | null; target: LikeTargetInput | null },
+) {
+  return (
+    stored.comment === (comment ?? null) &&
+    stored.photo === (target && "photo_id" in target ? target.photo_id : null) &&
+    stored.prompt === (target && "prompt_id" in target ? target.prompt_id : null)
+  );
 }
 
 /**
