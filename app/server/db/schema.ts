@@ -100,6 +100,8 @@ export const profiles = sqliteTable(
   },
   (t) => [
     index("profiles_country_state").on(t.countryCode, t.stateCode),
+    // A keyword that is someone's first name (search relevance, docs/decisions/041).
+    index("profiles_first_name").on(sql`lower(trim(${t.firstName}))`),
     // The coordinate fill's next members (a place, no coordinates yet).
     index("profiles_without_coordinates")
       .on(t.userId)

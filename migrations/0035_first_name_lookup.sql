@@ -1,0 +1,1 @@
+CREATE INDEX `profiles_first_name` ON `profiles` (lower(trim("first_name")));
