@@ -92,8 +92,14 @@ export function cellsWithin(at: LatLng, km: number, size = 1): number[] {
   return cells;
 }
 
-/** How many grid cells a radius's full-text query may name before it uses coarser cells. */
-const MAX_TOKENS = 16;
+/**
+ * How many grid cells a radius's full-text query may name before it uses coarser cells. Four-degree
+ * cells overshoot a radius of a few hundred kilometres by far (around New York at 300 km, a
+ * quarter of the members in them are inside it), so a walk read four times the rows it kept; up to
+ * 64 one-degree cells (a radius up to ~350 km at mid latitudes) read fewer rows than the coarser
+ * cells' longer lists save (docs/decisions/040, bench/search/compare.ts).
+ */
+const MAX_TOKENS = 64;
 
 /**
  * The full-text tokens of the cells within `km` of `at` (migrations/0033: "ga" one-degree cells,

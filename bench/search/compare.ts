@@ -3,7 +3,7 @@
  * database the last `bench/search/run.ts` left (its state, BENCH_STATE_DIR or tmpfs), alternating
  * request by request so that both see the same load.
  *
- *   npx tsx bench/search/compare.ts [--base main] [--rounds 3]
+ *   npx tsx bench/search/compare.ts [--base main] [--rounds 3] [--kinds radius+keywords,...]
  *
  * Both run `searchMembers` in Node against local D1 (no Worker, no HTTP): what differs is only the
  * statements. Each statement's D1 `meta.duration` and `meta.rows_read` are summed per search (the
@@ -152,7 +152,11 @@ async function main() {
     const vocabulary = vocabularyOf(
       sample.map((m) => ({ ...m, interests: JSON.parse(m.interests!) as string[] })) as never,
     );
-    const mix = queryMix(vocabulary, 300, "bench-compare");
+    // `--kinds a,b`: only those kinds of the mix (as many searches of each as the mix holds).
+    const kinds = args.value("kinds")?.split(",");
+    const mix = queryMix(vocabulary, 300, "bench-compare").filter(
+      (q) => !kinds || kinds.includes(q.kind),
+    );
     const cpu = cpuClockOf("workerd");
     console.info(
       `compare: ${members?.n.toLocaleString("en")} search rows, ${mix.length} searches x ${rounds} rounds, ` +
@@ -181,12 +185,12 @@ async function main() {
         }
       }
     }
-    const kinds = [...(samples.get(designs[0]![0])?.keys() ?? [])];
+    const seen = [...(samples.get(designs[0]![0])?.keys() ?? [])];
     console.info(
       "\ndatabase time per search, p50 / p95 / mean (ms), rows read (mean) and the database's CPU (workerd's, mean ms), by kind:",
     );
     console.info(`${"".padEnd(28)}${designs.map(([n]) => n.padEnd(48)).join("")}`);
-    for (const kind of kinds) {
+    for (const kind of seen) {
       const cells = designs.map(([name]) => {
         const list = samples.get(name)!.get(kind)!;
         const ms = list.map((t) => t.ms).sort((a, b) => a - b);

@@ -113,6 +113,10 @@ describe("grid cells of a radius", () => {
   it("name few full-text tokens: one-degree cells for a small radius, four-degree for a large", () => {
     expect(cellTokens(LONDON, 30).every((t) => t.startsWith("ga"))).toBe(true);
     expect(cellTokens(LONDON, 30).length).toBeLessThanOrEqual(4);
+    // A few hundred kilometres still names one-degree cells: four-degree ones overshoot it.
+    const regional = cellTokens({ latitude: 40.71, longitude: -74.01 }, 300);
+    expect(regional.every((t) => t.startsWith("ga"))).toBe(true);
+    expect(regional.length).toBeLessThanOrEqual(64);
     const wide = cellTokens(LONDON, 500);
     expect(wide.every((t) => t.startsWith("gb"))).toBe(true);
     expect(wide.length).toBeLessThanOrEqual(16);
