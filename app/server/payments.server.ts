@@ -167,6 +167,23 @@ export async function cancelStripeSubscriptionNow(
   }
 }
 
+/**
+ * The credit a Stripe customer holds (their balance below zero, in cents: what an earlier
+ * downgrade or a refund to balance left), which Stripe takes from their next invoices first; 0 for
+ * none, a deleted customer, or when Stripe cannot be reached (the estimate then says less, never
+ * more, than Stripe will take).
+ */
+export async function stripeCustomerCredit(env: Env, customerId: string): Promise<number> {
+  try {
+    const customer = await stripeClient(env).customers.retrieve(customerId);
+    if (customer.deleted) return 0;
+    return Math.max(0, -(customer.balance ?? 0));
+  } catch (error) {
+    logFailure("stripe_customer_balance", error, { customer: customerId });
+    return 0;
+  }
+}
+
 /** An open Checkout Session can no longer be paid (the account is gone). */
 export async function expireCheckoutSession(env: Env, sessionId: string): Promise<void> {
   try {

@@ -15,9 +15,10 @@ import {
   changeStripeSubscriptionPrice,
   PAYMENTS_UNAVAILABLE,
   paymentProvider,
+  stripeCustomerCredit,
   stripePriceFor,
 } from "./payments.server";
-import { all, statement } from "./sql.server";
+import { all, first, statement } from "./sql.server";
 import {
   activePlan,
   isCurrent,
@@ -309,7 +310,8 @@ async function changeWithTestProvider(
 /**
  * What each other plan and cycle would cost the member now (the subscription page shows it before
  * they confirm); none when they hold no subscription that may change. With Stripe this is our
- * estimate of its proration (its invoice is the final word; credit Stripe holds is not known here).
+ * estimate of its proration (its invoice is the final word), less the credit the customer holds
+ * at Stripe, which Stripe takes first.
  */
 export async function planChangeQuotes(
   env: Env,
@@ -319,7 +321,7 @@ export async function planChangeQuotes(
   const row = await subscriptionRow(env, userId);
   if (!row || !withinPeriod(row, now) || row.status === "past_due") return [];
   const from = prorationFrom(row);
-  const held = row.provider === "test" ? row.credit_cents : 0;
+  const held = row.provider === "test" ? row.credit_cents : await stripeCredit(env, userId);
   const quotes: PlanChangeQuote[] = [];
   for (const plan of await listPlans(env)) {
     for (const cycle of ["monthly", "yearly"] as const) {
@@ -344,6 +346,15 @@ export async function planChangeQuotes(
     }
   }
   return quotes;
+}
+
+/** The credit the member's Stripe customer holds (none without a customer). */
+async function stripeCredit(env: Env, userId: string): Promise<number> {
+  const row = await first<{ customer_ref: string | null }>(
+    env.DB,
+    sql`SELECT customer_ref FROM subscriptions WHERE user_id = ${userId}`,
+  );
+  return row?.customer_ref ? stripeCustomerCredit(env, row.customer_ref) : 0;
 }
 
 // The test provider's renewals

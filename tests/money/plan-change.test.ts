@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { planChangeQuotes } from "~/server/plan-changes.server";
 import { memberPerks } from "~/server/subscriptions.server";
 import { registerMember } from "../helpers/members";
 import {
@@ -9,6 +10,7 @@ import {
   putStandInSubscription,
   standInRequests,
   standInSubscription,
+  stripeEnv,
   subscribeTo,
   withStripe,
   type Member,
@@ -241,6 +243,37 @@ describe("changing plan with Stripe", () => {
       plan: { id: "premium" },
       cancelled_at: null,
     });
+  });
+
+  it("the estimate takes the credit the customer holds at Stripe first, as Stripe's invoice will", async () => {
+    const { m } = await stripeSubscriber("plus", "monthly");
+    const premium = async () =>
+      (await planChangeQuotes(stripeEnv(), m.id)).find(
+        (q) => q.plan_id === "premium" && q.billing_cycle === "monthly",
+      )!;
+    const before = await premium();
+    const total = before.charge_cents - before.credit_cents;
+    expect(total).toBeGreaterThan(500);
+    expect(before.due_now_cents).toBe(total);
+
+    // An earlier downgrade left $5.00 of credit on the customer (a negative balance at Stripe).
+    await fetch(`${env.STRIPE_API_BASE}/__customers/cus_${m.id}`, {
+      method: "POST",
+      body: JSON.stringify({ balance: -500 }),
+    });
+    expect((await premium()).due_now_cents).toBe(total - 500);
+    expect(
+      (await standInRequests()).some(
+        (r) => r.method === "GET" && r.path === `/v1/customers/cus_${m.id}`,
+      ),
+    ).toBe(true);
+
+    // More credit than the change costs: nothing to pay now.
+    await fetch(`${env.STRIPE_API_BASE}/__customers/cus_${m.id}`, {
+      method: "POST",
+      body: JSON.stringify({ balance: -5000 }),
+    });
+    expect((await premium()).due_now_cents).toBe(0);
   });
 
   it("a subscription Stripe no longer has: 409, and nothing changes", async () => {

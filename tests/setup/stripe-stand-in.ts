@@ -135,6 +135,8 @@ export default async function setup(project: TestProject) {
   let sessions = 0;
   let counter = 0;
   const subscriptions = new Map<string, StandInSubscription>();
+  /** Customers' balances (cents; negative is credit the customer holds), as a test put them. */
+  const balances = new Map<string, number>();
   const prices = new Map<string, StandInPrice>();
   const newPrice = (p: {
     currency: string;
@@ -210,6 +212,12 @@ export default async function setup(project: TestProject) {
       subscriptions.set(body.id, subscription);
       return send(200, subscription);
     }
+    const customerFixture = url.pathname.match(/^\/__customers\/([^/]+)$/);
+    if (req.method === "POST" && customerFixture) {
+      const body = JSON.parse(await readBody(req)) as { balance: number };
+      balances.set(customerFixture[1]!, body.balance);
+      return send(200, { id: customerFixture[1], balance: body.balance });
+    }
     const fixture = url.pathname.match(/^\/__subscriptions\/([^/]+)$/);
     if (req.method === "GET" && fixture) {
       const known = subscriptions.get(fixture[1]!);
@@ -257,6 +265,17 @@ export default async function setup(project: TestProject) {
       });
     }
     const id = (prefix: string) => `${prefix}_standin_${++counter}_${Date.now()}`;
+    // A customer, as Stripe answers it: its balance (0 unless a test put one).
+    const customer = url.pathname.match(/^\/v1\/customers\/([^/]+)$/);
+    if (req.method === "GET" && customer) {
+      return send(200, {
+        id: customer[1],
+        object: "customer",
+        balance: balances.get(customer[1]!) ?? 0,
+        currency: "usd",
+        deleted: undefined,
+      });
+    }
     const sub = url.pathname.match(/^\/v1\/subscriptions\/([^/]+)$/);
     const known = sub ? subscriptions.get(sub[1]!) : undefined;
     const noSuchSubscription = () =>
