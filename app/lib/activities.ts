@@ -54,6 +54,11 @@ export function activityText(a: ActivityEntry): string {
     case "subscription_changed":
       if (a.data.status === "past_due") return "A payment for your subscription failed";
       if (a.data.status === "expired") return "Your subscription ended";
+      if (a.data.reason === "dispute_won") {
+        return plan
+          ? `Your ${plan} subscription is back until the end of its period`
+          : "Your subscription is back until the end of its period";
+      }
       return plan ? `Your subscription changed to ${plan}` : "Your subscription changed";
     case "subscription_cancelled":
       return "You cancelled your subscription";

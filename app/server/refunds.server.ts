@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import { reverseCredits, restoreDisputedCredits } from "./credits.server";
+import { recordActivity } from "./activities.server";
+import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { refOf } from "./payments.server";
 import { first, run } from "./sql.server";
@@ -146,6 +148,35 @@ export async function applyDisputeClosed(env: Env, dispute: Stripe.Dispute): Pro
     );
     return APPLIED;
   }
+  if (payment.kind === "subscription" && payment.subscription_ref) {
+    await restoreDisputedSubscription(env, payment.user_id, payment.subscription_ref);
+  }
   await restoreDisputedCredits(env, payment.id);
   return APPLIED;
+}
+
+/**
+ * A dispute closed in our favour: the charge stands, so the member gets back the period the
+ * dispute cut short, as a subscription set to end with it (Stripe's was cancelled when the dispute
+ * opened and bills nothing more; they may subscribe again). Only the subscription that dispute
+ * ended, while nothing replaced it and the period has not run out meanwhile; once.
+ */
+async function restoreDisputedSubscription(env: Env, userId: string, subscriptionRef: string) {
+  const at = nowIso();
+  const restored = await first<{ plan: string }>(
+    env.DB,
+    sql`UPDATE subscriptions SET status = 'cancelled', current_period_end = interrupted_period_end,
+       interrupted_period_end = NULL, cancel_reason = 'dispute won: ends with its period',
+       updated_at = ${at}
+     WHERE user_id = ${userId} AND provider_ref = ${subscriptionRef} AND status = 'expired'
+       AND cancel_reason = 'account disputed' AND interrupted_period_end > ${at}
+     RETURNING (SELECT name FROM plans WHERE id = plan_id) AS plan`,
+  );
+  if (restored) {
+    await recordActivity(env, {
+      userId,
+      type: "subscription_changed",
+      data: { plan: restored.plan, status: "cancelled", reason: "dispute_won" },
+    });
+  }
 }

@@ -805,6 +805,7 @@ export async function endSubscriptionNow(
     env.DB,
     sql`UPDATE subscriptions SET status = 'expired', current_period_end = min(current_period_end, ${at}),
        cancelled_at = coalesce(cancelled_at, ${at}), cancel_reason = coalesce(cancel_reason, ${`account ${why}`}),
+       interrupted_period_end = ${why === "disputed" ? sql`current_period_end` : null},
        past_due_since = NULL, updated_at = ${at}
      WHERE user_id = ${row.user_id} AND status <> 'expired'
      RETURNING (SELECT name FROM plans WHERE id = plan_id) AS plan`,

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { memberPerks } from "~/server/subscriptions.server";
 import {
   deliver,
   eventId,
@@ -259,5 +260,120 @@ describe("Stripe invoices after a subscription's first payment", () => {
       { outcome: "ignored", note: "invoice of an unknown subscription" },
       { outcome: "ignored", note: "invoice of no subscription period or change" },
     ]);
+  });
+});
+
+describe("a disputed subscription charge", () => {
+  const dispute = (paymentIntent: string, type: string, status: string) => ({
+    type,
+    data: {
+      object: {
+        id: `dp_${paymentIntent}`,
+        object: "dispute",
+        charge: `ch_${paymentIntent}`,
+        payment_intent: paymentIntent,
+        amount: 1999,
+        status,
+        metadata: {},
+      },
+    },
+  });
+  const subscriptionOf = (userId: string) =>
+    env.DB.prepare(
+      "SELECT status, current_period_end, interrupted_period_end, cancel_reason FROM subscriptions WHERE user_id = ?1",
+    )
+      .bind(userId)
+      .first<{
+        status: string;
+        current_period_end: string;
+        interrupted_period_end: string | null;
+        cancel_reason: string | null;
+      }>();
+
+  it("ends the perks when opened; won, gives the period back to its end, once, with no renewal", async () => {
+    const { member } = await stripeSubscriber();
+    const before = await subscriptionOf(member.id);
+    expect(before?.status).toBe("active");
+    expect(Date.parse(before!.current_period_end)).toBeGreaterThan(Date.now() + 20 * 86_400_000);
+    expect((await memberPerks(env, member.id)).subscribed).toBe(true);
+
+    const payment = `pi_first_${member.id}`;
+    expect(
+      (await deliver(dispute(payment, "charge.dispute.created", "needs_response"))).status,
+    ).toBe(200);
+    expect((await memberPerks(env, member.id)).subscribed).toBe(false);
+    expect(await subscriptionOf(member.id)).toMatchObject({
+      status: "expired",
+      interrupted_period_end: before!.current_period_end,
+    });
+
+    // The bank sides with us: the charge stands, so the member has the period they paid for.
+    const won = dispute(payment, "charge.dispute.closed", "won");
+    const answers = await Promise.all([1, 2].map(() => deliver(won)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect(await subscriptionOf(member.id)).toMatchObject({
+      status: "cancelled",
+      current_period_end: before!.current_period_end,
+      interrupted_period_end: null,
+    });
+    expect((await memberPerks(env, member.id)).subscribed).toBe(true);
+    const status = await member.client.json<{
+      currentSubscription: { status: string; current_period_end: string } | null;
+    }>("GET", "/my/subscription/status");
+    expect(status.body.currentSubscription).toMatchObject({
+      status: "cancelled",
+      current_period_end: before!.current_period_end,
+    });
+    const back = await env.DB.prepare(
+      "SELECT data FROM activities WHERE user_id = ?1 AND type = 'subscription_changed' AND data LIKE '%dispute_won%'",
+    )
+      .bind(member.id)
+      .all();
+    expect(back.results).toHaveLength(1);
+  });
+
+  it("a partial refund keeps the plan (what was still paid for); the full refund ends it", async () => {
+    const { member } = await stripeSubscriber();
+    const refund = (refundedCents: number) => ({
+      type: "charge.refunded",
+      data: {
+        object: {
+          id: `ch_pi_first_${member.id}`,
+          object: "charge",
+          payment_intent: `pi_first_${member.id}`,
+          amount: 1999,
+          amount_refunded: refundedCents,
+          refunded: refundedCents >= 1999,
+          metadata: {},
+        },
+      },
+    });
+    expect((await deliver(refund(500))).status).toBe(200);
+    expect((await memberPerks(env, member.id)).subscribed).toBe(true);
+    expect((await subscriptionOf(member.id))?.status).toBe("active");
+    expect((await deliver(refund(1999))).status).toBe(200);
+    expect((await memberPerks(env, member.id)).subscribed).toBe(false);
+    // A refund is not a dispute: nothing is kept to give back.
+    expect((await subscriptionOf(member.id))?.interrupted_period_end).toBeNull();
+  });
+
+  it("a lost dispute, or a won one after the period ran out, gives nothing back", async () => {
+    const lost = await stripeSubscriber();
+    const pi = `pi_first_${lost.member.id}`;
+    await deliver(dispute(pi, "charge.dispute.created", "needs_response"));
+    await deliver(dispute(pi, "charge.dispute.closed", "lost"));
+    expect((await subscriptionOf(lost.member.id))?.status).toBe("expired");
+    expect((await memberPerks(env, lost.member.id)).subscribed).toBe(false);
+
+    const late = await stripeSubscriber();
+    const latePi = `pi_first_${late.member.id}`;
+    await deliver(dispute(latePi, "charge.dispute.created", "needs_response"));
+    // Weeks pass: the period the dispute cut short is over before the bank decides.
+    await env.DB.prepare("UPDATE subscriptions SET interrupted_period_end = ?1 WHERE user_id = ?2")
+      .bind(new Date(Date.now() - 86_400_000).toISOString(), late.member.id)
+      .run();
+    expect((await deliver(dispute(latePi, "charge.dispute.closed", "won"))).status).toBe(200);
+    expect((await subscriptionOf(late.member.id))?.status).toBe("expired");
+    expect((await memberPerks(env, late.member.id)).subscribed).toBe(false);
   });
 });

@@ -96,6 +96,11 @@ export const subscriptions = sqliteTable(
      * Stripe's customer balance; a renewal or a plan change that charges takes from it first.
      */
     creditCents: integer("credit_cents").notNull().default(0),
+    /**
+     * The period end a dispute cut short (the subscription ended at once): a dispute closed in our
+     * favour gives the member that period back (app/server/refunds.server.ts).
+     */
+    interruptedPeriodEnd: text("interrupted_period_end"),
   },
   (t) => [
     uniqueIndex("subscriptions_provider_ref").on(t.providerRef),

@@ -1,0 +1,1 @@
+ALTER TABLE `subscriptions` ADD `interrupted_period_end` text;
