@@ -21,6 +21,7 @@ import {
   listOpenReports,
   suspendMember,
 } from "~/server/reports.server";
+import { listEvidence } from "~/server/evidence.server";
 import { readBody } from "~/server/validation.server";
 import { ValidationError } from "~/server/errors.server";
 
@@ -38,9 +39,14 @@ function requireModeratorPage(context: LoaderFunctionArgs["context"], request: R
 export async function loader({ context, request }: LoaderFunctionArgs) {
   requireModeratorPage(context, request);
   const page = pageOf(request);
-  return json(await listOpenReports(context.env, page), {
-    headers: { "Cache-Control": "private, no-store" },
-  });
+  const [open, kept] = await Promise.all([
+    listOpenReports(context.env, page),
+    listEvidence(context.env, 1),
+  ]);
+  return json(
+    { ...open, evidence: kept.evidence, moreEvidence: kept.meta.has_more },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
 }
 
 export function action({ request, context }: ActionFunctionArgs) {
@@ -55,7 +61,7 @@ export function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function ModerationPage() {
-  const { reports, meta } = useLoaderData<typeof loader>();
+  const { reports, meta, evidence, moreEvidence } = useLoaderData<typeof loader>();
   const result = useActionData<ActionErrors | { message: string }>();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
@@ -159,6 +165,69 @@ export default function ModerationPage() {
             ) : null}
           </div>
         ) : null}
+        <section aria-labelledby="kept-evidence" className="kept-evidence">
+          <h2 id="kept-evidence" className="h3">
+            Kept after deletion
+          </h2>
+          <p className="muted small">
+            Reports against members who deleted their account, with their profile and their
+            conversation with the reporter as they stood then. Readable by moderators only, and
+            erased on the date shown.
+          </p>
+          {evidence.length === 0 ? (
+            <p className="empty-state">Nothing kept.</p>
+          ) : (
+            <ul className="report-list" aria-label="Kept after deletion">
+              {evidence.map((kept) => (
+                <li key={kept.id} className="card report-item">
+                  <div className="report-head">
+                    <div>
+                      <strong>@{kept.profile.username}</strong>{" "}
+                      <span className="muted small">(deleted their account)</span>
+                      <div className="report-badges">
+                        <span className="pill">{REPORT_REASON_LABELS[kept.reason_type]}</span>
+                        <span className="pill">{`Report ${kept.status}, weight ${kept.weight}`}</span>
+                      </div>
+                    </div>
+                    <span className="muted small">
+                      {`Kept ${kept.kept_at.slice(0, 10)}, erased ${kept.erase_after.slice(0, 10)}`}
+                    </span>
+                  </div>
+                  {kept.details ? <p className="bio">{kept.details}</p> : null}
+                  {kept.message_text !== null ? (
+                    <blockquote className="report-message">
+                      <span className="muted small">Reported message</span>
+                      <p>{kept.message_text || "(deleted)"}</p>
+                    </blockquote>
+                  ) : null}
+                  {kept.profile.bio ? <p className="bio">{kept.profile.bio}</p> : null}
+                  {kept.conversation ? (
+                    <details>
+                      <summary>{`Their conversation (${kept.conversation.length} messages)`}</summary>
+                      <ol className="kept-conversation">
+                        {kept.conversation.map((m, i) => (
+                          <li key={i}>
+                            <span className="muted small">
+                              {`${m.from === "reported" ? `@${kept.profile.username}` : "Reporter"}, ${m.sent_at.slice(0, 16).replace("T", " ")}${m.deleted_at ? " (deleted)" : ""}: `}
+                            </span>
+                            {m.gift
+                              ? `Gift: ${m.gift}`
+                              : m.attachment
+                                ? `(${m.attachment})`
+                                : m.text}
+                          </li>
+                        ))}
+                      </ol>
+                    </details>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          )}
+          {moreEvidence ? (
+            <p className="muted small">More in GET /moderation/evidence?page=2.</p>
+          ) : null}
+        </section>
       </div>
     </AppShell>
   );

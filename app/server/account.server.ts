@@ -1,4 +1,5 @@
 import { conversationRoom, eraseConversationsOf, memberSuspended } from "./chat-rooms.server";
+import { keepEvidenceOf } from "./evidence.server";
 import { getDb, nowIso, schema } from "./db.server";
 import { eq, sql } from "drizzle-orm";
 import type { Env } from "./env.server";
@@ -258,6 +259,9 @@ export async function deleteAccount(env: Env, userId: string): Promise<void> {
   await endMoneyOf(env, userId);
   await destroyAllSessions(env, userId);
   await cutOffRealtime(env, userId);
+  // What moderators need of reports against the member outlives them (evidence.server.ts), read
+  // before their profile and conversations go.
+  await keepEvidenceOf(env, userId);
   await deletePhotoObjects(env, userId);
   await eraseConversationsOf(env, userId);
   const statements = [

@@ -60,6 +60,8 @@ export interface Env {
   AWAY_EMAIL_DELAY_SECONDS?: string;
   /** At most one email digest per member per this long (seconds). */
   EMAIL_DIGEST_INTERVAL_SECONDS?: string;
+  /** Days a report's evidence is kept after the reported member deleted their account (90). */
+  REPORT_RETENTION_DAYS?: string;
   /**
    * The address members reach the app at (`https://heartline.app`), for links in emails sent
    * without a request (the digest). Unset: the origin of the member's own last page.

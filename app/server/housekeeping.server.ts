@@ -115,6 +115,9 @@ export const HOUSEKEEPING_JOBS: Job[] = [
     "profile_views",
     (now) => sql`day < ${iso(now - RETENTION.profileViewsMs).slice(0, 10)}`,
   ),
+  // Reports kept after the reported member deleted their account (evidence.server.ts): each row
+  // carries when it goes, REPORT_RETENTION_DAYS after the deletion.
+  pruneJob("report_evidence", "report_evidence", (now) => sql`erase_after <= ${iso(now)}`),
   pruneJob(
     "activities",
     "activities",

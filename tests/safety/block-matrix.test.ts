@@ -332,6 +332,9 @@ const ROWS: Record<string, Row> = {
   "PUT /my/subscription": unrelated("the member's own subscription"),
   "POST /webhooks/stripe": unrelated("Stripe's signed events, no member session"),
   "GET /moderation/reports": unrelated("moderators only; reports are kept across blocks"),
+  "GET /moderation/evidence": unrelated(
+    "moderators only; what deleted members left, kept for them",
+  ),
   "POST /moderation/reports/:id/dismiss": unrelated("moderators only"),
   "POST /moderation/members/:id/suspend": unrelated("moderators only"),
   "POST /admin/chat/migrate": unrelated(

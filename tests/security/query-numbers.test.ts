@@ -18,6 +18,7 @@ const PAGED_JSON = [
   "/my/matches/search",
   "/dashboard/search",
   "/moderation/reports",
+  "/moderation/evidence",
   "/chat/conversations",
   "/chat/conversations/archived",
 ];

@@ -14,6 +14,7 @@ import {
   requireModerator,
   suspendMember,
 } from "~/server/reports.server";
+import { listEvidence } from "~/server/evidence.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { signOut } from "~/server/web-auth.server";
 import {
@@ -40,6 +41,13 @@ safetyApi.get("/moderation/reports", requireUser, async (c) => {
   requireModerator(currentUser(c).user);
   const page = pageParam.parse(c.req.query("page") ?? 1);
   return c.json(await listOpenReports(c.env, page));
+});
+
+/** What is kept of reports against members who deleted their account (evidence.server.ts). */
+safetyApi.get("/moderation/evidence", requireUser, async (c) => {
+  requireModerator(currentUser(c).user);
+  const page = pageParam.parse(c.req.query("page") ?? 1);
+  return c.json(await listEvidence(c.env, page));
 });
 
 safetyApi.post("/moderation/reports/:id/dismiss", requireUser, async (c) => {

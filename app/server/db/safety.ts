@@ -45,3 +45,37 @@ export const reports = sqliteTable(
     index("reports_status_created").on(t.status, t.createdAt),
   ],
 );
+
+/**
+ * What moderators keep of a report when the member it concerns deletes their account
+ * (docs/decisions/005, "What is kept after deletion"): the report as it stood, a snapshot of the
+ * reported profile, and the conversation between the two, readable by moderators only, until
+ * `erase_after` (REPORT_RETENTION_DAYS after the deletion), when housekeeping erases it. No
+ * foreign keys: the members it names may no longer exist.
+ */
+export const reportEvidence = sqliteTable(
+  "report_evidence",
+  {
+    /** The report's id. */
+    id: text("id").primaryKey(),
+    reporterId: text("reporter_id").notNull(),
+    reportedId: text("reported_id").notNull(),
+    reasonType: text("reason_type", { enum: REPORT_REASON_TYPES }).notNull(),
+    details: text("details"),
+    messageId: text("message_id"),
+    messageText: text("message_text"),
+    status: text("status", { enum: ["open", "dismissed", "actioned"] }).notNull(),
+    weight: integer("weight").notNull(),
+    reportedAt: text("reported_at").notNull(),
+    /** The reported member's profile when they left (JSON: username, names, bio, place, …). */
+    profile: text("profile", { mode: "json" }).notNull(),
+    /** The two members' conversation when the reported member left (JSON list), or null. */
+    conversation: text("conversation", { mode: "json" }),
+    keptAt: text("kept_at").notNull(),
+    eraseAfter: text("erase_after").notNull(),
+  },
+  (t) => [
+    index("report_evidence_erase_after").on(t.eraseAfter),
+    index("report_evidence_kept").on(t.keptAt),
+  ],
+);

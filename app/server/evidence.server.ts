@@ -1,0 +1,213 @@
+import { sql } from "drizzle-orm";
+import type { ReportReasonType } from "~/schemas/report";
+import { conversationRoom } from "./chat-rooms.server";
+import { nowIso } from "./db.server";
+import type { Env } from "./env.server";
+import { logFailure } from "./log.server";
+import { all, first, statement } from "./sql.server";
+
+/**
+ * Evidence that outlives a deletion (docs/decisions/005, "What is kept after deletion"): when a
+ * member who was reported deletes their account, each report against them that a moderator has
+ * not dismissed is kept with a snapshot of their profile and of the conversation between them and
+ * its reporter, so that deleting oneself before a moderator looks erases nothing a moderator
+ * needs. Readable by moderators only (GET /moderation/evidence and the moderation page), erased by
+ * housekeeping REPORT_RETENTION_DAYS after the deletion.
+ */
+
+/** Days a report's evidence is kept after the reported member deleted their account. */
+export const DEFAULT_REPORT_RETENTION_DAYS = 90;
+
+export function retentionDays(env: Pick<Env, "REPORT_RETENTION_DAYS">): number {
+  const days = Number(env.REPORT_RETENTION_DAYS);
+  return Number.isFinite(days) && days > 0 ? days : DEFAULT_REPORT_RETENTION_DAYS;
+}
+
+/** The reported member's profile as it stood when they left. */
+export interface EvidenceProfile {
+  username: string;
+  first_name: string | null;
+  last_name: string | null;
+  date_of_birth: string | null;
+  gender: string | null;
+  location: unknown;
+  bio: string | null;
+  interests: unknown;
+  prompts: unknown;
+  joined_at: string;
+  status: string;
+}
+
+/** One message of the kept conversation: who wrote it (the reported member or the reporter). */
+export interface EvidenceMessage {
+  from: "reported" | "reporter";
+  text: string;
+  sent_at: string;
+  deleted_at: string | null;
+  gift: string | null;
+  attachment: string | null;
+}
+
+export interface Evidence {
+  id: string;
+  reporter_id: string;
+  reported_id: string;
+  reason_type: ReportReasonType;
+  details: string | null;
+  message_id: string | null;
+  message_text: string | null;
+  status: "open" | "dismissed" | "actioned";
+  weight: number;
+  reported_at: string;
+  profile: EvidenceProfile;
+  conversation: EvidenceMessage[] | null;
+  kept_at: string;
+  erase_after: string;
+}
+
+interface ReportRow {
+  id: string;
+  reporter_id: string;
+  reason_type: string;
+  details: string | null;
+  message_id: string | null;
+  message_text: string | null;
+  status: string;
+  weight: number;
+  created_at: string;
+}
+
+/** The conversation of `reported` and `reporter`, oldest first, deleted messages included. */
+async function conversationBetween(
+  env: Env,
+  reported: string,
+  reporter: string,
+): Promise<EvidenceMessage[] | null> {
+  const [low, high] = reported < reporter ? [reported, reporter] : [reporter, reported];
+  const conversation = await first<{ id: string }>(
+    env.DB,
+    sql`SELECT id FROM conversations WHERE user_low = ${low} AND user_high = ${high}
+     ORDER BY created_at DESC LIMIT 1`,
+  );
+  if (!conversation) return null;
+  const messages = await conversationRoom(env, conversation.id).allMessages(conversation.id);
+  return messages.map((m) => ({
+    from: m.sender_id === reported ? "reported" : "reporter",
+    text: m.message,
+    sent_at: m.sent_at,
+    deleted_at: m.deleted_at,
+    gift: m.gift ? m.gift.name : null,
+    attachment: m.attachment ? m.attachment.kind : null,
+  }));
+}
+
+/**
+ * Before `userId`'s account is deleted: keeps every report against them that is not dismissed,
+ * with their profile and each reporter's conversation with them. Runs before the conversations
+ * are erased. Says how many reports it kept (a second run keeps none again).
+ */
+export async function keepEvidenceOf(env: Env, userId: string, now = Date.now()): Promise<number> {
+  const reports = await all<ReportRow>(
+    env.DB,
+    sql`SELECT id, reporter_id, reason_type, details, message_id, message_text, status, weight, created_at
+     FROM reports WHERE reported_id = ${userId} AND status <> 'dismissed'`,
+  );
+  if (!reports.length) return 0;
+  const row = await first<{
+    username: string;
+    first_name: string | null;
+    last_name: string | null;
+    date_of_birth: string | null;
+    gender: string | null;
+    location: string | null;
+    bio: string | null;
+    interests: string | null;
+    prompts: string | null;
+    joined_at: string;
+    status: string;
+  }>(
+    env.DB,
+    sql`SELECT u.username, p.first_name, p.last_name, p.date_of_birth, p.gender, p.location,
+       p.bio, p.interests, p.prompts, u.created_at AS joined_at, u.status
+     FROM users u LEFT JOIN profiles p ON p.user_id = u.id WHERE u.id = ${userId}`,
+  );
+  if (!row) return 0;
+  const parsed = (text: string | null) => (text ? (JSON.parse(text) as unknown) : null);
+  const profile: EvidenceProfile = {
+    username: row.username,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    date_of_birth: row.date_of_birth,
+    gender: row.gender,
+    location: parsed(row.location),
+    bio: row.bio,
+    interests: parsed(row.interests),
+    prompts: parsed(row.prompts),
+    joined_at: row.joined_at,
+    status: row.status,
+  };
+  const keptAt = nowIso(now);
+  const eraseAfter = nowIso(now + retentionDays(env) * 86_400_000);
+  const rows = await Promise.all(
+    reports.map(async (report) => {
+      // A room that cannot be read must not stop the deletion: the report is kept without it.
+      const conversation = await conversationBetween(env, userId, report.reporter_id).catch(
+        (error: unknown) => {
+          logFailure("evidence_conversation", error, { report_id: report.id });
+          return null;
+        },
+      );
+      return statement(
+        env.DB,
+        sql`INSERT INTO report_evidence (id, reporter_id, reported_id, reason_type, details,
+           message_id, message_text, status, weight, reported_at, profile, conversation, kept_at,
+           erase_after)
+         VALUES (${report.id}, ${report.reporter_id}, ${userId}, ${report.reason_type},
+           ${report.details}, ${report.message_id}, ${report.message_text}, ${report.status},
+           ${report.weight}, ${report.created_at}, ${JSON.stringify(profile)},
+           ${conversation ? JSON.stringify(conversation) : null}, ${keptAt}, ${eraseAfter})
+         ON CONFLICT (id) DO NOTHING`,
+      );
+    }),
+  );
+  const results = await env.DB.batch(rows);
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+}
+
+export const EVIDENCE_PAGE_SIZE = 20;
+
+/** What moderators keep of deleted members' reports, newest first, a page at a time. */
+export async function listEvidence(env: Env, page = 1) {
+  const current = Number.isInteger(page) && page > 0 ? page : 1;
+  const rows = await all<Record<string, unknown>>(
+    env.DB,
+    sql`SELECT * FROM report_evidence ORDER BY kept_at DESC, id
+     LIMIT ${EVIDENCE_PAGE_SIZE + 1} OFFSET ${(current - 1) * EVIDENCE_PAGE_SIZE}`,
+  );
+  const evidence: Evidence[] = rows.slice(0, EVIDENCE_PAGE_SIZE).map((r) => ({
+    id: r.id as string,
+    reporter_id: r.reporter_id as string,
+    reported_id: r.reported_id as string,
+    reason_type: r.reason_type as ReportReasonType,
+    details: (r.details as string | null) ?? null,
+    message_id: (r.message_id as string | null) ?? null,
+    message_text: (r.message_text as string | null) ?? null,
+    status: r.status as Evidence["status"],
+    weight: r.weight as number,
+    reported_at: r.reported_at as string,
+    profile: JSON.parse(r.profile as string) as EvidenceProfile,
+    conversation: r.conversation
+      ? (JSON.parse(r.conversation as string) as EvidenceMessage[])
+      : null,
+    kept_at: r.kept_at as string,
+    erase_after: r.erase_after as string,
+  }));
+  return {
+    evidence,
+    meta: {
+      page: current,
+      per_page: EVIDENCE_PAGE_SIZE,
+      has_more: rows.length > EVIDENCE_PAGE_SIZE,
+    },
+  };
+}
