@@ -22,6 +22,7 @@ import {
   suspendMember,
 } from "~/server/reports.server";
 import { listEvidence } from "~/server/evidence.server";
+import { clearReview, listReviews } from "~/server/returning.server";
 import { readBody } from "~/server/validation.server";
 import { ValidationError } from "~/server/errors.server";
 
@@ -39,12 +40,13 @@ function requireModeratorPage(context: LoaderFunctionArgs["context"], request: R
 export async function loader({ context, request }: LoaderFunctionArgs) {
   requireModeratorPage(context, request);
   const page = pageOf(request);
-  const [open, kept] = await Promise.all([
+  const [open, kept, reviews] = await Promise.all([
     listOpenReports(context.env, page),
     listEvidence(context.env, 1),
+    listReviews(context.env),
   ]);
   return json(
-    { ...open, evidence: kept.evidence, moreEvidence: kept.meta.has_more },
+    { ...open, evidence: kept.evidence, moreEvidence: kept.meta.has_more, reviews },
     { headers: { "Cache-Control": "private, no-store" } },
   );
 }
@@ -56,12 +58,13 @@ export function action({ request, context }: ActionFunctionArgs) {
     const id = typeof body.id === "string" ? body.id : "";
     if (body.intent === "dismiss") return json(await dismissReport(context.env, moderator, id));
     if (body.intent === "suspend") return json(await suspendMember(context.env, moderator, id));
+    if (body.intent === "clear") return json(await clearReview(context.env, id));
     throw new ValidationError({ intent: ["Unknown action."] });
   });
 }
 
 export default function ModerationPage() {
-  const { reports, meta, evidence, moreEvidence } = useLoaderData<typeof loader>();
+  const { reports, meta, evidence, moreEvidence, reviews } = useLoaderData<typeof loader>();
   const result = useActionData<ActionErrors | { message: string }>();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
@@ -165,6 +168,70 @@ export default function ModerationPage() {
             ) : null}
           </div>
         ) : null}
+        <section aria-labelledby="in-review" className="in-review">
+          <h2 id="in-review" className="h3">
+            In review
+          </h2>
+          <p className="muted small">
+            New accounts registered with the address of a member deleted after reports, or
+            suspended. They work as any account until you clear or suspend them.
+          </p>
+          {reviews.length === 0 ? (
+            <p className="empty-state">No account in review.</p>
+          ) : (
+            <ul className="report-list" aria-label="Accounts in review">
+              {reviews.map((review) => (
+                <li key={review.id} className="card report-item">
+                  <div className="report-head">
+                    <div>
+                      <strong>@{review.username}</strong>{" "}
+                      <span className="muted small">{review.email}</span>
+                      <div className="report-badges">
+                        <span className="pill pill-warning">
+                          {review.reason === "suspended"
+                            ? "Address of a suspended member"
+                            : "Address of a member deleted after reports"}
+                        </span>
+                      </div>
+                    </div>
+                    <span className="muted small">
+                      Joined <TimeAgo iso={review.created_at} />
+                    </span>
+                  </div>
+                  <div className="page-actions">
+                    <Form method="post">
+                      <CsrfInput />
+                      <input type="hidden" name="intent" value="clear" />
+                      <input type="hidden" name="id" value={review.id} />
+                      <button
+                        type="submit"
+                        className="btn btn-secondary btn-sm"
+                        disabled={busy}
+                        aria-label={`Clear @${review.username}`}
+                      >
+                        Clear
+                      </button>
+                    </Form>
+                    <Form method="post">
+                      <CsrfInput />
+                      <input type="hidden" name="intent" value="suspend" />
+                      <input type="hidden" name="id" value={review.id} />
+                      <button
+                        type="submit"
+                        className="btn btn-danger btn-sm"
+                        disabled={busy}
+                        aria-label={`Suspend @${review.username}`}
+                        aria-describedby="suspend-effects"
+                      >
+                        Suspend account
+                      </button>
+                    </Form>
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
         <section aria-labelledby="kept-evidence" className="kept-evidence">
           <h2 id="kept-evidence" className="h3">
             Kept after deletion

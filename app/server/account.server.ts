@@ -1,5 +1,6 @@
 import { conversationRoom, eraseConversationsOf, memberSuspended } from "./chat-rooms.server";
 import { keepEvidenceOf } from "./evidence.server";
+import { rememberAddressOf } from "./returning.server";
 import { getDb, nowIso, schema } from "./db.server";
 import { eq, sql } from "drizzle-orm";
 import type { Env } from "./env.server";
@@ -260,8 +261,10 @@ export async function deleteAccount(env: Env, userId: string): Promise<void> {
   await destroyAllSessions(env, userId);
   await cutOffRealtime(env, userId);
   // What moderators need of reports against the member outlives them (evidence.server.ts), read
-  // before their profile and conversations go.
-  await keepEvidenceOf(env, userId);
+  // before their profile and conversations go; so does their address, as a keyed hash that sends
+  // a new registration with it to review (returning.server.ts).
+  if (await keepEvidenceOf(env, userId))
+    await rememberAddressOf(env, userId, "deleted_after_report");
   await deletePhotoObjects(env, userId);
   await eraseConversationsOf(env, userId);
   const statements = [

@@ -25,6 +25,7 @@ import { queueEmail, queueMail, type Email } from "./mail.server";
 import { endMemberSockets } from "./member-channel.server";
 import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from "./password.server";
 import * as rateLimit from "./rate-limit.server";
+import { reviewReasonFor } from "./returning.server";
 import {
   createSession,
   destroyAllSessions,
@@ -107,12 +108,16 @@ export async function register(env: Env, input: RegisterInput, meta: RequestMeta
 
   const id = newId();
   const now = nowIso();
+  // The address of a member deleted after reports, or suspended: the account is made as any
+  // other and waits in the moderators' review queue (returning.server.ts).
+  const reviewReason = await reviewReasonFor(env, input.email);
   try {
     await db.batch([
       db.insert(schema.users).values({
         id,
         username: input.username,
         email: input.email,
+        reviewReason,
         passwordHash: await hashPassword(input.password),
         onboarding: "pending",
         createdAt: now,

@@ -27,6 +27,8 @@ export const RETENTION = {
   activitiesMs: 730 * DAY,
   /** A reset link past its expiry only says "expired": kept a day for that. */
   resetTokensAfterExpiryMs: DAY,
+  /** An address of a member deleted after reports or suspended sends registrations to review. */
+  reviewEmailsMs: 730 * DAY,
   /** A subscription whose period ended this long ago without a renewal heard is over. */
   subscriptionGraceMs: RENEWAL_GRACE_MS,
 } as const;
@@ -118,6 +120,12 @@ export const HOUSEKEEPING_JOBS: Job[] = [
   // Reports kept after the reported member deleted their account (evidence.server.ts): each row
   // carries when it goes, REPORT_RETENTION_DAYS after the deletion.
   pruneJob("report_evidence", "report_evidence", (now) => sql`erase_after <= ${iso(now)}`),
+  // Returning addresses (returning.server.ts) send registrations to review for two years.
+  pruneJob(
+    "review_emails",
+    "review_emails",
+    (now) => sql`created_at <= ${iso(now - RETENTION.reviewEmailsMs)}`,
+  ),
   pruneJob(
     "activities",
     "activities",

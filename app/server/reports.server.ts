@@ -15,6 +15,7 @@ import type { Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
 import { hit } from "./rate-limit.server";
 import { destroyAllSessions, type SessionUser } from "./session.server";
+import { rememberAddressOf } from "./returning.server";
 import { stopRenewal } from "./subscriptions.server";
 import { users } from "./db/schema";
 import { reports } from "./db/safety";
@@ -366,6 +367,8 @@ export async function suspendMember(env: Env, moderator: SessionUser, userId: st
   ]);
   await destroyAllSessions(env, userId);
   await cutOffRealtime(env, userId);
+  // Their address sends a new registration to review (returning.server.ts).
+  await rememberAddressOf(env, userId, "suspended");
   // A suspended member is billed no further: the subscription does not renew (ADR 008).
   await stopRenewal(env, userId);
   return { message: SUSPENDED_DONE };

@@ -332,6 +332,8 @@ const ROWS: Record<string, Row> = {
   "PUT /my/subscription": unrelated("the member's own subscription"),
   "POST /webhooks/stripe": unrelated("Stripe's signed events, no member session"),
   "GET /moderation/reports": unrelated("moderators only; reports are kept across blocks"),
+  "GET /moderation/reviews": unrelated("moderators only; new accounts of returning addresses"),
+  "POST /moderation/reviews/:id/clear": unrelated("moderators only"),
   "GET /moderation/evidence": unrelated(
     "moderators only; what deleted members left, kept for them",
   ),

@@ -15,6 +15,7 @@ import {
   suspendMember,
 } from "~/server/reports.server";
 import { listEvidence } from "~/server/evidence.server";
+import { clearReview, listReviews } from "~/server/returning.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { signOut } from "~/server/web-auth.server";
 import {
@@ -48,6 +49,17 @@ safetyApi.get("/moderation/evidence", requireUser, async (c) => {
   requireModerator(currentUser(c).user);
   const page = pageParam.parse(c.req.query("page") ?? 1);
   return c.json(await listEvidence(c.env, page));
+});
+
+/** Accounts registered with the address of a member deleted after reports or suspended. */
+safetyApi.get("/moderation/reviews", requireUser, async (c) => {
+  requireModerator(currentUser(c).user);
+  return c.json({ reviews: await listReviews(c.env) });
+});
+
+safetyApi.post("/moderation/reviews/:id/clear", requireUser, async (c) => {
+  requireModerator(currentUser(c).user);
+  return c.json(await clearReview(c.env, c.req.param("id")));
 });
 
 safetyApi.post("/moderation/reports/:id/dismiss", requireUser, async (c) => {

@@ -79,3 +79,18 @@ export const reportEvidence = sqliteTable(
     index("report_evidence_kept").on(t.keptAt),
   ],
 );
+
+/**
+ * Addresses that send a new registration to review (app/server/returning.server.ts): a keyed hash
+ * (HMAC with APP_KEY) of the normalised address of a member deleted after reports, or suspended.
+ * The address itself is not kept. Pruned by housekeeping two years after it was written.
+ */
+export const reviewEmails = sqliteTable(
+  "review_emails",
+  {
+    emailKey: text("email_key").primaryKey(),
+    reason: text("reason", { enum: ["deleted_after_report", "suspended"] }).notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("review_emails_created").on(t.createdAt)],
+);

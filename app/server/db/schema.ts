@@ -35,6 +35,11 @@ export const users = sqliteTable(
      * moderator reviews them. Kept by triggers on `reports` (migrations/0023_report_weights.sql).
      */
     hiddenByReports: integer("hidden_by_reports", { mode: "boolean" }).notNull().default(false),
+    /**
+     * Why moderators should look at this new account: it registered with the address of a member
+     * deleted after reports or suspended (app/server/returning.server.ts); null once cleared.
+     */
+    reviewReason: text("review_reason", { enum: ["deleted_after_report", "suspended"] }),
     lastSeenAt: text("last_seen_at"),
     /**
      * The guided first steps after verifying (photos, bio, interests, what they look for):
@@ -52,6 +57,8 @@ export const users = sqliteTable(
   (t) => [
     uniqueIndex("users_username_nocase").on(sql`${t.username} COLLATE NOCASE`),
     uniqueIndex("users_email_nocase").on(sql`${t.email} COLLATE NOCASE`),
+    // The moderators' review queue: the few accounts in review, newest first.
+    index("users_in_review").on(t.createdAt).where(sql`${t.reviewReason} IS NOT NULL`),
   ],
 );
 
