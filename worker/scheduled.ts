@@ -11,6 +11,7 @@ import { log, loggedError } from "~/server/log.server";
 import { CLEAN_STORED_PHOTOS } from "~/server/photos.server";
 import { FILL_PLACE_COORDINATES } from "~/server/places.server";
 import { END_LAPSED_TRAVEL } from "~/server/travel.server";
+import { endedConversationsJob } from "~/server/evidence.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
 
 /**
@@ -26,6 +27,7 @@ const JOBS: Job[] = [
   CLEAN_STORED_PHOTOS,
   FILL_PLACE_COORDINATES,
   END_LAPSED_TRAVEL,
+  endedConversationsJob,
 ];
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {

@@ -125,6 +125,9 @@ export default function ModerationPage() {
                   </blockquote>
                 ) : null}
                 <div className="page-actions">
+                  <AppLink to={`/moderation/reports/${report.id}`} className="btn btn-ghost btn-sm">
+                    Read their conversation
+                  </AppLink>
                   <Form method="post">
                     <CsrfInput />
                     <input type="hidden" name="intent" value="dismiss" />

@@ -3,7 +3,10 @@ import type { ReportReasonType } from "~/schemas/report";
 import { conversationRoom } from "./chat-rooms.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
+import { notFound } from "./errors.server";
+import type { Job } from "./housekeeping.server";
 import { logFailure } from "./log.server";
+import { memberHub } from "./member-hub.server";
 import { all, first, statement } from "./sql.server";
 
 /**
@@ -211,3 +214,51 @@ export async function listEvidence(env: Env, page = 1) {
     },
   };
 }
+
+/**
+ * GET /moderation/reports/{id}/conversation: the conversation between an open report's reporter
+ * and the member reported, as the room holds it (deleted messages included), also after an
+ * unmatch ended it for both; null when they never talked.
+ */
+export async function reportConversation(env: Env, reportId: string) {
+  const report = await first<{ reporter_id: string; reported_id: string }>(
+    env.DB,
+    sql`SELECT reporter_id, reported_id FROM reports WHERE id = ${reportId}`,
+  );
+  if (!report) throw notFound("Report not found.");
+  return {
+    report_id: reportId,
+    conversation: await conversationBetween(env, report.reported_id, report.reporter_id),
+  };
+}
+
+/**
+ * Housekeeping: a conversation an unmatch ended is kept, for moderators only, REPORT_RETENTION_DAYS
+ * after the unmatch, then erased: its room (messages, photos, voice notes), its entries in both
+ * members' lists and its rows. A few per run (each is a room call), oldest first, by the
+ * conversations_ended index.
+ */
+export const endedConversationsJob: Job = {
+  name: "conversations_ended",
+  async run(env, now, { maxBatches }) {
+    const limit = Math.max(1, Math.min(50, maxBatches * 2));
+    const lapsed = await all<{ id: string; user_low: string; user_high: string }>(
+      env.DB,
+      sql`SELECT id, user_low, user_high FROM conversations INDEXED BY conversations_ended
+       WHERE ended_at IS NOT NULL AND ended_at <= ${nowIso(now - retentionDays(env) * 86_400_000)}
+       ORDER BY ended_at LIMIT ${limit}`,
+    );
+    for (const { id, user_low, user_high } of lapsed) {
+      await conversationRoom(env, id).erase();
+      await Promise.all([
+        memberHub(env, user_low).dropConversation(id),
+        memberHub(env, user_high).dropConversation(id),
+      ]);
+      await env.DB.batch([
+        statement(env.DB, sql`DELETE FROM message_rooms WHERE conversation_id = ${id}`),
+        statement(env.DB, sql`DELETE FROM conversations WHERE id = ${id}`),
+      ]);
+    }
+    return { deleted: lapsed.length, batches: 1, done: lapsed.length < limit };
+  },
+};

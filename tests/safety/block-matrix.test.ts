@@ -334,6 +334,9 @@ const ROWS: Record<string, Row> = {
   "GET /moderation/reports": unrelated("moderators only; reports are kept across blocks"),
   "GET /moderation/reviews": unrelated("moderators only; new accounts of returning addresses"),
   "POST /moderation/reviews/:id/clear": unrelated("moderators only"),
+  "GET /moderation/reports/:id/conversation": unrelated(
+    "moderators only; the reported conversation",
+  ),
   "GET /moderation/evidence": unrelated(
     "moderators only; what deleted members left, kept for them",
   ),
@@ -912,6 +915,7 @@ const ROWS: Record<string, Row> = {
   "PAGE /confirm-password": unrelated("password confirmation"),
   "PAGE /account-deleted": unrelated("after deleting one's own account"),
   "PAGE /moderation": unrelated("moderators only"),
+  "PAGE /moderation/reports/:id": unrelated("moderators only; the reported conversation"),
   "PAGE /dev/mailbox": unrelated("local development only"),
   "PAGE /email/unsubscribe": unrelated("the member's own digest, from a signed link"),
   "PAGE /terms": unrelated("the terms of use"),

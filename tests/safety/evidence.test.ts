@@ -148,3 +148,66 @@ describe("a reported member's deletion keeps the evidence for moderators", () =>
     expect(await countRows("report_evidence", "reported_id = ?1", quiet.id)).toBe(0);
   });
 });
+
+describe("an unmatched conversation, kept for moderators only, then erased", () => {
+  async function reportedThenUnmatched() {
+    const sam = await verifiedMember();
+    const rita = await verifiedMember();
+    const moderator = await verifiedMember();
+    await makeModerator(moderator.id);
+    const { conversationId } = await converse(sam, rita, "Hi Rita");
+    const ask = await sendMessage(sam, conversationId, "Send me the code you just got by text");
+    const report = await rita.client.json<{ report: { id: string } }>("POST", "/reports", {
+      user_id: sam.id,
+      reason_type: "scam",
+      message_id: ask,
+    });
+    expect(report.status).toBe(201);
+    // Sam unmatches: the conversation leaves both lists.
+    expect((await sam.client.json("DELETE", `/my/matches/${rita.id}`)).status).toBe(204);
+    return { sam, rita, moderator, conversationId, reportId: report.body.report.id };
+  }
+
+  it("moderators read a report's conversation after the unmatch; nobody else does", async () => {
+    const { rita, sam, moderator, reportId } = await reportedThenUnmatched();
+    const res = await moderator.client.json<{
+      conversation: { from: string; text: string }[] | null;
+    }>("GET", `/moderation/reports/${reportId}/conversation`);
+    expect(res.status).toBe(200);
+    expect(res.body.conversation?.map((m) => [m.from, m.text])).toEqual([
+      ["reported", "Hi Rita"],
+      ["reported", "Send me the code you just got by text"],
+    ]);
+    for (const member of [rita, sam]) {
+      expect(
+        (await member.client.json("GET", `/moderation/reports/${reportId}/conversation`)).status,
+      ).toBe(404);
+    }
+    const page = await moderator.client.fetch(`/moderation/reports/${reportId}`, {
+      headers: { Accept: "text/html" },
+    });
+    expect(page.status).toBe(200);
+    expect((await page.text()).replaceAll("<!-- -->", "")).toContain(
+      "Send me the code you just got by text",
+    );
+    const list = await moderator.client.fetch("/moderation", { headers: { Accept: "text/html" } });
+    expect(await list.text()).toContain(`href="/moderation/reports/${reportId}"`);
+  });
+
+  it("housekeeping erases it REPORT_RETENTION_DAYS after the unmatch, and leaves live ones", async () => {
+    const { conversationId } = await reportedThenUnmatched();
+    const alice = await verifiedMember();
+    const bob = await verifiedMember();
+    const live = await converse(alice, bob, "Still talking");
+    const rows = (id: string) => countRows("conversations", "id = ?1", id);
+
+    await runCron(Date.now() + 89 * DAY);
+    expect(await rows(conversationId)).toBe(1);
+    await runCron(Date.now() + 90 * DAY + 60_000);
+    expect(await rows(conversationId)).toBe(0);
+    expect(await rows(live.conversationId)).toBe(1);
+    // The room itself holds nothing any more.
+    const stub = env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(conversationId));
+    expect(await stub.allMessages(conversationId)).toEqual([]);
+  });
+});

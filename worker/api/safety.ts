@@ -14,7 +14,7 @@ import {
   requireModerator,
   suspendMember,
 } from "~/server/reports.server";
-import { listEvidence } from "~/server/evidence.server";
+import { listEvidence, reportConversation } from "~/server/evidence.server";
 import { clearReview, listReviews } from "~/server/returning.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { signOut } from "~/server/web-auth.server";
@@ -60,6 +60,12 @@ safetyApi.get("/moderation/reviews", requireUser, async (c) => {
 safetyApi.post("/moderation/reviews/:id/clear", requireUser, async (c) => {
   requireModerator(currentUser(c).user);
   return c.json(await clearReview(c.env, c.req.param("id")));
+});
+
+/** The conversation of a report's two members, as its room holds it, an ended one too. */
+safetyApi.get("/moderation/reports/:id/conversation", requireUser, async (c) => {
+  requireModerator(currentUser(c).user);
+  return c.json(await reportConversation(c.env, c.req.param("id")));
 });
 
 safetyApi.post("/moderation/reports/:id/dismiss", requireUser, async (c) => {

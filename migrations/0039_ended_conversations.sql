@@ -1,0 +1,1 @@
+CREATE INDEX `conversations_ended` ON `conversations` (`ended_at`) WHERE ended_at IS NOT NULL;
