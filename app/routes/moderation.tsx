@@ -7,9 +7,10 @@ import type {
 } from "@remix-run/cloudflare";
 import { json } from "@remix-run/cloudflare";
 import { pageOf } from "~/schemas/query";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { CsrfInput, FormAlert } from "~/components/form";
+import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
+import { KeptConversation, ModerationAction } from "~/components/moderation/parts";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { REPORT_HIDE_WEIGHT, REPORT_REASON_LABELS, REPORT_WEIGHT } from "~/schemas/report";
@@ -128,29 +129,21 @@ export default function ModerationPage() {
                   <AppLink to={`/moderation/reports/${report.id}`} className="btn btn-ghost btn-sm">
                     Read their conversation
                   </AppLink>
-                  <Form method="post">
-                    <CsrfInput />
-                    <input type="hidden" name="intent" value="dismiss" />
-                    <input type="hidden" name="id" value={report.id} />
-                    <button type="submit" className="btn btn-secondary btn-sm" disabled={busy}>
-                      Dismiss report
-                    </button>
-                  </Form>
+                  <ModerationAction
+                    intent="dismiss"
+                    id={report.id}
+                    label="Dismiss report"
+                    busy={busy}
+                  />
                   {report.reported.status === "active" ? (
-                    <Form method="post">
-                      <CsrfInput />
-                      <input type="hidden" name="intent" value="suspend" />
-                      <input type="hidden" name="id" value={report.reported.id} />
-                      <button
-                        type="submit"
-                        className="btn btn-danger btn-sm"
-                        disabled={busy}
-                        aria-label={`Suspend @${report.reported.username}`}
-                        aria-describedby="suspend-effects"
-                      >
-                        Suspend account
-                      </button>
-                    </Form>
+                    <ModerationAction
+                      intent="suspend"
+                      id={report.reported.id}
+                      label="Suspend account"
+                      name={`Suspend @${report.reported.username}`}
+                      danger
+                      busy={busy}
+                    />
                   ) : null}
                 </div>
               </li>
@@ -202,33 +195,21 @@ export default function ModerationPage() {
                     </span>
                   </div>
                   <div className="page-actions">
-                    <Form method="post">
-                      <CsrfInput />
-                      <input type="hidden" name="intent" value="clear" />
-                      <input type="hidden" name="id" value={review.id} />
-                      <button
-                        type="submit"
-                        className="btn btn-secondary btn-sm"
-                        disabled={busy}
-                        aria-label={`Clear @${review.username}`}
-                      >
-                        Clear
-                      </button>
-                    </Form>
-                    <Form method="post">
-                      <CsrfInput />
-                      <input type="hidden" name="intent" value="suspend" />
-                      <input type="hidden" name="id" value={review.id} />
-                      <button
-                        type="submit"
-                        className="btn btn-danger btn-sm"
-                        disabled={busy}
-                        aria-label={`Suspend @${review.username}`}
-                        aria-describedby="suspend-effects"
-                      >
-                        Suspend account
-                      </button>
-                    </Form>
+                    <ModerationAction
+                      intent="clear"
+                      id={review.id}
+                      label="Clear"
+                      name={`Clear @${review.username}`}
+                      busy={busy}
+                    />
+                    <ModerationAction
+                      intent="suspend"
+                      id={review.id}
+                      label="Suspend account"
+                      name={`Suspend @${review.username}`}
+                      danger
+                      busy={busy}
+                    />
                   </div>
                 </li>
               ))}
@@ -274,20 +255,10 @@ export default function ModerationPage() {
                   {kept.conversation ? (
                     <details>
                       <summary>{`Their conversation (${kept.conversation.length} messages)`}</summary>
-                      <ol className="kept-conversation">
-                        {kept.conversation.map((m, i) => (
-                          <li key={i}>
-                            <span className="muted small">
-                              {`${m.from === "reported" ? `@${kept.profile.username}` : "Reporter"}, ${m.sent_at.slice(0, 16).replace("T", " ")}${m.deleted_at ? " (deleted)" : ""}: `}
-                            </span>
-                            {m.gift
-                              ? `Gift: ${m.gift}`
-                              : m.attachment
-                                ? `(${m.attachment})`
-                                : m.text}
-                          </li>
-                        ))}
-                      </ol>
+                      <KeptConversation
+                        messages={kept.conversation}
+                        reportedName={`@${kept.profile.username}`}
+                      />
                     </details>
                   ) : null}
                 </li>

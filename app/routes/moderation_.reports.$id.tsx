@@ -2,6 +2,7 @@ import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-r
 import { json } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { AppLink } from "~/components/link";
+import { KeptConversation } from "~/components/moderation/parts";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { reportConversation } from "~/server/evidence.server";
@@ -39,16 +40,9 @@ export default function ReportedConversationPage() {
         {conversation === null ? (
           <p className="empty-state">These two members never talked.</p>
         ) : (
-          <ol className="kept-conversation card" aria-label="Messages">
-            {conversation.map((m, i) => (
-              <li key={i}>
-                <span className="muted small">
-                  {`${m.from === "reported" ? "Reported member" : "Reporter"}, ${m.sent_at.slice(0, 16).replace("T", " ")}${m.deleted_at ? " (deleted)" : ""}: `}
-                </span>
-                {m.gift ? `Gift: ${m.gift}` : m.attachment ? `(${m.attachment})` : m.text}
-              </li>
-            ))}
-          </ol>
+          <div className="card">
+            <KeptConversation messages={conversation} reportedName="Reported member" />
+          </div>
         )}
       </div>
     </AppShell>

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type { EvidenceMessage } from "~/schemas/evidence";
 import type { ReportReasonType } from "~/schemas/report";
 import { conversationRoom } from "./chat-rooms.server";
 import { nowIso } from "./db.server";
@@ -41,15 +42,7 @@ export interface EvidenceProfile {
   status: string;
 }
 
-/** One message of the kept conversation: who wrote it (the reported member or the reporter). */
-export interface EvidenceMessage {
-  from: "reported" | "reporter";
-  text: string;
-  sent_at: string;
-  deleted_at: string | null;
-  gift: string | null;
-  attachment: string | null;
-}
+export type { EvidenceMessage };
 
 export interface Evidence {
   id: string;

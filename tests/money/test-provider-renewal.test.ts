@@ -1,15 +1,10 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { listPayments } from "~/server/billing.server";
 import { DEFAULT_LIMITS } from "~/server/housekeeping.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
 import { memberPerks, RENEWAL_GRACE_MS } from "~/server/subscriptions.server";
-import worker from "../../worker/index";
+import { runCron } from "../helpers/cron";
 import { activitiesOf, subscribeTo, type Member, ledgerCheckedMembers } from "./helpers";
 
 /**
@@ -33,13 +28,6 @@ afterEach(() => {
 
 /** The ledger invariant (helpers.ts), after each test, for every member made here. */
 const member = ledgerCheckedMembers();
-
-async function runCron(scheduledTime: number) {
-  const controller = createScheduledController({ scheduledTime, cron: "*/15 * * * *" });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 /** Puts the member's subscription on the given period (the clock the tests control). */
 async function setPeriod(userId: string, start: string, end: string, anchor = start) {

@@ -1,12 +1,7 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Evidence } from "~/server/evidence.server";
-import worker from "../../worker/index";
+import { runCron } from "../helpers/cron";
 import { verifiedMember } from "../helpers/members";
 import { converse, countRows, makeModerator, type Member } from "./helpers";
 
@@ -33,13 +28,6 @@ async function keptEvidence(moderator: Member) {
   const res = await moderator.client.json<{ evidence: Evidence[] }>("GET", "/moderation/evidence");
   expect(res.status).toBe(200);
   return res.body.evidence;
-}
-
-async function runCron(scheduledTime: number) {
-  const controller = createScheduledController({ scheduledTime, cron: "*/15 * * * *" });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
 }
 
 /** A scam: Sam writes to Rita, she reports the message; Nia's report of him was dismissed. */

@@ -1,12 +1,7 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { normalisedEmail } from "~/server/returning.server";
-import worker from "../../worker/index";
+import { runCron } from "../helpers/cron";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { countRows, makeModerator, type Member } from "./helpers";
 
@@ -116,13 +111,7 @@ describe("returning addresses", () => {
     expect(await countRows("review_emails", "reason = 'suspended'")).toBeGreaterThan(0);
     expect(await countRows("review_emails")).toBe(before + 1);
 
-    const controller = createScheduledController({
-      scheduledTime: Date.now() + 731 * DAY,
-      cron: "*/15 * * * *",
-    });
-    const ctx = createExecutionContext();
-    await worker.scheduled(controller, env, ctx);
-    await waitOnExecutionContext(ctx);
+    await runCron(Date.now() + 731 * DAY);
     expect(await countRows("review_emails")).toBe(0);
   });
 });

@@ -1,0 +1,62 @@
+import { Form } from "@remix-run/react";
+import { CsrfInput } from "~/components/form";
+import type { EvidenceMessage } from "~/schemas/evidence";
+
+/** One moderator action on the moderation page: a small form posting its intent and id. */
+export function ModerationAction({
+  intent,
+  id,
+  label,
+  name,
+  danger = false,
+  busy,
+}: {
+  intent: "dismiss" | "suspend" | "clear";
+  id: string;
+  /** The button's text. */
+  label: string;
+  /** Its accessible name when the text alone would not say whom it acts on. */
+  name?: string;
+  danger?: boolean;
+  busy: boolean;
+}) {
+  return (
+    <Form method="post">
+      <CsrfInput />
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="id" value={id} />
+      <button
+        type="submit"
+        className={danger ? "btn btn-danger btn-sm" : "btn btn-secondary btn-sm"}
+        disabled={busy}
+        aria-label={name}
+        aria-describedby={intent === "suspend" ? "suspend-effects" : undefined}
+      >
+        {label}
+      </button>
+    </Form>
+  );
+}
+
+/** A conversation kept for moderators, a line a message: who, when, and what. */
+export function KeptConversation({
+  messages,
+  reportedName,
+}: {
+  messages: EvidenceMessage[];
+  /** How the reported member is named ("@sam", "Reported member"). */
+  reportedName: string;
+}) {
+  return (
+    <ol className="kept-conversation" aria-label="Messages">
+      {messages.map((m, i) => (
+        <li key={i}>
+          <span className="muted small">
+            {`${m.from === "reported" ? reportedName : "Reporter"}, ${m.sent_at.slice(0, 16).replace("T", " ")}${m.deleted_at ? " (deleted)" : ""}: `}
+          </span>
+          {m.gift ? `Gift: ${m.gift}` : m.attachment ? `(${m.attachment})` : m.text}
+        </li>
+      ))}
+    </ol>
+  );
+}
