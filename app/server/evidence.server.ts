@@ -73,20 +73,25 @@ interface ReportRow {
   created_at: string;
 }
 
-/** The conversation of `reported` and `reporter`, oldest first, deleted messages included. */
+/**
+ * The conversations of `reported` and `reporter` (one that an unmatch ended, then a new one after
+ * they matched again), oldest first, deleted messages included; null when they never talked.
+ */
 async function conversationBetween(
   env: Env,
   reported: string,
   reporter: string,
 ): Promise<EvidenceMessage[] | null> {
   const [low, high] = reported < reporter ? [reported, reporter] : [reporter, reported];
-  const conversation = await first<{ id: string }>(
+  const conversations = await all<{ id: string }>(
     env.DB,
     sql`SELECT id FROM conversations WHERE user_low = ${low} AND user_high = ${high}
-     ORDER BY created_at DESC LIMIT 1`,
+     ORDER BY created_at, id`,
   );
-  if (!conversation) return null;
-  const messages = await conversationRoom(env, conversation.id).allMessages(conversation.id);
+  if (!conversations.length) return null;
+  const messages = (
+    await Promise.all(conversations.map(({ id }) => conversationRoom(env, id).allMessages(id)))
+  ).flat();
   return messages.map((m) => ({
     from: m.sender_id === reported ? "reported" : "reporter",
     text: m.message,

@@ -182,6 +182,27 @@ describe("an unmatched conversation, kept for moderators only, then erased", () 
     expect(await list.text()).toContain(`href="/moderation/reports/${reportId}"`);
   });
 
+  it("a pair that matched again: moderators read both conversations, oldest first", async () => {
+    const { sam, rita, moderator, reportId } = await reportedThenUnmatched();
+    for (const [from, to] of [
+      [sam, rita],
+      [rita, sam],
+    ] as const) {
+      expect((await from.client.json("POST", "/my/likes", { user_id: to.id })).status).toBe(201);
+    }
+    const again = await converse(sam, rita, "Can we start over?");
+    expect(again.conversationId).not.toBe("");
+    const res = await moderator.client.json<{ conversation: { text: string }[] | null }>(
+      "GET",
+      `/moderation/reports/${reportId}/conversation`,
+    );
+    expect(res.body.conversation?.map((m) => m.text)).toEqual([
+      "Hi Rita",
+      "Send me the code you just got by text",
+      "Can we start over?",
+    ]);
+  });
+
   it("housekeeping erases it REPORT_RETENTION_DAYS after the unmatch, and leaves live ones", async () => {
     const { conversationId } = await reportedThenUnmatched();
     const alice = await verifiedMember();
