@@ -38,7 +38,9 @@ export const conversations = sqliteTable(
       .where(sql`ended_at IS NULL`),
     index("conversations_user_high").on(t.userHigh),
     // Ended (unmatched) conversations, oldest first: erased after REPORT_RETENTION_DAYS.
-    index("conversations_ended").on(t.endedAt).where(sql`ended_at IS NOT NULL`),
+    index("conversations_ended")
+      .on(t.endedAt)
+      .where(sql`ended_at IS NOT NULL`),
     check("conversations_ordered_pair", sql`${t.userLow} < ${t.userHigh}`),
   ],
 );

@@ -58,7 +58,9 @@ export const users = sqliteTable(
     uniqueIndex("users_username_nocase").on(sql`${t.username} COLLATE NOCASE`),
     uniqueIndex("users_email_nocase").on(sql`${t.email} COLLATE NOCASE`),
     // The moderators' review queue: the few accounts in review, newest first.
-    index("users_in_review").on(t.createdAt).where(sql`${t.reviewReason} IS NOT NULL`),
+    index("users_in_review")
+      .on(t.createdAt)
+      .where(sql`${t.reviewReason} IS NOT NULL`),
   ],
 );
 
