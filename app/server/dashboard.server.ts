@@ -21,12 +21,15 @@ export async function dashboardSummary(env: Env, me: string) {
   return {
     new_likes: {
       // Each with what their like said, if anything, as in GET /my/likes's received cards.
-      members: received.cards.map(({ at, ...card }) => ({
-        ...card,
-        liked_at: at,
-        comment: received.notes.get(card.id)?.comment ?? null,
-        comment_safety: received.notes.get(card.id)?.comment_safety ?? null,
-      })),
+      members: received.cards.map(({ at, ...card }) => {
+        const note = received.notes.get(card.id);
+        return {
+          ...card,
+          liked_at: at,
+          comment: note?.comment ?? null,
+          comment_safety: note?.comment_safety ?? null,
+        };
+      }),
       total: received.meta.total,
     },
     new_matches: {

@@ -105,7 +105,8 @@ async function conversationBetween(
 /**
  * Before `userId`'s account is deleted: keeps every report against them that is not dismissed,
  * with their profile and each reporter's conversation with them. Runs before the conversations
- * are erased. Says how many reports it kept (a second run keeps none again).
+ * are erased. Says how many reports are kept (by this run or by an earlier, interrupted one: a
+ * report is kept once).
  */
 export async function keepEvidenceOf(env: Env, userId: string, now = Date.now()): Promise<number> {
   const reports = await all<ReportRow>(
@@ -171,8 +172,8 @@ export async function keepEvidenceOf(env: Env, userId: string, now = Date.now())
       );
     }),
   );
-  const results = await env.DB.batch(rows);
-  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+  await env.DB.batch(rows);
+  return reports.length;
 }
 
 export const EVIDENCE_PAGE_SIZE = 20;
@@ -180,28 +181,18 @@ export const EVIDENCE_PAGE_SIZE = 20;
 /** What moderators keep of deleted members' reports, newest first, a page at a time. */
 export async function listEvidence(env: Env, page = 1) {
   const current = Number.isInteger(page) && page > 0 ? page : 1;
-  const rows = await all<Record<string, unknown>>(
+  // The row as stored: the profile and the conversation are JSON text.
+  const rows = await all<
+    Omit<Evidence, "profile" | "conversation"> & { profile: string; conversation: string | null }
+  >(
     env.DB,
     sql`SELECT * FROM report_evidence ORDER BY kept_at DESC, id
      LIMIT ${EVIDENCE_PAGE_SIZE + 1} OFFSET ${(current - 1) * EVIDENCE_PAGE_SIZE}`,
   );
   const evidence: Evidence[] = rows.slice(0, EVIDENCE_PAGE_SIZE).map((r) => ({
-    id: r.id as string,
-    reporter_id: r.reporter_id as string,
-    reported_id: r.reported_id as string,
-    reason_type: r.reason_type as ReportReasonType,
-    details: (r.details as string | null) ?? null,
-    message_id: (r.message_id as string | null) ?? null,
-    message_text: (r.message_text as string | null) ?? null,
-    status: r.status as Evidence["status"],
-    weight: r.weight as number,
-    reported_at: r.reported_at as string,
-    profile: JSON.parse(r.profile as string) as EvidenceProfile,
-    conversation: r.conversation
-      ? (JSON.parse(r.conversation as string) as EvidenceMessage[])
-      : null,
-    kept_at: r.kept_at as string,
-    erase_after: r.erase_after as string,
+    ...r,
+    profile: JSON.parse(r.profile) as EvidenceProfile,
+    conversation: r.conversation ? (JSON.parse(r.conversation) as EvidenceMessage[]) : null,
   }));
   return {
     evidence,

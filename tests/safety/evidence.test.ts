@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Evidence } from "~/server/evidence.server";
+import { keepEvidenceOf, type Evidence } from "~/server/evidence.server";
+import { emailKey } from "~/server/returning.server";
 import { runCron } from "../helpers/cron";
 import { verifiedMember } from "../helpers/members";
 import { converse, countRows, makeModerator, type Member } from "./helpers";
@@ -126,6 +127,16 @@ describe("a reported member's deletion keeps the evidence for moderators", () =>
     expect(await count()).toBe(1);
     await runCron(Date.now() + 90 * DAY + 60_000);
     expect(await count()).toBe(0);
+  });
+
+  it("a deletion tried again keeps each report once, and still counts them (its address is remembered)", async () => {
+    const { sam } = await reportedScammer();
+    expect(await keepEvidenceOf(env, sam.id)).toBe(1);
+    expect(await keepEvidenceOf(env, sam.id)).toBe(1);
+    expect((await sam.client.json("DELETE", "/my/account")).status).toBe(200);
+    expect(await countRows("report_evidence", "reported_id = ?1", sam.id)).toBe(1);
+    const key = await emailKey(env, sam.details.email);
+    expect(await countRows("review_emails", "email_key = ?1", key)).toBe(1);
   });
 
   it("a member never reported leaves nothing behind", async () => {
