@@ -8,6 +8,7 @@ import {
   balanceOf,
   buyPack,
   deliver,
+  disputeEvent,
   eventId,
   ledgerOf,
   postWebhook,
@@ -79,26 +80,6 @@ const refunded = (paymentIntent: string, amount: number, amountRefunded: number)
       refunded: amountRefunded >= amount,
       metadata: {},
       receipt_url: `https://pay.stripe.com/receipts/${paymentIntent}`,
-    },
-  },
-});
-
-const dispute = (
-  type: string,
-  paymentIntent: string,
-  amount: number,
-  status = "needs_response",
-) => ({
-  type,
-  data: {
-    object: {
-      id: `dp_${paymentIntent}`,
-      object: "dispute",
-      charge: `ch_${paymentIntent}`,
-      payment_intent: paymentIntent,
-      amount,
-      status,
-      metadata: {},
     },
   },
 });
@@ -281,12 +262,12 @@ describe("refunds and disputes take back what the payment bought", () => {
     const m = await member();
     const { paymentIntent, amount } = await paidPack(m, "popular");
     await spend(m.id, 20);
-    const opened = dispute("charge.dispute.created", paymentIntent, amount);
+    const opened = disputeEvent("charge.dispute.created", paymentIntent, amount);
     expect((await deliver(opened)).status).toBe(200);
     expect((await deliver(opened)).status).toBe(200);
     expect(await balanceOf(m.id)).toMatchObject({ balance: 0 });
     expect(await creditsOwed(env, m.id)).toBe(20);
-    const won = dispute("charge.dispute.closed", paymentIntent, amount, "won");
+    const won = disputeEvent("charge.dispute.closed", paymentIntent, amount, "won");
     expect((await deliver(won)).status).toBe(200);
     expect((await deliver(won)).status).toBe(200);
     expect(await balanceOf(m.id)).toMatchObject({ balance: 100 });
@@ -296,11 +277,14 @@ describe("refunds and disputes take back what the payment bought", () => {
     const n = await member();
     const second = await paidPack(n, "starter"); // 50 credits
     expect(
-      (await deliver(dispute("charge.dispute.closed", second.paymentIntent, second.amount, "lost")))
-        .status,
+      (
+        await deliver(
+          disputeEvent("charge.dispute.closed", second.paymentIntent, second.amount, "lost"),
+        )
+      ).status,
     ).toBe(200);
     expect(
-      (await deliver(dispute("charge.dispute.created", second.paymentIntent, second.amount)))
+      (await deliver(disputeEvent("charge.dispute.created", second.paymentIntent, second.amount)))
         .status,
     ).toBe(200);
     expect(await balanceOf(n.id)).toEqual({ balance: 0, lifetime_earned: 50, lifetime_spent: 50 });
@@ -310,11 +294,15 @@ describe("refunds and disputes take back what the payment bought", () => {
     const o = await member();
     const third = await paidPack(o, "starter");
     expect(
-      (await deliver(dispute("charge.dispute.closed", third.paymentIntent, third.amount, "won")))
-        .status,
+      (
+        await deliver(
+          disputeEvent("charge.dispute.closed", third.paymentIntent, third.amount, "won"),
+        )
+      ).status,
     ).toBe(200);
     expect(
-      (await deliver(dispute("charge.dispute.created", third.paymentIntent, third.amount))).status,
+      (await deliver(disputeEvent("charge.dispute.created", third.paymentIntent, third.amount)))
+        .status,
     ).toBe(200);
     expect((await balanceOf(o.id)).balance).toBe(50);
   });
@@ -323,9 +311,9 @@ describe("refunds and disputes take back what the payment bought", () => {
     const m = await member();
     const { paymentIntent, amount } = await paidPack(m, "popular"); // 120 credits
     await spend(m.id, 20);
-    expect((await deliver(dispute("charge.dispute.created", paymentIntent, amount))).status).toBe(
-      200,
-    );
+    expect(
+      (await deliver(disputeEvent("charge.dispute.created", paymentIntent, amount))).status,
+    ).toBe(200);
     expect(await balanceOf(m.id)).toMatchObject({ balance: 0 });
     expect(await creditsOwed(env, m.id)).toBe(20);
     // The next purchase (50 credits) pays the 20 owed first.
@@ -334,7 +322,7 @@ describe("refunds and disputes take back what the payment bought", () => {
     expect(await creditsOwed(env, m.id)).toBe(0);
     // Won: all 120 credits are the member's again, the 20 the purchase paid included.
     expect(
-      (await deliver(dispute("charge.dispute.closed", paymentIntent, amount, "won"))).status,
+      (await deliver(disputeEvent("charge.dispute.closed", paymentIntent, amount, "won"))).status,
     ).toBe(200);
     expect(await balanceOf(m.id)).toEqual({
       balance: 150,
@@ -351,7 +339,7 @@ describe("refunds and disputes take back what the payment bought", () => {
     await spend(m.id, 20);
     expect(await reverseCredits(env, first.paymentId, 120, "dispute")).toBe(true);
     expect(await balanceOf(m.id)).toMatchObject({ balance: 0 });
-    const won = dispute("charge.dispute.closed", first.paymentIntent, first.amount, "won");
+    const won = disputeEvent("charge.dispute.closed", first.paymentIntent, first.amount, "won");
     expect((await deliver(won)).status).toBe(200);
     expect(await balanceOf(m.id)).toMatchObject({ balance: 100 });
     expect(await creditsOwed(env, m.id)).toBe(0);
@@ -360,8 +348,11 @@ describe("refunds and disputes take back what the payment bought", () => {
     const n = await member();
     const second = await paidPack(n, "starter"); // 50 credits
     expect(
-      (await deliver(dispute("charge.dispute.closed", second.paymentIntent, second.amount, "won")))
-        .status,
+      (
+        await deliver(
+          disputeEvent("charge.dispute.closed", second.paymentIntent, second.amount, "won"),
+        )
+      ).status,
     ).toBe(200);
     expect(await reverseCredits(env, second.paymentId, 50, "dispute")).toBe(false);
     expect(await balanceOf(n.id)).toEqual({ balance: 50, lifetime_earned: 50, lifetime_spent: 0 });
@@ -555,7 +546,7 @@ describe("one open checkout, receipts and the customer portal", () => {
     expect((await deliver(refunded(a.paymentIntent, a.amount, a.amount))).status).toBe(200);
     expect((await deliver(refunded(b.paymentIntent, b.amount, 100))).status).toBe(200);
     expect(
-      (await deliver(dispute("charge.dispute.created", c.paymentIntent, c.amount))).status,
+      (await deliver(disputeEvent("charge.dispute.created", c.paymentIntent, c.amount))).status,
     ).toBe(200);
     const res = await m.client.json<{
       payments: {

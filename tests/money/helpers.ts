@@ -161,6 +161,27 @@ export async function completeSubscriptionCheckout(
   });
 }
 
+/** A signed `charge.dispute.*` event about the charge of `paymentIntent`, as Stripe sends it. */
+export const disputeEvent = (
+  type: string,
+  paymentIntent: string,
+  amount: number,
+  status = "needs_response",
+) => ({
+  type,
+  data: {
+    object: {
+      id: `dp_${paymentIntent}`,
+      object: "dispute",
+      charge: `ch_${paymentIntent}`,
+      payment_intent: paymentIntent,
+      amount,
+      status,
+      metadata: {},
+    },
+  },
+});
+
 /** A Stripe subscription object, active for a month from now, for member `m` (as webhooks carry it). */
 export function stripeSubscription(
   m: { id: string },

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { memberPerks } from "~/server/subscriptions.server";
 import {
   deliver,
+  disputeEvent,
   eventId,
   verifiedMember,
   withStripe,
@@ -264,20 +265,8 @@ describe("Stripe invoices after a subscription's first payment", () => {
 });
 
 describe("a disputed subscription charge", () => {
-  const dispute = (paymentIntent: string, type: string, status: string) => ({
-    type,
-    data: {
-      object: {
-        id: `dp_${paymentIntent}`,
-        object: "dispute",
-        charge: `ch_${paymentIntent}`,
-        payment_intent: paymentIntent,
-        amount: 1999,
-        status,
-        metadata: {},
-      },
-    },
-  });
+  const dispute = (paymentIntent: string, type: string, status: string) =>
+    disputeEvent(type, paymentIntent, 1999, status);
   const subscriptionOf = (userId: string) =>
     env.DB.prepare(
       "SELECT status, current_period_end, interrupted_period_end, cancel_reason FROM subscriptions WHERE user_id = ?1",
