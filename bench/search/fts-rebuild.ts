@@ -11,12 +11,8 @@
  * into it again in one `INSERT … SELECT`, each timed alone through local D1 (wrangler's platform
  * proxy, as the migration runner sends them). Prints each statement's time and the rows indexed.
  */
-import { cp, readFile, rm } from "node:fs/promises";
-import path from "node:path";
-import { getPlatformProxy } from "wrangler";
-import type { Env } from "~/server/env.server";
-import { benchStateRoot } from "../lib/worker";
 import { commandLine } from "../lib/args";
+import { copyOfSearchDatabase, migrationStatements } from "./database-copy";
 
 const args = commandLine(process.argv.slice(2));
 const migration = args.value("migration") ?? "0020_search_place_gender";
@@ -24,25 +20,14 @@ const migration = args.value("migration") ?? "0020_search_place_gender";
 /** D1's limit on the time of one statement. */
 const D1_STATEMENT_LIMIT_MS = 30_000;
 
-const source = path.join(benchStateRoot(), "search");
-const copy = path.join(benchStateRoot(), "search-fts-rebuild");
-
 async function main() {
-  const text = await readFile(`migrations/${migration}.sql`, "utf8");
-  const statements = text
-    .split("--> statement-breakpoint")
-    .map((s) => s.replace(/^\s*--.*$/gm, "").trim())
-    .filter((s) => /^INSERT INTO `member_search_fts`/.test(s));
+  const statements = (await migrationStatements(`${migration}.sql`)).filter((s) =>
+    /^INSERT INTO `member_search_fts`/.test(s),
+  );
   if (statements.length !== 2) {
     throw new Error(`${migration} does not end with the full-text rebuild (delete-all, insert).`);
   }
-  await rm(copy, { recursive: true, force: true });
-  await cp(source, copy, { recursive: true });
-  const proxy = await getPlatformProxy<Env>({
-    configPath: path.join(copy, "wrangler.json"),
-    persist: { path: path.join(copy, "persist", "v3") },
-  });
-  const db = proxy.env.DB;
+  const { db, source, close } = await copyOfSearchDatabase("search-fts-rebuild");
   try {
     const rows = (await db
       .prepare("SELECT count(*) AS n FROM member_search")
@@ -69,8 +54,7 @@ async function main() {
       .catch(() => undefined);
     console.info(`  in all ${total.toFixed(0)} ms; rows indexed: ${indexed ?? "?"}`);
   } finally {
-    await proxy.dispose();
-    await rm(copy, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -17,43 +17,28 @@
  * It prints each statement's time, the fill's members per second and what the fill of every
  * member of the database would take, in time and in cron triggers (HOUSEKEEPING_BATCH).
  */
-import { cp, readFile, rm } from "node:fs/promises";
-import path from "node:path";
-import { getPlatformProxy } from "wrangler";
-import type { Env } from "~/server/env.server";
 import { FILL_PLACE_COORDINATES } from "~/server/places.server";
-import { benchStateRoot } from "../lib/worker";
 import { commandLine } from "../lib/args";
+import { copyOfSearchDatabase, migrationStatements } from "./database-copy";
 
 const args = commandLine(process.argv.slice(2));
 const sample = args.number("sample", 20000, { whole: true });
 const batch = args.number("batch", 500, { whole: true });
 const maxBatches = 20;
 
-const source = path.join(benchStateRoot(), "search");
-const copy = path.join(benchStateRoot(), "search-near-migration");
-
 const ms = (from: number) => `${(performance.now() - from).toFixed(0)} ms`;
 
 async function main() {
-  await rm(copy, { recursive: true, force: true });
-  await cp(source, copy, { recursive: true });
-  const proxy = await getPlatformProxy<Env>({
-    configPath: path.join(copy, "wrangler.json"),
-    persist: { path: path.join(copy, "persist", "v3") },
-  });
-  const db = proxy.env.DB;
+  const { db, env, source, close } = await copyOfSearchDatabase("search-near-migration");
   try {
     const members = (await db.prepare("SELECT count(*) AS n FROM profiles").first<{ n: number }>())!
       .n;
     console.log(`near-migration: ${members.toLocaleString("en")} members (a copy of ${source})`);
 
     // 1. The migration's statements that grow with the members.
-    const text = await readFile("migrations/0033_near_me.sql", "utf8");
-    const statements = text
-      .split("--> statement-breakpoint")
-      .map((s) => s.replace(/^\s*--.*$/gm, "").trim())
-      .filter((s) => /^(CREATE (UNIQUE )?INDEX|UPDATE member_search SET joined)/.test(s));
+    const statements = (await migrationStatements("0033_near_me.sql")).filter((s) =>
+      /^(CREATE (UNIQUE )?INDEX|UPDATE member_search SET joined)/.test(s),
+    );
     let total = 0;
     for (const statement of statements) {
       const index = /^CREATE (?:UNIQUE )?INDEX `([^`]+)`/.exec(statement)?.[1];
@@ -96,7 +81,7 @@ async function main() {
     let filled = 0;
     let runs = 0;
     for (;;) {
-      const result = await FILL_PLACE_COORDINATES.run(proxy.env, Date.now(), {
+      const result = await FILL_PLACE_COORDINATES.run(env, Date.now(), {
         batchSize: batch,
         maxBatches,
       });
@@ -117,8 +102,7 @@ async function main() {
         `(${((Math.ceil(members / perTrigger) * 15) / 60).toFixed(1)} h at one every 15 minutes)`,
     );
   } finally {
-    await proxy.dispose();
-    await rm(copy, { recursive: true, force: true });
+    await close();
   }
 }
 
