@@ -28,6 +28,7 @@ const layers = [
       "geo",
       "rate-limit",
       "session",
+      "socket-ticket",
     ],
     files: ["app/server/db/**"],
   },

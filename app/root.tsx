@@ -19,6 +19,7 @@ import { useNonce } from "~/lib/nonce";
 import { usePageScripts } from "~/lib/static-page";
 import { type RootData, useRootData, viewerOf } from "~/lib/root-data";
 import { pageTitle } from "~/lib/title";
+import { mintSocketTicket } from "~/server/socket-ticket.server";
 import { appearanceAtom } from "~/state/appearance";
 import { useClockTicker } from "~/state/clock";
 import { Provider, useHydrateAtoms } from "~/state/jotai";
@@ -33,13 +34,16 @@ export const links: LinksFunction = () => [
   { rel: "apple-touch-icon", href: "/icons/icon-192.png" },
 ];
 
-export function loader({ request, context }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { user, session } = context;
   return json<RootData>({
     csrfToken: context.csrfToken,
     appearance: appearanceFromCookieHeader(request.headers.get("Cookie")),
     buildVersion: context.buildVersion,
     now: Date.now(),
-    user: context.user ? viewerOf(context.user) : null,
+    user: user ? viewerOf(user) : null,
+    socketTicket:
+      user?.emailVerifiedAt && session ? await mintSocketTicket(context.env, session) : null,
   });
 }
 

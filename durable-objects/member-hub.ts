@@ -9,8 +9,10 @@ import type {
   ClientIdClaim,
   ListEntry,
   ListRow,
+  ConversationAdmission,
   ListUpdate,
   MemberHubApi,
+  PresenceStart,
   RateLimitSpec,
   Refusal,
 } from "~/server/room-api.server";
@@ -25,7 +27,9 @@ import { AWAY_SCHEMA, AwayPushes } from "./away-pushes";
 import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
 import { closeNormally } from "./close-socket";
 import { FrameRate } from "./frame-rate";
+import { SocketAdmission } from "./socket-admission";
 import { upgradeStorage, type StorageStep } from "./storage-version";
+import type { EndedSessions, TicketSession } from "~/server/socket-ticket.server";
 
 /**
  * What a hub socket carries: whether the hub ended it (the session ended): an ended socket
@@ -81,6 +85,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   private readonly clientIds: ClientIdClaims;
   private readonly away: AwayPushes;
   private readonly frames = new FrameRate();
+  private readonly admission: SocketAdmission;
   /** The member's messages over chat_send_account's window, in every conversation. */
   private sends: SendCounter | undefined;
 
@@ -91,6 +96,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     );
     upgradeStorage(this.ctx.storage.sql, "member_hub", STEPS);
     this.clientIds = new ClientIdClaims(this.ctx.storage.sql, env);
+    this.admission = new SocketAdmission(this.ctx.storage, env);
     this.away = new AwayPushes(this.ctx, env, () =>
       this.ctx.storage.sql
         .exec<{ conversation_id: string; other_id: string; unread_count: number }>(
@@ -138,6 +144,8 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
         update.conversation_id,
         update.other_id,
       ).rowsWritten;
+      // A new conversation partner is a contact: the next presence socket reads them.
+      if (applied > 0) await this.admission.presenceChanged();
     }
     if (applied === 0) return;
     if (update.hidden || update.unread_count === 0) {
@@ -300,6 +308,13 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       return new Response("Expected a websocket upgrade", { status: 426 });
     }
     const pair = new WebSocketPair();
+    if (!(await this.admission.admits(ticketOf(request)))) {
+      // A ticket of a session that ended: told so in the close, as a socket the session's end
+      // closed is, so that a page still signed in asks for a fresh ticket.
+      pair[1].accept();
+      pair[1].close(SESSION_ENDED_CLOSE, TICKET_REFUSED);
+      return new Response(null, { status: 101, webSocket: pair[0] });
+    }
     this.ctx.acceptWebSocket(pair[1]);
     const userId = request.headers.get("X-Member-Id") ?? undefined;
     pair[1].serializeAttachment({ userId } satisfies HubAttachment);
@@ -334,6 +349,8 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       }
     }
     if (frame.type === "notification") {
+      // A new match is a contact: the next presence socket reads the member's contacts again.
+      if (frame.notification.type === "match") await this.admission.presenceChanged();
       const actor = notificationActor(frame.notification);
       if (actor) this.away.rememberName(actor.id, displayName(actor));
       if (delivered === 0) await this.awayNotification(frame.notification, userId);
@@ -370,8 +387,29 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     return null;
   }
 
-  /** The member opened a socket in this conversation's room. */
-  async noteConversation(conversationId: string): Promise<void> {
+  /**
+   * The member is opening a socket in this conversation's room: noted (see `endSessions`) when
+   * their ticket still opens sockets. Returns whether it does.
+   */
+  async noteConversation(
+    conversationId: string,
+    ticket: TicketSession = null,
+  ): Promise<ConversationAdmission> {
+    if (!(await this.admission.admits(ticket))) return "refused";
+    // A conversation in the member's list, not hidden by a block, an unmatch or a suspension, is
+    // theirs to open; any other is checked against D1 by the Worker (and noted then).
+    const held = this.ctx.storage.sql
+      .exec<{ hidden: number }>(
+        "SELECT hidden FROM chat_list WHERE conversation_id = ?",
+        conversationId,
+      )
+      .toArray()[0];
+    if (held && held.hidden === 0) await this.rememberConversation(conversationId);
+    return held && held.hidden === 0 ? "member" : "check";
+  }
+
+  /** Notes a conversation the member opened a socket in (see `endSessions`). */
+  async rememberConversation(conversationId: string): Promise<void> {
     await this.ctx.storage.put(CONVERSATION_PREFIX + conversationId, Date.now());
     const noted = await this.ctx.storage.list<number>({ prefix: CONVERSATION_PREFIX });
     if (noted.size <= CONVERSATIONS_KEPT) return;
@@ -379,11 +417,23 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     await this.ctx.storage.delete(oldest.map(([key]) => key));
   }
 
+  /** What the member's presence socket starts with, or null when their ticket is refused. */
+  async presenceStart(userId: string, ticket: TicketSession = null): Promise<PresenceStart | null> {
+    return this.admission.presenceStart(userId, ticket);
+  }
+
+  /** The member's blocks, contacts or hidden setting changed. */
+  async presenceChanged(): Promise<void> {
+    await this.admission.presenceChanged();
+  }
+
   /**
-   * The member's sessions ended: closes every socket here, and returns the conversations whose
-   * rooms may still hold a socket of theirs.
+   * The member's sessions ended (`sessions`: which): their tickets open nothing any more, every
+   * socket here closes, and the answer is the conversations whose rooms may still hold a socket of
+   * theirs.
    */
-  async endSessions(): Promise<string[]> {
+  async endSessions(sessions: EndedSessions = "all"): Promise<string[]> {
+    await this.admission.revoke(sessions);
     for (const socket of this.ctx.getWebSockets()) {
       markEnded(socket);
       try {
@@ -441,6 +491,16 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   override async webSocketError(socket: WebSocket): Promise<void> {
     await this.webSocketClose(socket);
   }
+}
+
+/** The close reason of a socket whose ticket was refused. */
+const TICKET_REFUSED = "Ticket refused.";
+
+/** The ticket's session the Worker checked, from the upgrade's headers (null: none). */
+function ticketOf(request: Request): TicketSession {
+  const sid = request.headers.get("X-Ticket-Session");
+  const iat = Number(request.headers.get("X-Ticket-Issued"));
+  return sid && Number.isFinite(iat) ? { sid, iat } : null;
 }
 
 function attachmentOf(socket: WebSocket): HubAttachment | null {

@@ -25,7 +25,7 @@ import { requestContext } from "./middleware/context";
 import { bodyLimit } from "./middleware/body-limit";
 import { csrf } from "./middleware/csrf";
 import { versionCheck } from "./middleware/version";
-import { upgradeTokenAuth } from "./realtime";
+import { socketTicketAuth, upgradeTokenAuth } from "./realtime";
 import { errorPage } from "./error-page";
 import { securityHeaders } from "./security-headers";
 import type { AppBindings } from "./types";
@@ -51,6 +51,7 @@ export function createApp(build: ServerBuild) {
   app.use(requestContext(buildVersion));
   app.use(bodyLimit);
   app.use(csrf);
+  app.use("/ws/*", socketTicketAuth);
   app.use("/ws/*", upgradeTokenAuth);
 
   app.route("/", authApi);

@@ -1,17 +1,26 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import { channelForPath, verifyChannelToken } from "~/server/broadcasting.server";
 import { HttpError, unauthenticated } from "~/server/errors.server";
-import { readSessionById, type SessionUser } from "~/server/session.server";
+import { readSessionById } from "~/server/session.server";
+import { verifySocketTicket, type TicketSession } from "~/server/socket-ticket.server";
 import { verifiedUser } from "./middleware/auth";
 import type { AppBindings } from "./types";
 
+/** The member a socket opens for, and the ticket it came with (null: its session was read). */
+export interface SocketMember {
+  id: string;
+  ticket: TicketSession;
+}
+
 /**
  * Checks a websocket upgrade before it reaches a room: a browser cannot put a CSRF header on an
- * upgrade, so a cross-site Origin is refused (403), and the member must be signed in (401) with a
- * verified email (403). Returns the member.
+ * upgrade, so a cross-site Origin is refused (403); then the member is the socket ticket's
+ * (`?ticket=`, checked by socketTicketAuth), or the session's, who must be signed in (401) with a
+ * verified email (403).
  */
-export function authorizeUpgrade(c: Context<AppBindings>): SessionUser {
+export function authorizeUpgrade(c: Context<AppBindings>): SocketMember {
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
     throw new HttpError(426, "Expected a websocket upgrade.");
   }
@@ -19,20 +28,56 @@ export function authorizeUpgrade(c: Context<AppBindings>): SessionUser {
   if (origin && origin !== new URL(c.req.url).origin) {
     throw new HttpError(403, "Cross-origin websocket refused.");
   }
-  return verifiedUser(c);
+  const ticket = c.get("socketTicket");
+  if (ticket) return { id: ticket.sub, ticket: { sid: ticket.sid, iat: ticket.iat } };
+  return { id: verifiedUser(c).id, ticket: null };
 }
 
 /**
- * The upgrade request forwarded to a room, carrying the member the Worker authenticated and the
- * request id (the room logs the socket's lines under the request that opened it).
+ * The upgrade request forwarded to a room, carrying the member the Worker authenticated, their
+ * ticket's session (the member's hub checks it) and the request id (the room logs the socket's
+ * lines under the request that opened it).
  */
-export function forwardUpgrade(c: Context<AppBindings>, user: SessionUser): Request {
+export function forwardUpgrade(c: Context<AppBindings>, member: SocketMember): Request {
   const headers = new Headers(c.req.raw.headers);
-  headers.set("X-Member-Id", user.id);
-  headers.set("X-Member-Hidden", user.hideOnline ? "1" : "0");
+  headers.set("X-Member-Id", member.id);
   headers.set("X-Request-Id", c.get("requestId"));
+  if (member.ticket) {
+    headers.set("X-Ticket-Session", member.ticket.sid);
+    headers.set("X-Ticket-Issued", String(member.ticket.iat));
+  }
   return new Request(c.req.raw, { headers });
 }
+
+/**
+ * The answer to an upgrade whose ticket opens nothing (forged, expired, or of a session that
+ * ended): a socket closed at once with 4401, as sockets are when a session ends, since a browser
+ * sees no HTTP status on a failed upgrade. The page asks for a fresh ticket before it reconnects
+ * (app/realtime/ticket.ts).
+ */
+export function refusedSocket(): Response {
+  const pair = new WebSocketPair();
+  pair[1].accept();
+  pair[1].close(SESSION_ENDED_CLOSE, "Ticket refused.");
+  return new Response(null, { status: 101, webSocket: pair[0] });
+}
+
+/**
+ * `?ticket=` on a websocket path (docs/decisions/044): the page's socket ticket stands in for the
+ * session cookie, checked by its HMAC alone (no D1 read); the member's hub answers whether its
+ * session ended. A ticket that is not genuine or has expired is refused at once.
+ */
+export const socketTicketAuth = createMiddleware<AppBindings>(async (c, next) => {
+  const raw = c.req.query("ticket");
+  if (raw === undefined) return next();
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+    throw new HttpError(426, "Expected a websocket upgrade.");
+  }
+  const ticket = await verifySocketTicket(c.env, raw);
+  if (!ticket) return refusedSocket();
+  c.set("socketTicket", ticket);
+  return next();
+});
 
 /**
  * `?auth=` on a websocket path (docs/realtime.md "Authentication"): a token from POST

@@ -1,5 +1,6 @@
 import type { RequestContext } from "~/server/context.server";
 import type { Env } from "~/server/env.server";
+import type { TicketClaims } from "~/server/socket-ticket.server";
 
 export type AppBindings = {
   Bindings: Env;
@@ -9,5 +10,7 @@ export type AppBindings = {
     cookies: string[];
     csrfSecret: string;
     cspNonce: string;
+    /** A websocket upgrade's checked socket ticket (worker/realtime.ts socketTicketAuth). */
+    socketTicket?: TicketClaims;
   };
 };

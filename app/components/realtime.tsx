@@ -2,7 +2,9 @@ import { Link } from "@remix-run/react";
 import { useEffect } from "react";
 import { api } from "~/lib/http";
 import { NOTIFICATION_ICONS, notificationHref, notificationText } from "~/lib/notifications";
+import { useRootData } from "~/lib/root-data";
 import { acquireRealtimeClient, releaseRealtimeClient } from "~/realtime/client";
+import { setSocketTicket } from "~/realtime/ticket";
 import type { NotificationView } from "~/schemas/notifications";
 import { useAtomValue, useSetAtom } from "~/state/jotai";
 import {
@@ -35,6 +37,10 @@ const TOAST_MS = 6_000;
 export function RealtimeProvider({ memberId }: { memberId: string }) {
   const setPresence = useSetAtom(presenceStateAtom);
   const setNotifications = useSetAtom(notificationsStateAtom);
+  const ticket = useRootData()?.socketTicket;
+
+  // Before the client connects (effects run in order): the page's socket ticket.
+  useEffect(() => setSocketTicket(ticket), [ticket]);
 
   useEffect(() => {
     const reload = () =>

@@ -13,6 +13,13 @@ export interface Viewer {
   moderator: boolean;
 }
 
+/** What opens the member's sockets without a database read (app/realtime/ticket.ts). */
+export interface SocketTicket {
+  ticket: string;
+  /** When it stops opening sockets (ms since the epoch). */
+  expiresAt: number;
+}
+
 /** What the root loader gives every page. */
 export interface RootData {
   csrfToken: string;
@@ -21,6 +28,8 @@ export interface RootData {
   /** The server's clock, so relative times render the same on the server and while hydrating. */
   now: number;
   user: Viewer | null;
+  /** A signed-in member with a verified email's socket ticket. */
+  socketTicket: SocketTicket | null;
 }
 
 /** The session's member, reduced to what pages may see of them. */

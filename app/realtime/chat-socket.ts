@@ -3,7 +3,9 @@ import { CONVERSATION_BACKOFF, jitteredOptions, retryHint } from "./backoff";
 import { ApiError } from "~/lib/http";
 import { Keepalive } from "./client";
 import { RECEIVED_IDS_MAX } from "./frames";
+import { SESSION_ENDED_CLOSE } from "./member";
 import { conversationOpened } from "./open-conversations";
+import { socketTicketRefused, socketUrl } from "./ticket";
 import {
   CHAT_CLOSE_FORBIDDEN,
   parseChatServerFrame,
@@ -69,7 +71,7 @@ export function connectConversation(
   const base = window.location.origin.replace(/^http/, "ws");
   const retries = { attempts: 0, hintMs: 0 };
   const socket = new ReconnectingWebSocket(
-    `${base}/ws/chat/${encodeURIComponent(conversationId)}`,
+    () => socketUrl(base, `/ws/chat/${encodeURIComponent(conversationId)}`),
     [],
     jitteredOptions(CONVERSATION_BACKOFF, retries, {
       maxEnqueuedMessages: 0,
@@ -141,6 +143,7 @@ export function connectConversation(
     if (frame.type === "message") settle(frame.message.client_id)?.resolve(frame.message);
   });
   socket.addEventListener("close", (event) => {
+    if (event.code === SESSION_ENDED_CLOSE) socketTicketRefused();
     retries.hintMs = retryHint(event.code, event.reason);
     keepalive.stop();
     for (const clientId of [...waiting.keys()]) {

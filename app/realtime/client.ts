@@ -1,8 +1,14 @@
-import ReconnectingWebSocket from "partysocket/ws";
+import ReconnectingWebSocket, { type UrlProvider } from "partysocket/ws";
 import { jitteredOptions, MEMBER_BACKOFF, retryHint } from "./backoff";
 import { startHeartbeat } from "./heartbeat";
-import { parseMemberServerFrame, type MemberClientFrame, type MemberServerFrame } from "./member";
+import {
+  parseMemberServerFrame,
+  SESSION_ENDED_CLOSE,
+  type MemberClientFrame,
+  type MemberServerFrame,
+} from "./member";
 import { isConversationOpen } from "./open-conversations";
+import { socketTicketRefused, socketUrl } from "./ticket";
 import { watchUnion } from "~/state/presence";
 import {
   parsePresenceServerFrame,
@@ -97,7 +103,7 @@ class Channel<F> {
   private readonly socket: ReconnectingWebSocket;
   private readonly keepalive: Keepalive;
 
-  constructor(url: string, parse: (raw: string) => F | null, events: ChannelEvents<F>) {
+  constructor(url: UrlProvider, parse: (raw: string) => F | null, events: ChannelEvents<F>) {
     const retries = { attempts: 0, hintMs: 0 };
     this.socket = new ReconnectingWebSocket(url, [], jitteredOptions(MEMBER_BACKOFF, retries));
     this.keepalive = new Keepalive(
@@ -117,6 +123,8 @@ class Channel<F> {
       if (frame) events.frame(frame);
     });
     this.socket.addEventListener("close", (event) => {
+      // Its session ended, or its ticket is no good: the next try asks for a fresh ticket.
+      if (event.code === SESSION_ENDED_CLOSE) socketTicketRefused();
       retries.hintMs = retryHint(event.code, event.reason);
       this.keepalive.stop();
       events.down("close");
@@ -170,7 +178,7 @@ export class RealtimeClient {
     origin: string,
   ) {
     const base = origin.replace(/^http/, "ws");
-    this.member = new Channel(`${base}/ws/me`, parseMemberServerFrame, {
+    this.member = new Channel(() => socketUrl(base, "/ws/me"), parseMemberServerFrame, {
       frame: (f) => {
         this.acknowledge(f);
         this.memberListeners.forEach((l) => l.frame?.(f));
@@ -178,7 +186,7 @@ export class RealtimeClient {
       open: () => this.memberListeners.forEach((l) => l.open?.()),
       down: () => {},
     });
-    this.presence = new Channel(`${base}/ws/presence`, parsePresenceServerFrame, {
+    this.presence = new Channel(() => socketUrl(base, "/ws/presence"), parsePresenceServerFrame, {
       frame: (f) => {
         // The room answers watch frames in order, after the contacts' `here` of each connection.
         const answered = f.type === "here" ? (this.answering.shift() ?? null) : null;

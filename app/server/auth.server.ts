@@ -501,7 +501,7 @@ export async function changePassword(
     })
     .where(eq(schema.users.id, user.id));
   await destroyOtherSessions(env, user.id, session.idHash);
-  await endMemberSockets(env, user.id);
+  await endMemberSockets(env, user.id, { sessions: { allBut: session.idHash } });
   await queueEmail(
     env,
     passwordChangedEmail(

@@ -27,6 +27,7 @@ import { SafetyCheck } from "./message-safety.server";
 import { cardQuery, toMemberCard, type MemberCard } from "./members.server";
 import { hit } from "./rate-limit.server";
 import type { ListRow, RoomResult } from "./room-api.server";
+import type { TicketSession } from "./socket-ticket.server";
 import { likeStatus, unmatched } from "./likes.server";
 import { canSee, isBlockedEitherWay, visibleTo } from "./visibility.server";
 import { firstOf, run, selection, statement } from "./sql.server";
@@ -95,6 +96,29 @@ async function loadConversation(env: Env, me: string, id: string): Promise<Conve
     otherId: row.user_low === me ? row.user_high : row.user_low,
     createdAt: row.created_at,
   };
+}
+
+/**
+ * Whether `me` may open the conversation's socket, asked of their hub first (no D1): false when
+ * their ticket is refused (a session of theirs that ended). A conversation the hub does not list
+ * as theirs and open (new, hidden, or not theirs) is checked against D1 as
+ * `authorizeConversationSocket` does (throws 404 or 403). Either way the hub notes the
+ * conversation, so that ending the member's sessions closes this socket too.
+ */
+export async function admitConversationSocket(
+  env: Env,
+  me: string,
+  id: string,
+  ticket: TicketSession,
+): Promise<boolean> {
+  const hub = memberHub(env, me);
+  const admission = await hub.noteConversation(id, ticket);
+  if (admission === "refused") return false;
+  if (admission === "check") {
+    await authorizeConversationSocket(env, me, id);
+    await hub.rememberConversation(id);
+  }
+  return true;
 }
 
 /**

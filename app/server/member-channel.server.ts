@@ -5,6 +5,7 @@ import type { Env } from "./env.server";
 import { logFailure } from "./log.server";
 import { memberHub } from "./member-hub.server";
 import { presenceShardFor } from "./presence.server";
+import type { EndedSessions } from "./socket-ticket.server";
 
 /**
  * Publishes a frame to a member's own channel (every open page of theirs). Delivery is best
@@ -58,22 +59,21 @@ export async function forgetAwayPushes(env: Env, a: string, b: string) {
   );
 }
 
-/** Remembers that the member opened a socket in a conversation (see `endMemberSockets`). */
-export async function noteConversationSocket(env: Env, userId: string, conversationId: string) {
-  await memberHub(env, userId).noteConversation(conversationId);
-}
-
 /**
  * The member's sessions ended (signed out, password changed or reset, suspended, deleted):
- * closes their presence sockets, their channel's sockets and their sockets in the conversations
- * they recently opened, so that a page left open receives nothing more. Pages still signed in
- * reconnect. `conversations: false` leaves the conversation rooms to a caller that closes every
- * one of them anyway (account.server.ts `cutOffRealtime`).
+ * `sessions` says which, and their socket tickets open nothing from now on (the hub keeps that,
+ * socket-ticket.server.ts). Closes their presence sockets, their channel's sockets and their
+ * sockets in the conversations they recently opened, so that a page left open receives nothing
+ * more. Pages still signed in reconnect. `conversations: false` leaves the conversation rooms to a
+ * caller that closes every one of them anyway (account.server.ts `cutOffRealtime`).
  */
 export async function endMemberSockets(
   env: Env,
   userId: string,
-  { conversations: closeRooms = true } = {},
+  {
+    conversations: closeRooms = true,
+    sessions = "all",
+  }: { conversations?: boolean; sessions?: EndedSessions } = {},
 ): Promise<void> {
   const { shard, room } = presenceShardFor(env, userId);
   await Promise.all([
@@ -84,7 +84,7 @@ export async function endMemberSockets(
       .closeMember(shard, userId)
       .catch((error: unknown) => logFailure("close_presence_sockets_failed", error)),
     (async () => {
-      const conversations = await memberHub(env, userId).endSessions();
+      const conversations = await memberHub(env, userId).endSessions(sessions);
       if (!closeRooms) return;
       await Promise.all(
         conversations.map((id) =>

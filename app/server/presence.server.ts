@@ -4,6 +4,8 @@ import { PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { logFailure } from "./log.server";
+import { memberHub } from "./member-hub.server";
+import type { PresenceStart } from "./room-api.server";
 import { blockedEitherWayStatement, isBlockedEitherWay } from "./visibility.server";
 import { run, statement } from "./sql.server";
 
@@ -23,13 +25,13 @@ export function presenceShardFor(env: Env, memberId: string) {
 }
 
 /**
- * What a presence socket starts with: who is on either side of a block with the member, and the
- * member's contacts (matches and conversation partners, most recent first, at most the watch
- * limit), the watch set before the page sends its own.
+ * Reads what a member's presence socket starts with from D1 (contacts: matches and conversation
+ * partners, most recent first, at most the watch limit) in one round trip. The member's hub keeps what it read
+ * (durable-objects/socket-admission.ts) until one of them changes (`presenceStartChanged`), so a
+ * presence socket normally costs D1 nothing.
  */
-export async function presenceConnectInfo(env: Env, userId: string) {
-  // One round trip to D1 for both.
-  const [blocks, contacts] = await env.DB.batch<{ id: string }>([
+export async function presenceConnectInfo(env: Env, userId: string): Promise<PresenceStart> {
+  const [blocks, contacts, hidden] = await env.DB.batch<{ id: string }>([
     blockedEitherWayStatement(env, userId),
     statement(
       env.DB,
@@ -44,10 +46,27 @@ export async function presenceConnectInfo(env: Env, userId: string) {
            WHERE m.user_id = ${userId}
        ) GROUP BY id ORDER BY max(at) DESC LIMIT ${PRESENCE_WATCH_LIMIT}`,
     ),
+    statement(env.DB, sql`SELECT id FROM users WHERE id = ${userId} AND hide_online = 1`),
   ]);
   const ids = (rows: { results: { id: string }[] } | undefined) =>
     (rows?.results ?? []).map((r) => r.id);
-  return { blocks: ids(blocks), contacts: ids(contacts) };
+  return { blocks: ids(blocks), contacts: ids(contacts), hidden: ids(hidden).length > 0 };
+}
+
+/**
+ * A member's blocks, contacts or hidden setting changed: their hub reads them again for the next
+ * presence socket. Best effort (logged): the open sockets hear of the change from the shards.
+ */
+export async function presenceStartChanged(env: Env, ...userIds: string[]): Promise<void> {
+  await Promise.all(
+    userIds.map((userId) =>
+      memberHub(env, userId)
+        .presenceChanged()
+        .catch((error: unknown) =>
+          logFailure("presence_start_update_failed", error, { user_id: userId }),
+        ),
+    ),
+  );
 }
 
 /**
@@ -56,6 +75,7 @@ export async function presenceConnectInfo(env: Env, userId: string) {
  * connection of either member carries the blocks afresh.
  */
 export async function presenceBlockChanged(env: Env, a: string, b: string): Promise<void> {
+  await presenceStartChanged(env, a, b);
   try {
     const blocked = await isBlockedEitherWay(env, a, b);
     const one = presenceShardFor(env, a);
@@ -88,7 +108,7 @@ export async function setHideOnline(env: Env, userId: string, hidden: boolean): 
     .update(schema.users)
     .set({ hideOnline: hidden, updatedAt: nowIso() })
     .where(eq(schema.users.id, userId));
-  await setPresenceHidden(env, userId, hidden);
+  await Promise.all([setPresenceHidden(env, userId, hidden), presenceStartChanged(env, userId)]);
   return hidden;
 }
 

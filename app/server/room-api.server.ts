@@ -191,11 +191,40 @@ export interface MemberHubApi {
   heardAway(notification: NotificationView, userId: string): Promise<void>;
   pushSettingsChanged(): Promise<void>;
   forgetMember(otherId: string): Promise<void>;
-  noteConversation(conversationId: string): Promise<void>;
+  noteConversation(conversationId: string, ticket?: TicketSession): Promise<ConversationAdmission>;
+  rememberConversation(conversationId: string): Promise<void>;
+  presenceStart(userId: string, ticket?: TicketSession): Promise<PresenceStart | null>;
+  presenceChanged(): Promise<void>;
   countSend(limit: RateLimitSpec): Promise<Refusal | null>;
-  endSessions(): Promise<string[]>;
+  endSessions(sessions?: EndedSessions): Promise<string[]>;
   connectionCount(): Promise<number>;
 }
+
+/**
+ * A checked socket ticket's session (socket-ticket.server.ts), as the Worker passes it on to the
+ * member's hub; null when the socket came with its session read from D1.
+ */
+export type TicketSession = { sid: string; iat: number } | null;
+
+/** Which of a member's sessions ended (see `endMemberSockets`): one, all but one, or all. */
+export type EndedSessions = { only: string } | { allBut: string } | "all";
+
+/**
+ * What a presence socket starts with (presence.server.ts `presenceConnectInfo`, kept by the
+ * member's hub): who is on either side of a block with the member, their contacts (the watch set
+ * before the page sends its own), and whether they hide their online status.
+ */
+export interface PresenceStart {
+  blocks: string[];
+  contacts: string[];
+  hidden: boolean;
+}
+
+/**
+ * What a member's hub answers a socket opening in a conversation: their ticket is refused, the
+ * conversation is one of theirs (listed, not hidden: noted), or it must be checked against D1.
+ */
+export type ConversationAdmission = "refused" | "member" | "check";
 
 /** One shard of the presence room (durable-objects/presence/room.ts, docs/decisions/011). */
 export interface PresenceRoomApi {

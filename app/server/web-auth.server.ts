@@ -13,7 +13,13 @@ export async function signIn(
   sessionCookie: string,
   memberId: string,
 ): Promise<string> {
-  if (rc.session) await destroySession(rc.env, rc.session.idHash);
+  if (rc.session) {
+    await destroySession(rc.env, rc.session.idHash);
+    // The replaced session's socket tickets open nothing any more.
+    await endMemberSockets(rc.env, rc.session.userId, {
+      sessions: { only: rc.session.idHash },
+    });
+  }
   rc.appendCookie(sessionCookie);
   rc.appendCookie(await deviceCookie(rc.env, memberId));
   return rc.rotateCsrf();
@@ -25,7 +31,9 @@ export async function signIn(
  */
 export async function signOut(rc: RequestContext): Promise<void> {
   if (rc.session) await destroySession(rc.env, rc.session.idHash);
-  if (rc.user) await endMemberSockets(rc.env, rc.user.id);
+  if (rc.user && rc.session) {
+    await endMemberSockets(rc.env, rc.user.id, { sessions: { only: rc.session.idHash } });
+  }
   rc.appendCookie(clearSessionCookie(rc.env));
   await rc.rotateCsrf();
 }

@@ -5,6 +5,7 @@ import {
   type ChatMessageView,
   type ChatServerFrame,
 } from "~/realtime/chat";
+import { accessRefusal } from "~/server/chat-rules.server";
 import type { Env } from "~/server/env.server";
 import type { ConversationRoomApi, SendRequest, StoredMessage } from "~/server/room-api.server";
 import { RoomCalls } from "./calls";
@@ -73,11 +74,22 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   // Sockets
 
   override async fetch(request: Request): Promise<Response> {
+    // The Worker checked the member against their hub's list (or D1). A room that already knows
+    // the conversation's rules checks them too: a block or an unmatch pushed here a moment ago
+    // may not have reached the hub's list yet.
+    const refusal = this.socketRefusal(request);
+    if (refusal) return Response.json({ message: refusal.message }, { status: refusal.status });
     const response = this.room.sockets.accept(request);
     // A member opening the conversation while a call for them rings hears it ring.
     const userId = request.headers.get("X-Member-Id");
     if (response.status === 101 && userId) this.calls.greet(userId);
     return response;
+  }
+
+  private socketRefusal(request: Request) {
+    const rules = this.room.rules.current;
+    const userId = request.headers.get("X-Member-Id");
+    return rules && userId ? accessRefusal(rules, userId) : null;
   }
 
   /**

@@ -135,10 +135,23 @@ describe("presence and live notifications in Chromium", () => {
     // With the socket: the presence shard keeps last_seen_at, the page sends nothing.
     const { page } = await registerVerifiedMember(browser(), "beat");
     const withSocket = heartbeats(page);
+    const sockets: string[] = [];
+    page.on("websocket", (ws) => sockets.push(ws.url()));
+    const ticketRequests: string[] = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).pathname === "/my/socket-ticket") ticketRequests.push(r.url());
+    });
     await visit(page, "/dashboard");
     await page.getByText(/members? online/).waitFor();
     await page.waitForTimeout(7_000);
     expect(withSocket).toEqual([]);
+    // Both sockets opened with the ticket the page came with (ADR 044): no request for another.
+    const paths = sockets
+      .map((url) => new URL(url))
+      .filter((url) => url.pathname.startsWith("/ws/"));
+    expect(new Set(paths.map((url) => url.pathname))).toEqual(new Set(["/ws/me", "/ws/presence"]));
+    for (const url of paths) expect(url.searchParams.get("ticket")).toMatch(/^[\w-]+\.[\w-]+$/);
+    expect(ticketRequests).toEqual([]);
 
     // Without it (websockets refused, as behind some proxies): the heartbeat keeps it fresh.
     await page.routeWebSocket(/\/ws\//, (ws) => ws.close({ code: 1011, reason: "refused" }));

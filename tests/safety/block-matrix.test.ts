@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as remixBuild from "../../build/server/index.js";
 import { createApp } from "../../worker/app";
 import { verifiedMember } from "../helpers/members";
+import { TestClient } from "../helpers/client";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 import { like, roomMessages, sendFile } from "../chat/helpers";
 import { imageBytes } from "../profile/fixtures";
@@ -793,6 +794,19 @@ const ROWS: Record<string, Row> = {
       await w.sockets.myOwn.next((f) => f.type === "notification" && names(f, later));
       const after = w.sockets.myOwn.frames.slice(w.sockets.myOwnFramesAtBlock);
       expect(after.filter((f) => names(f, w.other))).toEqual([]);
+    },
+  },
+  "POST /my/socket-ticket": {
+    outcome:
+      "the ticket names the member only; it opens no socket of the blocked conversation (403)",
+    async check(w) {
+      for (const who of [w.me, w.other]) {
+        const res = await who.client.json<{ ticket: string }>("POST", "/my/socket-ticket");
+        expect(res.status).toBe(200);
+        const ticket = encodeURIComponent(res.body.ticket);
+        const path = `/ws/chat/${w.conversationId}?ticket=${ticket}`;
+        expect((await openSocket(new TestClient(), path)).status).toBe(403);
+      }
     },
   },
   "POST /broadcasting/auth": {

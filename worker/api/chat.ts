@@ -17,12 +17,11 @@ import { iceServersFor } from "~/server/calls.server";
 import { migrateConversations } from "~/server/chat-migration.server";
 import { conversationRoom } from "~/server/chat-rooms.server";
 import { requireModerator } from "~/server/reports.server";
-import { noteConversationSocket } from "~/server/member-channel.server";
 import { readConfig } from "~/server/env.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { verifiedUser } from "../middleware/auth";
 import { wantsJson } from "../http";
-import { authorizeUpgrade, forwardUpgrade } from "../realtime";
+import { authorizeUpgrade, forwardUpgrade, refusedSocket } from "../realtime";
 import type { AppBindings } from "../types";
 
 /**
@@ -172,12 +171,12 @@ chatApi.post("/admin/chat/migrate", async (c) => {
 
 /** A conversation's room: its two members only, checked before the upgrade reaches the room. */
 chatApi.get("/ws/chat/:conversationId", async (c) => {
-  const user = authorizeUpgrade(c);
+  const member = authorizeUpgrade(c);
   const id = c.req.param("conversationId");
-  await chat.authorizeConversationSocket(c.env, user.id, id);
-  // So that ending the member's sessions closes this socket too.
-  await noteConversationSocket(c.env, user.id, id);
-  const upgrade = forwardUpgrade(c, user);
+  if (!(await chat.admitConversationSocket(c.env, member.id, id, member.ticket))) {
+    return refusedSocket();
+  }
+  const upgrade = forwardUpgrade(c, member);
   upgrade.headers.set("X-Conversation-Id", id);
   // The room counts sends over this socket against this Worker's configured limit.
   const { max, windowSeconds } = readConfig(c.env).rateLimits.chat_send_account;

@@ -9,8 +9,9 @@ import type { AppBindings } from "../types";
  * Resolves the session and the CSRF secret once, and queues cookies onto the final response. A
  * websocket upgrade renders no page, submits nothing and ends in a 101 that no cookie needs: it
  * gets the session only (the CSRF secret and token cost a random draw and an HMAC per socket),
- * and not even that when it carries a channel token (`?auth=`): the token names its session, which
- * upgradeTokenAuth reads instead (one D1 read, not two).
+ * and not even that when it carries a socket ticket (`?ticket=`: no D1 read at all, see
+ * worker/realtime.ts) or a channel token (`?auth=`: the token names its session, which
+ * upgradeTokenAuth reads instead, one D1 read, not two).
  */
 export const requestContext = (buildVersion: string) =>
   createMiddleware<AppBindings>(async (c, next) => {
@@ -23,7 +24,10 @@ export const requestContext = (buildVersion: string) =>
       csrfSecret = fresh.secret;
       cookies.push(fresh.cookie);
     }
-    const byToken = upgrade && c.req.path.startsWith("/ws/") && c.req.query("auth") !== undefined;
+    const byToken =
+      upgrade &&
+      c.req.path.startsWith("/ws/") &&
+      (c.req.query("ticket") !== undefined || c.req.query("auth") !== undefined);
     const resolved = byToken ? null : await readSession(env, c.req.raw);
     const rc: RequestContext = {
       env,
