@@ -34,7 +34,7 @@ import {
   listPendingVerifications,
   rejectVerification,
 } from "~/server/verification.server";
-import { REJECT_REASON_LABELS, rejectVerificationSchema } from "~/schemas/verification";
+import { rejectVerificationSchema } from "~/schemas/verification";
 import { parseInput } from "~/server/validation.server";
 import { readBody } from "~/server/validation.server";
 import { ValidationError } from "~/server/errors.server";
