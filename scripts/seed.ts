@@ -14,7 +14,8 @@
  *   npm run seed -- --count 500  more members, generated beyond the hand-written ones
  */
 import { createHash } from "node:crypto";
-import { inArray, or, sql } from "drizzle-orm";
+import { eq, inArray, or, sql } from "drizzle-orm";
+import { photoVerifications } from "../app/server/db/safety";
 import type { BatchItem } from "drizzle-orm/batch";
 import { getPlatformProxy } from "wrangler";
 import { purchaseCredits } from "~/server/credits.server";
@@ -331,6 +332,33 @@ async function seed(env: Bindings, members: SeedMember[]) {
   }
   for (let i = 0; i < staleKeys.length; i += 500) {
     await env.PHOTOS.delete(staleKeys.slice(i, i + 500));
+  }
+
+  // One member in four with photos shows the verified badge (docs/decisions/042), as if a
+  // moderator had compared a selfie with the photos they have now.
+  const verified = members.filter((m, i) => i % 4 === 0 && m.photos.length > 0);
+  for (let start = 0; start < verified.length; start += BATCH_MEMBERS) {
+    const statements: BatchItem<"sqlite">[] = [];
+    for (const m of verified.slice(start, start + BATCH_MEMBERS)) {
+      const id = ids.get(m)!;
+      const decidedAt = new Date(Date.parse(m.createdAt) + 60 * 60_000).toISOString();
+      statements.push(
+        db
+          .insert(photoVerifications)
+          .values({
+            id: `seed-verification-${id}`,
+            userId: id,
+            poseId: "peace",
+            status: "verified",
+            comparedPhotoIds: stored.get(m)!.map((p) => p.id),
+            createdAt: m.createdAt,
+            decidedAt,
+          })
+          .onConflictDoNothing(),
+        db.update(users).set({ photoVerifiedAt: decidedAt }).where(eq(users.id, id)),
+      );
+    }
+    await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   }
 
   const count = async (table: typeof users | typeof photos) =>

@@ -20,6 +20,7 @@ import { profileApi } from "./api/profile";
 import { pushApi } from "./api/push";
 import { realtimeApi } from "./api/realtime";
 import { safetyApi } from "./api/safety";
+import { verificationApi } from "./api/verification";
 import { addResponseHeaders, wantsJson } from "./http";
 import { requestContext } from "./middleware/context";
 import { bodyLimit } from "./middleware/body-limit";
@@ -59,6 +60,7 @@ export function createApp(build: ServerBuild) {
   app.route("/", blocksApi);
   app.route("/", travelApi);
   app.route("/", safetyApi);
+  app.route("/", verificationApi);
   app.route("/", realtimeApi);
   app.route("/", notificationsApi);
   app.route("/", pushApi);

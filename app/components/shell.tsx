@@ -74,6 +74,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         </div>
       </header>
       <main id="main">
+        {user?.hiddenByReports && pathname !== "/my/appeal" ? <HiddenNotice /> : null}
         {user?.onboarding === "skipped" && DISCOVERY_PAGES.has(pathname) ? (
           <FinishProfileNudge name={user.name} />
         ) : null}
@@ -267,6 +268,23 @@ export function AuthLayout({ children }: { children: ReactNode }) {
         </main>
       </div>
       <SiteFooter />
+    </div>
+  );
+}
+
+/**
+ * A member hidden from search by reports is told on every page, with the way to read why and to
+ * appeal (API.md "Unmatch, verification, appeals and message safety").
+ */
+function HiddenNotice() {
+  return (
+    <div className="container">
+      <div className="alert alert-warning standing-notice" role="status">
+        <p>
+          Your profile is hidden from search after reports from other members, until our moderators
+          review them. <AppLink to="/my/appeal">Read why and appeal</AppLink>
+        </p>
+      </div>
     </div>
   );
 }

@@ -12,6 +12,8 @@ export interface MemberCardView {
   photo_url: string | null;
   online: boolean;
   last_seen_at: string | null;
+  /** A moderator matched the member's selfie with their profile photos. */
+  verified: boolean;
 }
 
 /**

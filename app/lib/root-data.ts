@@ -11,6 +11,8 @@ export interface Viewer {
   onboarding: "pending" | "skipped" | "done";
   emailVerified: boolean;
   moderator: boolean;
+  /** Hidden from search by reports: every page says so and leads to the appeal. */
+  hiddenByReports: boolean;
 }
 
 /** What opens the member's sockets without a database read (app/realtime/ticket.ts). */
@@ -40,6 +42,7 @@ export function viewerOf(user: {
   onboarding: Viewer["onboarding"];
   emailVerifiedAt: string | null;
   role: string;
+  hiddenByReports?: boolean;
 }): Viewer {
   return {
     id: user.id,
@@ -48,6 +51,7 @@ export function viewerOf(user: {
     onboarding: user.onboarding,
     emailVerified: Boolean(user.emailVerifiedAt),
     moderator: user.role === "moderator",
+    hiddenByReports: Boolean(user.hiddenByReports),
   };
 }
 

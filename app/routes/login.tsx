@@ -14,7 +14,8 @@ import { titleMeta } from "~/lib/title";
 import { loginSchema } from "~/schemas/auth";
 import type { ActionErrors } from "~/server/actions.server";
 import { formAction } from "~/server/actions.server";
-import { login } from "~/server/auth.server";
+import { appealCookie } from "~/server/appeals.server";
+import { login, SuspendedError } from "~/server/auth.server";
 import { knownDevice } from "~/server/device.server";
 import { requireGuest, safeRedirect } from "~/server/guards.server";
 import { parseInput, readBody } from "~/server/validation.server";
@@ -34,7 +35,17 @@ export function action({ request, context }: ActionFunctionArgs) {
     const body = await readBody(request);
     const input = parseInput(loginSchema, body);
     const device = await knownDevice(context.env, request);
-    const { user, session } = await login(context.env, input, context.meta, device);
+    let signedIn: Awaited<ReturnType<typeof login>>;
+    try {
+      signedIn = await login(context.env, input, context.meta, device);
+    } catch (error) {
+      // A suspended member who proved their password is told why, and may appeal once.
+      if (!(error instanceof SuspendedError)) throw error;
+      return redirect("/my/appeal", {
+        headers: { "Set-Cookie": await appealCookie(context.env, error.userId) },
+      });
+    }
+    const { user, session } = signedIn;
     await signIn(context, session.cookie, user.id);
     return redirect(safeRedirect(body.redirectTo as string | undefined));
   });

@@ -13,6 +13,7 @@ import { MemberLikeAction } from "~/components/search/member-like";
 import { LikeWithComment } from "~/components/profile/like-comment";
 import { AppLink } from "~/components/link";
 import { Chips, ProfileFacts, OnlineBadge, PhotoGallery } from "~/components/profile/member";
+import { VerifiedBadge } from "~/components/verification/badge";
 import { PromptAnswers } from "~/components/profile/prompt-answers";
 import { MemberSafetyActions } from "~/components/safety/menus";
 import { AppShell } from "~/components/shell";
@@ -124,7 +125,7 @@ export default function MemberPage() {
             <section className="card profile-summary" aria-labelledby="member-name">
               <div className="profile-summary-head">
                 <h1 id="member-name" className="profile-name">
-                  {name}, {member.age}
+                  {name}, {member.age} <VerifiedBadge verified={member.verified} />
                 </h1>
                 <OnlineBadge
                   memberId={member.id}

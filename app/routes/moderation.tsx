@@ -10,7 +10,11 @@ import { pageOf } from "~/schemas/query";
 import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
-import { KeptConversation, ModerationAction } from "~/components/moderation/parts";
+import {
+  KeptConversation,
+  ModerationAction,
+  RejectVerification,
+} from "~/components/moderation/parts";
 import { AppShell } from "~/components/shell";
 import { titleMeta } from "~/lib/title";
 import { REPORT_HIDE_WEIGHT, REPORT_REASON_LABELS, REPORT_WEIGHT } from "~/schemas/report";
@@ -24,6 +28,14 @@ import {
 } from "~/server/reports.server";
 import { listEvidence } from "~/server/evidence.server";
 import { clearReview, listReviews } from "~/server/returning.server";
+import { denyAppeal, grantAppeal, listOpenAppeals } from "~/server/appeals.server";
+import {
+  approveVerification,
+  listPendingVerifications,
+  rejectVerification,
+} from "~/server/verification.server";
+import { rejectVerificationSchema } from "~/schemas/verification";
+import { parseInput } from "~/server/validation.server";
 import { readBody } from "~/server/validation.server";
 import { ValidationError } from "~/server/errors.server";
 
@@ -41,13 +53,22 @@ function requireModeratorPage(context: LoaderFunctionArgs["context"], request: R
 export async function loader({ context, request }: LoaderFunctionArgs) {
   requireModeratorPage(context, request);
   const page = pageOf(request);
-  const [open, kept, reviews] = await Promise.all([
+  const [open, kept, reviews, appeals, verifications] = await Promise.all([
     listOpenReports(context.env, page),
     listEvidence(context.env, 1),
     listReviews(context.env),
+    listOpenAppeals(context.env),
+    listPendingVerifications(context.env),
   ]);
   return json(
-    { ...open, evidence: kept.evidence, moreEvidence: kept.meta.has_more, reviews },
+    {
+      ...open,
+      evidence: kept.evidence,
+      moreEvidence: kept.meta.has_more,
+      reviews,
+      appeals,
+      verifications,
+    },
     { headers: { "Cache-Control": "private, no-store" } },
   );
 }
@@ -60,12 +81,22 @@ export function action({ request, context }: ActionFunctionArgs) {
     if (body.intent === "dismiss") return json(await dismissReport(context.env, moderator, id));
     if (body.intent === "suspend") return json(await suspendMember(context.env, moderator, id));
     if (body.intent === "clear") return json(await clearReview(context.env, id));
+    if (body.intent === "grant") return json(await grantAppeal(context.env, moderator, id));
+    if (body.intent === "deny") return json(await denyAppeal(context.env, moderator, id));
+    if (body.intent === "approve") {
+      return json(await approveVerification(context.env, moderator, id));
+    }
+    if (body.intent === "reject") {
+      const { reason } = parseInput(rejectVerificationSchema, body);
+      return json(await rejectVerification(context.env, moderator, id, reason));
+    }
     throw new ValidationError({ intent: ["Unknown action."] });
   });
 }
 
 export default function ModerationPage() {
-  const { reports, meta, evidence, moreEvidence, reviews } = useLoaderData<typeof loader>();
+  const { reports, meta, evidence, moreEvidence, reviews, appeals, verifications } =
+    useLoaderData<typeof loader>();
   const result = useActionData<ActionErrors | { message: string }>();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
@@ -164,6 +195,117 @@ export default function ModerationPage() {
             ) : null}
           </div>
         ) : null}
+        <section aria-labelledby="appeals" className="appeals">
+          <h2 id="appeals" className="h3">
+            Appeals
+          </h2>
+          <p className="muted small">
+            Members hidden by reports or suspended may appeal once. Granting lifts the measure
+            (hidden: their open reports are dismissed; suspended: the account is active again);
+            denying keeps it, for good.
+          </p>
+          {appeals.length === 0 ? (
+            <p className="empty-state">No open appeal.</p>
+          ) : (
+            <ul className="report-list" aria-label="Open appeals">
+              {appeals.map((appeal) => (
+                <li key={appeal.id} className="card report-item">
+                  <div className="report-head">
+                    <div>
+                      <strong>@{appeal.member.username}</strong>{" "}
+                      <span className="muted small">{appeal.member.email}</span>
+                      <div className="report-badges">
+                        <span className="pill pill-warning">
+                          {appeal.kind === "suspended" ? "Suspended" : "Hidden from search"}
+                        </span>
+                        {appeal.member.report_reasons.map((r) => (
+                          <span key={r} className="pill">
+                            {REPORT_REASON_LABELS[r]}
+                          </span>
+                        ))}
+                      </div>
+                    </div>
+                    <span className="muted small">
+                      <TimeAgo iso={appeal.created_at} />
+                    </span>
+                  </div>
+                  <p className="bio">{appeal.text}</p>
+                  <div className="page-actions">
+                    <ModerationAction
+                      intent="grant"
+                      id={appeal.id}
+                      label="Grant appeal"
+                      name={`Grant the appeal of @${appeal.member.username}`}
+                      busy={busy}
+                    />
+                    <ModerationAction
+                      intent="deny"
+                      id={appeal.id}
+                      label="Deny appeal"
+                      name={`Deny the appeal of @${appeal.member.username}`}
+                      danger
+                      busy={busy}
+                    />
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        <section aria-labelledby="verifications" className="verifications">
+          <h2 id="verifications" className="h3">
+            Photo verification
+          </h2>
+          <p className="muted small">
+            Compare each selfie with the member&apos;s profile photos: the same person, live,
+            copying the pose asked. The selfie is deleted once you decide.
+          </p>
+          {verifications.length === 0 ? (
+            <p className="empty-state">No selfie waiting.</p>
+          ) : (
+            <ul className="report-list" aria-label="Selfies waiting">
+              {verifications.map((v) => (
+                <li key={v.id} className="card report-item" data-testid="verification-item">
+                  <div className="report-head">
+                    <div>
+                      <strong>@{v.member.username}</strong>
+                      <p className="small">{`Pose asked: ${v.pose.instruction}`}</p>
+                    </div>
+                    <span className="muted small">
+                      <TimeAgo iso={v.created_at} />
+                    </span>
+                  </div>
+                  <div className="verification-compare">
+                    <figure>
+                      <img src={v.selfie_url} alt={`Selfie of @${v.member.username}`} width={160} />
+                      <figcaption className="small muted">Selfie</figcaption>
+                    </figure>
+                    {v.member.photos.map((p, i) => (
+                      <figure key={p.id}>
+                        <img
+                          src={`${p.url}?w=320`}
+                          alt={`Profile photo ${i + 1} of @${v.member.username}`}
+                          width={160}
+                        />
+                        <figcaption className="small muted">{`Profile photo ${i + 1}`}</figcaption>
+                      </figure>
+                    ))}
+                  </div>
+                  <div className="page-actions">
+                    <ModerationAction
+                      intent="approve"
+                      id={v.id}
+                      label="Approve"
+                      name={`Approve the selfie of @${v.member.username}`}
+                      busy={busy}
+                    />
+                    <RejectVerification id={v.id} username={v.member.username} busy={busy} />
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
         <section aria-labelledby="in-review" className="in-review">
           <h2 id="in-review" className="h3">
             In review

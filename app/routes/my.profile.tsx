@@ -119,6 +119,11 @@ export default function MyProfilePage() {
                 Preview public profile
               </AppLink>
             ) : null}
+            {verified ? (
+              <AppLink to="/my/verification" className="btn btn-secondary">
+                Verify your photos
+              </AppLink>
+            ) : null}
             <AppLink to="/settings/profile" className="btn btn-primary">
               Edit profile
             </AppLink>

@@ -103,6 +103,8 @@ export const searchFiltersSchema = z
     ),
     online_only: flag,
     with_photo: flag,
+    /** Members whose photos a moderator verified (docs/decisions/042); free for everyone. */
+    verified_only: flag,
     distance_km: z.preprocess(
       blankToUndefined,
       z.coerce
@@ -141,6 +143,7 @@ export interface SearchFiltersInput {
   interests?: string[];
   online_only?: boolean | string;
   with_photo?: boolean | string;
+  verified_only?: boolean | string;
   distance_km?: number | string | null;
   sort?: SearchSort;
 }
@@ -184,6 +187,7 @@ const FILTER_KEYS = [
   "city",
   "online_only",
   "with_photo",
+  "verified_only",
   "distance_km",
   "sort",
 ] as const;

@@ -1,6 +1,7 @@
 import { conversationRoom, eraseConversationsOf, memberSuspended } from "./chat-rooms.server";
 import { keepEvidenceOf } from "./evidence.server";
 import { rememberAddressOf } from "./returning.server";
+import { selfiePrefix } from "./verification.server";
 import { getDb, nowIso, schema } from "./db.server";
 import { eq, sql } from "drizzle-orm";
 import type { Env } from "./env.server";
@@ -230,16 +231,20 @@ export const exportFileName = (username: string, now = Date.now()) =>
 // ---------------------------------------------------------------------------------------------
 // Deletion
 
-/** Deletes every R2 object stored under the member's photo prefix (including any orphan). */
+/**
+ * Deletes every R2 object stored under the member's photo prefix and their verification selfie's
+ * (including any orphan).
+ */
 async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
-  const prefix = `photos/${userId}/`;
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await env.PHOTOS.list({ prefix, cursor, limit: 1000 });
-    const keys = page.objects.map((o) => o.key);
-    if (keys.length) await env.PHOTOS.delete(keys);
-    if (!page.truncated) break;
-    cursor = page.cursor;
+  for (const prefix of [`photos/${userId}/`, selfiePrefix(userId)]) {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await env.PHOTOS.list({ prefix, cursor, limit: 1000 });
+      const keys = page.objects.map((o) => o.key);
+      if (keys.length) await env.PHOTOS.delete(keys);
+      if (!page.truncated) break;
+      cursor = page.cursor;
+    }
   }
 }
 

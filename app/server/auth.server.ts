@@ -36,7 +36,18 @@ import {
 } from "./session.server";
 
 export const CREDENTIALS_MESSAGE = "These credentials do not match our records.";
-export const SUSPENDED_MESSAGE = "This account has been suspended.";
+export const SUSPENDED_MESSAGE =
+  "This account has been suspended after reports. You can read why and appeal once.";
+
+/**
+ * Sign-in refused to a suspended account whose password was right: the same 422 as before, and
+ * the caller may let the member read why and appeal (appeals.server.ts, appealCookie).
+ */
+export class SuspendedError extends ValidationError {
+  constructor(readonly userId: string) {
+    super({ email: [SUSPENDED_MESSAGE] });
+  }
+}
 export const RESET_TOKEN_INVALID = "This password reset token is invalid.";
 export const VERIFICATION_LINK_INVALID = "This verification link is invalid or has expired.";
 export const RESET_LINK_SENT =
@@ -236,7 +247,7 @@ export async function login(
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) throw new ValidationError({ email: [CREDENTIALS_MESSAGE] });
   for (const [name, subject] of counted) await rateLimit.release(env, name, subject, attemptAt);
-  if (user.status === "suspended") throw new ValidationError({ email: [SUSPENDED_MESSAGE] });
+  if (user.status === "suspended") throw new SuspendedError(user.id);
   if (needsRehash(user.passwordHash)) {
     await getDb(env.DB)
       .update(schema.users)

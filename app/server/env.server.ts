@@ -99,6 +99,7 @@ export const rateLimitNames = [
   "chat_send_account",
   "chat_start_account",
   "report_account",
+  "photo_verification_account",
 ] as const;
 export type RateLimitName = (typeof rateLimitNames)[number];
 

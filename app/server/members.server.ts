@@ -28,6 +28,8 @@ export const cardColumns = {
   dateOfBirth: schema.profiles.dateOfBirth,
   gender: schema.profiles.gender,
   location: schema.profiles.location,
+  // Photo verification (verification.server.ts): the badge on every card.
+  verified: sql<number>`${schema.users.photoVerifiedAt} IS NOT NULL`,
   mainPhotoId: sql<
     string | null
   >`(SELECT p.id FROM photos p WHERE p.user_id = ${schema.users.id} ORDER BY p.position, p.id LIMIT 1)`,
@@ -42,6 +44,7 @@ export type CardRow = {
   dateOfBirth: string;
   gender: string | null;
   location: Location | null;
+  verified: number | boolean;
   mainPhotoId: string | null;
 };
 
@@ -80,6 +83,7 @@ export function toMemberCard(row: CardRow, now = Date.now()): MemberCard {
     location: locationNames(row.location),
     photo_url: row.mainPhotoId ? photoUrl(row.mainPhotoId) : null,
     online: isOnline(row, now),
+    verified: Boolean(row.verified),
     // A member who hides their online state hides when they were last seen too.
     last_seen_at: row.hideOnline ? null : row.lastSeenAt,
   };

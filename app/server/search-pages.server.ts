@@ -40,6 +40,7 @@ async function filterState(env: Env, f: SearchFilters): Promise<SearchFilterStat
     interests: f.interests,
     online_only: f.online_only,
     with_photo: f.with_photo,
+    verified_only: f.verified_only,
     distance_km: f.distance_km ?? null,
     sort: f.sort,
   };

@@ -29,6 +29,8 @@ export interface SessionUser {
   emailVerifiedAt: string | null;
   role: "member" | "moderator";
   status: "active" | "suspended";
+  /** Hidden from search by reports until a moderator reviews them: told on every page. */
+  hiddenByReports: boolean;
   hideOnline: boolean;
   createdAt: string;
   /** The profile's first name, which greets the member wherever the app addresses them. */
@@ -119,6 +121,7 @@ const userFields = selection({
   emailVerifiedAt: schema.users.emailVerifiedAt,
   role: schema.users.role,
   status: schema.users.status,
+  hiddenByReports: schema.users.hiddenByReports,
   hideOnline: schema.users.hideOnline,
   userCreatedAt: schema.users.createdAt,
   onboarding: schema.users.onboarding,
@@ -181,6 +184,7 @@ export async function readSessionById(
       emailVerifiedAt: user.emailVerifiedAt,
       role: user.role,
       status: user.status,
+      hiddenByReports: user.hiddenByReports,
       hideOnline: user.hideOnline,
       createdAt: user.userCreatedAt,
       firstName: user.firstName,

@@ -32,6 +32,8 @@ export interface SearchFilterState {
   interests: string[];
   online_only: boolean;
   with_photo: boolean;
+  /** Members whose photos a moderator verified. */
+  verified_only: boolean;
   /** Within this many km of where the member searches from; null: any distance. */
   distance_km: number | null;
   sort: SearchSort;
@@ -101,6 +103,7 @@ export const emptyFilters: SearchFilterState = {
   interests: [],
   online_only: false,
   with_photo: false,
+  verified_only: false,
   distance_km: null,
   sort: "active",
 };
@@ -135,6 +138,7 @@ export function filtersPayload(f: SearchFilterState): SearchFiltersInput {
   if (f.interests.length) out.interests = f.interests;
   if (f.online_only) out.online_only = true;
   if (f.with_photo) out.with_photo = true;
+  if (f.verified_only) out.verified_only = true;
   if (f.distance_km !== null) out.distance_km = f.distance_km;
   if (f.sort !== "active") out.sort = f.sort;
   return out;
@@ -149,6 +153,7 @@ export function activeFilterCount(f: SearchFilterState): number {
     Number(f.interests.length > 0) +
     Number(f.online_only) +
     Number(f.with_photo) +
+    Number(f.verified_only) +
     Number(f.distance_km !== null)
   );
 }

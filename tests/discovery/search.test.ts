@@ -460,6 +460,7 @@ describe("search: validation and access", () => {
       photo_url: `/photos/p${member.id}`,
       online: true,
       last_seen_at: expect.stringMatching(/Z$/),
+      verified: false,
       bio: `Engines ${word}`,
       interests: ["Maths"],
       liked: false,

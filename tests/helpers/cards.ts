@@ -17,6 +17,7 @@ export const memberCard = (id: string, extra: Partial<MemberCardView> = {}): Mem
   photo_url: null,
   online: false,
   last_seen_at: null,
+  verified: false,
   ...extra,
 });
 

@@ -66,6 +66,7 @@ describe("GET /members/{username}", () => {
       photo_url: `/photos/${photos[0]}`,
       online: false,
       last_seen_at: null,
+      verified: false,
       bio: "I love long walks and short queues.",
       interests: ["Hiking", "Coffee"],
       preferences: ["Long-term relationship"],

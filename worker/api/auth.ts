@@ -7,6 +7,7 @@ import {
   resetPasswordSchema,
   updatePasswordSchema,
 } from "~/schemas/auth";
+import { appealCookie } from "~/server/appeals.server";
 import * as auth from "~/server/auth.server";
 import { deviceCookie, knownDevice } from "~/server/device.server";
 import { signIn, signOut } from "~/server/web-auth.server";
@@ -35,7 +36,12 @@ authApi.post("/login", async (c, next) => {
   const rc = c.get("rc");
   const input = parseInput(loginSchema, await readBody(c.req.raw));
   const device = await knownDevice(c.env, c.req.raw);
-  const { user, session } = await auth.login(c.env, input, rc.meta, device);
+  const { user, session } = await auth.login(c.env, input, rc.meta, device).catch(async (error) => {
+    // A suspended member who proved their password may read why and appeal (GET/POST /my/appeal).
+    if (error instanceof auth.SuspendedError)
+      rc.appendCookie(await appealCookie(c.env, error.userId));
+    throw error;
+  });
   const csrfToken = await signIn(rc, session.cookie, user.id);
   return c.json({ user: auth.publicUser(user), csrf_token: csrfToken });
 });

@@ -1,6 +1,7 @@
 import { Form } from "@remix-run/react";
 import { CsrfInput } from "~/components/form";
 import type { EvidenceMessage } from "~/schemas/evidence";
+import { REJECT_REASON_IDS, REJECT_REASON_LABELS } from "~/schemas/verification";
 
 /** One moderator action on the moderation page: a small form posting its intent and id. */
 export function ModerationAction({
@@ -11,7 +12,7 @@ export function ModerationAction({
   danger = false,
   busy,
 }: {
-  intent: "dismiss" | "suspend" | "clear";
+  intent: "dismiss" | "suspend" | "clear" | "grant" | "deny" | "approve";
   id: string;
   /** The button's text. */
   label: string;
@@ -58,5 +59,42 @@ export function KeptConversation({
         </li>
       ))}
     </ol>
+  );
+}
+
+/** Turning a verification selfie down, with the reason the member is told. */
+export function RejectVerification({
+  id,
+  username,
+  busy,
+}: {
+  id: string;
+  username: string;
+  busy: boolean;
+}) {
+  return (
+    <Form method="post" className="inline-form">
+      <CsrfInput />
+      <input type="hidden" name="intent" value="reject" />
+      <input type="hidden" name="id" value={id} />
+      <label className="sr-only" htmlFor={`reject-${id}`}>
+        {`Why the selfie of @${username} is turned down`}
+      </label>
+      <select id={`reject-${id}`} name="reason" defaultValue="face_unclear">
+        {REJECT_REASON_IDS.map((r) => (
+          <option key={r} value={r}>
+            {REJECT_REASON_LABELS[r]}
+          </option>
+        ))}
+      </select>
+      <button
+        type="submit"
+        className="btn btn-danger btn-sm"
+        disabled={busy}
+        aria-label={`Reject the selfie of @${username}`}
+      >
+        Reject
+      </button>
+    </Form>
   );
 }

@@ -7,6 +7,7 @@ import { displayName, locationLabel, type MemberCardView } from "~/lib/members";
 import type { ProfilePhoto } from "~/schemas/profile";
 import { useIsOnline } from "~/state/presence";
 import { OnlineDot } from "../online-dot";
+import { VerifiedBadge } from "../verification/badge";
 import { useBrowserLocale } from "~/lib/use-browser-locale";
 import { formatDistance } from "~/lib/distance";
 
@@ -78,7 +79,7 @@ export function MemberRow({ member, meta }: { member: MemberCardView; meta?: Rea
       </span>
       <span className="member-row-body">
         <strong>
-          {name}, {member.age}
+          {name}, {member.age} <VerifiedBadge verified={member.verified} />
         </strong>
         <span className="muted small">{place ?? `@${member.username}`}</span>
       </span>

@@ -4,6 +4,7 @@ import { MessageButton } from "~/components/chat/message-button";
 import { Chips, OnlineBadge } from "~/components/profile/member";
 import { HIGH_FETCH_PRIORITY } from "~/lib/fetch-priority";
 import { displayName, locationLabel } from "~/lib/members";
+import { VerifiedBadge } from "../verification/badge";
 import { photoAt } from "~/lib/photos";
 import type { SearchCard } from "~/schemas/search";
 import { formatDistance } from "~/lib/distance";
@@ -62,7 +63,8 @@ export function MemberCard({
         <h3 className="member-card-name">
           <Link to={href}>
             {name}, {member.age}
-          </Link>
+          </Link>{" "}
+          <VerifiedBadge verified={member.verified} />
         </h3>
         <OnlineBadge memberId={member.id} online={member.online} lastSeenAt={member.last_seen_at} />
         {place || member.travelling ? (

@@ -311,6 +311,18 @@ function SearchForm({
               />
               With a photo
             </label>
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                name="verified_only"
+                value="1"
+                checked={filters.verified_only}
+                onChange={(e) =>
+                  setState((s) => setFilters(s, { verified_only: e.target.checked }))
+                }
+              />
+              Verified photos only
+            </label>
           </div>
           <p className="field-hint search-perk-hint">
             Interests, online now and with a photo are filters for subscribers.{" "}

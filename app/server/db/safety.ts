@@ -94,3 +94,73 @@ export const reviewEmails = sqliteTable(
   },
   (t) => [index("review_emails_created").on(t.createdAt)],
 );
+
+/**
+ * Photo verification requests (app/server/verification.server.ts): the selfie a member took
+ * copying a pose, waiting for a moderator (`pending`, at most one per member), then the decision
+ * and who made it. The selfie lives in R2 (`r2_key`) only while it waits: a decision erases it
+ * and clears the key. `compared_photo_ids` are the profile photos the moderator compared it
+ * with (an approval lasts while one of them is still on the profile).
+ */
+export const photoVerifications = sqliteTable(
+  "photo_verifications",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    poseId: text("pose_id").notNull(),
+    r2Key: text("r2_key"),
+    contentType: text("content_type"),
+    status: text("status", { enum: ["pending", "verified", "rejected"] })
+      .notNull()
+      .default("pending"),
+    /** Why it was turned down (REJECT_REASONS), for the member. */
+    reason: text("reason"),
+    comparedPhotoIds: text("compared_photo_ids", { mode: "json" }).$type<string[]>(),
+    createdAt: text("created_at").notNull(),
+    decidedAt: text("decided_at"),
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    uniqueIndex("photo_verifications_one_pending")
+      .on(t.userId)
+      .where(sql`${t.status} = 'pending'`),
+    index("photo_verifications_queue")
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'pending'`),
+    index("photo_verifications_user").on(t.userId, t.createdAt),
+  ],
+);
+
+/**
+ * Appeals of a member hidden from search by reports, or suspended (app/server/appeals.server.ts):
+ * one per measure (`kind`) unless a moderator granted the last one; `open` until a moderator
+ * grants it (the measure is lifted) or denies it (the measure stays).
+ */
+export const appeals = sqliteTable(
+  "appeals",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["hidden", "suspended"] }).notNull(),
+    text: text("text").notNull(),
+    status: text("status", { enum: ["open", "granted", "denied"] })
+      .notNull()
+      .default("open"),
+    createdAt: text("created_at").notNull(),
+    decidedAt: text("decided_at"),
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    // Once: a member holds at most one appeal of a kind that was not granted.
+    uniqueIndex("appeals_once")
+      .on(t.userId, t.kind)
+      .where(sql`${t.status} <> 'granted'`),
+    index("appeals_open")
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'open'`),
+  ],
+);

@@ -40,6 +40,12 @@ export const users = sqliteTable(
      * deleted after reports or suspended (app/server/returning.server.ts); null once cleared.
      */
     reviewReason: text("review_reason", { enum: ["deleted_after_report", "suspended"] }),
+    /**
+     * When a moderator matched the member's selfie with their profile photos (photo verification,
+     * app/server/verification.server.ts); null when not verified, or when every photo it was
+     * compared with has gone (the trigger of migrations/0040_photo_verification.sql).
+     */
+    photoVerifiedAt: text("photo_verified_at"),
     lastSeenAt: text("last_seen_at"),
     /**
      * The guided first steps after verifying (photos, bio, interests, what they look for):

@@ -139,6 +139,9 @@ export function placeTokens(p: Place): string[] {
  */
 export const PREFIX_CHARS = 8;
 
+/** The token a verified member's full-text row carries in `tags` (migrations/0040). */
+export const VERIFIED_TOKEN = "verified";
+
 /** A keyword as the full-text query looks it up: its first PREFIX_CHARS characters. */
 const keywordPrefix = (word: string) => Array.from(word).slice(0, PREFIX_CHARS).join("");
 
@@ -156,6 +159,7 @@ export function matchExpression(
   place: Place = {},
   gender?: string,
   near?: Near | null,
+  verified = false,
 ): string | null {
   const parts: string[] = [];
   const words = keywordTokens(keywords);
@@ -169,6 +173,8 @@ export function matchExpression(
   }
   // A radius: the members of its cells (migrations/0033), in result order like a place's.
   if (near) parts.push(`tags : (${near.tokens.map((t) => `"${t}"`).join(" OR ")})`);
+  // Verified members only: their token (migrations/0040), a list in result order like an interest's.
+  if (verified) parts.push(`tags : ("${VERIFIED_TOKEN}")`);
   if (!parts.length) return null;
   // Only the narrowest place given: every list more in an AND costs the full-text query a merge
   // (two lists read half the time of four for interests in a city), and the few members of a
@@ -208,7 +214,10 @@ export interface SearchQuery {
    * radius exactly); null without keywords or interests.
    */
   textMatch: string | null;
-  /** The full-text query of the interests alone (null without): what only the index can check. */
+  /**
+   * The full-text query of the interests and "verified only" alone (null without): what only the
+   * index can check.
+   */
   interestsMatch: string | null;
   /** The age range the filters ask for, or null for the searcher's own desired range. */
   custom: { from: number; to: number } | null;
@@ -258,6 +267,7 @@ export function queryOf(
   origin: LatLng | null = null,
 ): SearchQuery {
   const custom = filters.age_min !== undefined || filters.age_max !== undefined;
+  const verified = filters.verified_only;
   const km = filters.distance_km ?? (filters.sort === "distance" ? DISTANCE_KM.max : null);
   const near = origin && km ? nearOf(origin, km) : null;
   const place: Place = {
@@ -271,9 +281,9 @@ export function queryOf(
     ...place,
     withPhoto: filters.with_photo,
     onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
-    match: matchExpression(keywords, filters.interests, place, filters.gender, near),
-    textMatch: matchExpression(keywords, filters.interests, place, filters.gender),
-    interestsMatch: matchExpression("", filters.interests),
+    match: matchExpression(keywords, filters.interests, place, filters.gender, near, verified),
+    textMatch: matchExpression(keywords, filters.interests, place, filters.gender, null, verified),
+    interestsMatch: matchExpression("", filters.interests, {}, undefined, null, verified),
     custom: custom
       ? { from: filters.age_min ?? SEARCH_AGE.min, to: filters.age_max ?? SEARCH_AGE.max }
       : null,
