@@ -28,6 +28,7 @@ const layers = [
       "geo",
       "rate-limit",
       "session",
+      "photo-urls",
     ],
     files: ["app/server/db/**"],
   },
