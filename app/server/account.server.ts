@@ -8,6 +8,7 @@ import { notFound } from "./errors.server";
 import { endMemberSockets } from "./member-channel.server";
 import { getNotificationPreferences } from "./notifications.server";
 import { setPresenceHidden } from "./presence.server";
+import { purgePhotoCache } from "./photos.server";
 import { loadProfile } from "./profiles.server";
 import { destroyAllSessions } from "./session.server";
 import { endMoneyOf } from "./subscriptions.server";
@@ -230,14 +231,21 @@ export const exportFileName = (username: string, now = Date.now()) =>
 // ---------------------------------------------------------------------------------------------
 // Deletion
 
-/** Deletes every R2 object stored under the member's photo prefix (including any orphan). */
-async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
+/**
+ * Deletes every R2 object stored under the member's photo prefix (including any orphan), and the
+ * photos' widths from this data centre's cache (`origin`: the app's address), so that their
+ * signed addresses stop at once here.
+ */
+async function deletePhotoObjects(env: Env, userId: string, origin: string): Promise<void> {
   const prefix = `photos/${userId}/`;
   let cursor: string | undefined;
   for (;;) {
     const page = await env.PHOTOS.list({ prefix, cursor, limit: 1000 });
     const keys = page.objects.map((o) => o.key);
     if (keys.length) await env.PHOTOS.delete(keys);
+    // `photos/{user}/{photo}` and its widths `photos/{user}/{photo}.w{width}`.
+    const photoIds = new Set(keys.map((key) => key.slice(prefix.length).replace(/\.w\d+$/, "")));
+    if (photoIds.size) await purgePhotoCache(origin, [...photoIds]);
     if (!page.truncated) break;
     cursor = page.cursor;
   }
@@ -253,7 +261,7 @@ async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
  * Payments, subscriptions and the credits ledger are kept under the member's id, which then
  * names nobody (a tombstone): the refund, chargeback and tax trail holds no personal data.
  */
-export async function deleteAccount(env: Env, userId: string): Promise<void> {
+export async function deleteAccount(env: Env, userId: string, origin: string): Promise<void> {
   // Money first: nothing is billed after this (a Stripe failure stops the deletion with a 502
   // before anything else changed, and the member may retry); the money records stay, under the
   // member's id (ADR 008).
@@ -265,7 +273,7 @@ export async function deleteAccount(env: Env, userId: string): Promise<void> {
   // a new registration with it to review (returning.server.ts).
   if (await keepEvidenceOf(env, userId))
     await rememberAddressOf(env, userId, "deleted_after_report");
-  await deletePhotoObjects(env, userId);
+  await deletePhotoObjects(env, userId, origin);
   await eraseConversationsOf(env, userId);
   const statements = [
     sql`DELETE FROM message_rooms WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ${userId} OR user_high = ${userId})`,
@@ -280,5 +288,5 @@ export async function deleteAccount(env: Env, userId: string): Promise<void> {
     sql`DELETE FROM users WHERE id = ${userId}`,
   ];
   await env.DB.batch(statements.map((q) => statement(env.DB, q)));
-  await deletePhotoObjects(env, userId);
+  await deletePhotoObjects(env, userId, origin);
 }
