@@ -29,6 +29,7 @@ const layers = [
       "rate-limit",
       "session",
       "socket-ticket",
+      "photo-urls",
     ],
     files: ["app/server/db/**"],
   },

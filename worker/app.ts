@@ -16,7 +16,7 @@ import { discoveryApi } from "./api/discovery";
 import { moneyApi } from "./api/money";
 import { notificationsApi } from "./api/notifications";
 import { opsApi } from "./api/ops";
-import { profileApi } from "./api/profile";
+import { profileApi, signedPhotoApi } from "./api/profile";
 import { pushApi } from "./api/push";
 import { realtimeApi } from "./api/realtime";
 import { safetyApi } from "./api/safety";
@@ -48,6 +48,8 @@ export function createApp(build: ServerBuild) {
   app.use(securityHeaders);
   app.use(productionGuard);
   app.route("/", opsApi);
+  // A photo's signed address is answered here, before the session is read (docs/decisions/043).
+  app.route("/", signedPhotoApi);
   app.use(versionCheck(buildVersion));
   app.use(requestContext(buildVersion));
   app.use(bodyLimit);

@@ -1,3 +1,4 @@
+import type { PhotoUrls } from "./photos";
 import type { ProfilePhoto } from "~/schemas/profile";
 import type { PromptAnswer } from "~/schemas/prompt-catalog";
 
@@ -9,7 +10,9 @@ export interface MemberCardView {
   age: number;
   gender: string | null;
   location: { country: string | null; state: string | null; city: string | null };
+  /** The main photo's signed address at its largest width (`photo_urls` has each width). */
   photo_url: string | null;
+  photo_urls: PhotoUrls | null;
   online: boolean;
   last_seen_at: string | null;
   /** A moderator matched the member's selfie with their profile photos. */

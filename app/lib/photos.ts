@@ -11,5 +11,12 @@ export type PhotoWidth = (typeof PHOTO_WIDTHS)[number];
 export const isPhotoWidth = (n: number): n is PhotoWidth =>
   (PHOTO_WIDTHS as readonly number[]).includes(n);
 
-/** A photo's address (`/photos/{id}`) at one of the widths. */
-export const photoAt = (url: string, width: PhotoWidth) => `${url}?w=${width}`;
+/**
+ * A photo's addresses at each width, as the server hands them out (`photo_urls`, a photo's
+ * `urls`): each signed for that width and good for a while (app/server/photo-urls.server.ts,
+ * docs/decisions/043-signed-photo-urls.md). A page cannot make one itself.
+ */
+export type PhotoUrls = Record<PhotoWidth, string>;
+
+/** A photo's address at one of the widths. */
+export const photoAt = (urls: PhotoUrls, width: PhotoWidth) => urls[width];

@@ -88,7 +88,7 @@ export default function MemberPage() {
           <MatchMoment
             name={name}
             memberId={member.id}
-            photoUrl={member.photo_url}
+            photoUrls={member.photo_urls}
             comment={match.comment}
           />
         ) : null}
@@ -110,7 +110,7 @@ export default function MemberPage() {
                         preview={
                           <img
                             className="like-sheet-photo"
-                            src={photoAt(photo.url, 400)}
+                            src={photoAt(photo.urls, 400)}
                             alt={`${name}, photo ${i + 1}`}
                           />
                         }

@@ -56,7 +56,7 @@ export default function ActivitiesPage() {
               <li key={a.id} className="activity">
                 <span className="activity-media">
                   {a.user ? (
-                    <Avatar name={displayName(a.user)} url={a.user.photo_url} size={40} />
+                    <Avatar name={displayName(a.user)} urls={a.user.photo_urls} size={40} />
                   ) : (
                     <span className="notification-icon" aria-hidden="true">
                       {ACTIVITY_ICONS[a.type]}

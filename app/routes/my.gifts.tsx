@@ -85,7 +85,7 @@ export default function GiftsPage() {
                   <span className="money-gift-icon" aria-hidden="true">
                     {g.gift.icon}
                   </span>
-                  {g.user ? <Avatar name={name} url={g.user.photo_url} size={36} /> : null}
+                  {g.user ? <Avatar name={name} urls={g.user.photo_urls} size={36} /> : null}
                   <span className="money-gift-body">
                     <span>
                       {list === "received" ? (

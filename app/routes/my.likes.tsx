@@ -125,7 +125,7 @@ function Likes({ initial }: { initial: LikesState }) {
             key={lastMatch.member.id}
             name={displayName(lastMatch.member)}
             memberId={lastMatch.member.id}
-            photoUrl={lastMatch.member.photo_url}
+            photoUrls={lastMatch.member.photo_urls}
             comment={lastMatch.comment}
           />
         ) : null}

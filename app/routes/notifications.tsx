@@ -237,7 +237,7 @@ function NotificationRow({
     <li className={unread ? "notification notification-unread" : "notification"}>
       <span className="notification-media">
         {actor ? (
-          <Avatar name={displayName(actor)} url={actor.photo_url} size={44} />
+          <Avatar name={displayName(actor)} urls={actor.photo_urls} size={44} />
         ) : (
           <span className="notification-icon" aria-hidden="true">
             {NOTIFICATION_ICONS[latest.type]}

@@ -54,7 +54,7 @@ export function action({ request, context }: ActionFunctionArgs) {
     const { user } = requirePasswordConfirmed(context, request);
     const body = await readBody(request);
     if (body.confirm !== "yes") throw new ValidationError({ confirm: [CONFIRM_DELETE_MESSAGE] });
-    await deleteAccount(context.env, user.id);
+    await deleteAccount(context.env, user.id, new URL(request.url).origin);
     await signOut(context);
     return redirect("/account-deleted");
   });

@@ -75,7 +75,7 @@ export default function BlockedMembersPage() {
             const name = displayName(member);
             return (
               <li key={member.id} className="blocked-row">
-                <Avatar name={name} url={member.photo_url} size={44} />
+                <Avatar name={name} urls={member.photo_urls} size={44} />
                 <span className="member-row-body">
                   <strong>{name}</strong>
                   <span className="muted small">

@@ -3,6 +3,7 @@
  * messages and shapes, without the schema (app/schemas/likes.ts), for the pages that show likes or
  * send one and never load zod for it.
  */
+import type { PhotoUrls } from "~/lib/photos";
 import type { SafetyNote } from "./message-safety";
 
 export const LIKE_COMMENT_MAX = 300;
@@ -25,7 +26,8 @@ export type LikeTargetInput = { photo_id: string } | { prompt_id: string };
  * since gone.
  */
 export type LikeTarget =
-  { photo_id: string; photo_url: string } | { prompt_id: string; text: string; answer: string };
+  | { photo_id: string; photo_url: string; photo_urls: PhotoUrls }
+  | { prompt_id: string; text: string; answer: string };
 
 /**
  * The comment and target a like carries, on a card of GET /my/likes; on a like received, what

@@ -1,5 +1,6 @@
 import { z } from "./zod";
 import { ageOn, isRealDate, MINIMUM_AGE } from "~/lib/age";
+import type { PhotoUrls } from "~/lib/photos";
 import { DOB_REQUIRED_MESSAGE, UNDERAGE_MESSAGE, usernameField } from "./auth";
 import { AGE_RANGE, BIO_MAX, LIST_ITEM_MAX, LIST_MAX_ITEMS } from "./profile-limits";
 import { promptsField, type PromptEntry } from "./prompts";
@@ -207,9 +208,11 @@ export const PROFILE_FIELDS = [
 ] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 
+/** One of a member's photos: `url` is its largest width's signed address, `urls` each width's. */
 export interface ProfilePhoto {
   id: string;
   url: string;
+  urls: PhotoUrls;
   position: number;
 }
 

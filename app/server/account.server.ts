@@ -9,6 +9,7 @@ import { notFound } from "./errors.server";
 import { endMemberSockets } from "./member-channel.server";
 import { getNotificationPreferences } from "./notifications.server";
 import { setPresenceHidden } from "./presence.server";
+import { purgePhotoCache } from "./photos.server";
 import { loadProfile } from "./profiles.server";
 import { destroyAllSessions } from "./session.server";
 import { endMoneyOf } from "./subscriptions.server";
@@ -232,16 +233,23 @@ export const exportFileName = (username: string, now = Date.now()) =>
 // Deletion
 
 /**
- * Deletes every R2 object stored under the member's photo prefix and their verification selfie's
- * (including any orphan).
+ * Deletes every R2 object stored under the member's photo prefix (including any orphan) and
+ * their verification selfie's, and the photos' widths from this data centre's cache (`origin`:
+ * the app's address), so that their signed addresses stop at once here.
  */
-async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
-  for (const prefix of [`photos/${userId}/`, selfiePrefix(userId)]) {
+async function deletePhotoObjects(env: Env, userId: string, origin: string): Promise<void> {
+  const photos = `photos/${userId}/`;
+  for (const prefix of [photos, selfiePrefix(userId)]) {
     let cursor: string | undefined;
     for (;;) {
       const page = await env.PHOTOS.list({ prefix, cursor, limit: 1000 });
       const keys = page.objects.map((o) => o.key);
       if (keys.length) await env.PHOTOS.delete(keys);
+      if (prefix === photos) {
+        // `photos/{user}/{photo}` and its widths `photos/{user}/{photo}.w{width}`.
+        const ids = new Set(keys.map((key) => key.slice(prefix.length).replace(/\.w\d+$/, "")));
+        if (ids.size) await purgePhotoCache(origin, [...ids]);
+      }
       if (!page.truncated) break;
       cursor = page.cursor;
     }
@@ -258,7 +266,7 @@ async function deletePhotoObjects(env: Env, userId: string): Promise<void> {
  * Payments, subscriptions and the credits ledger are kept under the member's id, which then
  * names nobody (a tombstone): the refund, chargeback and tax trail holds no personal data.
  */
-export async function deleteAccount(env: Env, userId: string): Promise<void> {
+export async function deleteAccount(env: Env, userId: string, origin: string): Promise<void> {
   // Money first: nothing is billed after this (a Stripe failure stops the deletion with a 502
   // before anything else changed, and the member may retry); the money records stay, under the
   // member's id (ADR 008).
@@ -270,7 +278,7 @@ export async function deleteAccount(env: Env, userId: string): Promise<void> {
   // a new registration with it to review (returning.server.ts).
   if (await keepEvidenceOf(env, userId))
     await rememberAddressOf(env, userId, "deleted_after_report");
-  await deletePhotoObjects(env, userId);
+  await deletePhotoObjects(env, userId, origin);
   await eraseConversationsOf(env, userId);
   const statements = [
     sql`DELETE FROM message_rooms WHERE conversation_id IN (SELECT id FROM conversations WHERE user_low = ${userId} OR user_high = ${userId})`,
@@ -285,5 +293,5 @@ export async function deleteAccount(env: Env, userId: string): Promise<void> {
     sql`DELETE FROM users WHERE id = ${userId}`,
   ];
   await env.DB.batch(statements.map((q) => statement(env.DB, q)));
-  await deletePhotoObjects(env, userId);
+  await deletePhotoObjects(env, userId, origin);
 }

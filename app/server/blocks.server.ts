@@ -115,8 +115,9 @@ export async function listBlocked(env: Env, me: string, page = 1) {
   return {
     // A block hides photos and presence both ways: the card keeps neither.
     blocked_users: rows.slice(0, BLOCKED_PAGE_SIZE).map((r) => ({
-      ...toMemberCard(r.card, now),
+      ...toMemberCard(r.card, new Map(), now),
       photo_url: null,
+      photo_urls: null,
       online: false,
       last_seen_at: null,
       blocked_at: r.blockedAt,

@@ -24,7 +24,7 @@ import { forbidden, HttpError, notFound, ValidationError } from "./errors.server
 import { activeGift, giftCatalogue, GIFT_REQUIRED } from "./gifts.server";
 import { memberHub } from "./member-hub.server";
 import { SafetyCheck } from "./message-safety.server";
-import { cardQuery, toMemberCard, type MemberCard } from "./members.server";
+import { cardPhotoUrls, cardQuery, toMemberCard, type MemberCard } from "./members.server";
 import { hit } from "./rate-limit.server";
 import type { ListRow, RoomResult } from "./room-api.server";
 import type { TicketSession } from "./socket-ticket.server";
@@ -140,7 +140,8 @@ async function visibleCards(env: Env, me: string, ids: string[]): Promise<Map<st
     .where(and(inArray(schema.users.id, [...new Set(ids)]), visibleTo(me)))
     .all();
   const now = Date.now();
-  return new Map(rows.map((row) => [row.id, toMemberCard(row, now)]));
+  const photos = await cardPhotoUrls(env, rows, now);
+  return new Map(rows.map((row) => [row.id, toMemberCard(row, photos, now)]));
 }
 
 function toConversations(rows: ListRow[], cards: Map<string, MemberCard>): Conversation[] {

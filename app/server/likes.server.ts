@@ -26,7 +26,8 @@ import {
   type SafetyNote,
 } from "./message-safety.server";
 import { isSafetyKind } from "~/schemas/message-safety";
-import { memberCards, photoUrl, type MemberCard } from "./members.server";
+import { memberCards, type MemberCard, type PhotoUrlsById } from "./members.server";
+import { mintPhotoUrls } from "./photo-urls.server";
 import { notify } from "./notifications.server";
 import { memberPerks } from "./subscriptions.server";
 import { canSee, visibleTo } from "./visibility.server";
@@ -405,12 +406,16 @@ export interface ListMeta {
 }
 
 /** A like's target as it is now: null when it landed on neither, or on what has since gone. */
-function likeTarget(row: {
-  photoId: string | null;
-  promptId: string | null;
-  answer: string | null;
-}): LikeTarget | null {
-  if (row.photoId) return { photo_id: row.photoId, photo_url: photoUrl(row.photoId) };
+function likeTarget(
+  row: {
+    photoId: string | null;
+    promptId: string | null;
+    answer: string | null;
+  },
+  photos: PhotoUrlsById,
+): LikeTarget | null {
+  const urls = row.photoId ? photos.get(row.photoId) : undefined;
+  if (row.photoId && urls) return { photo_id: row.photoId, photo_url: urls[720], photo_urls: urls };
   const text = row.promptId ? promptText(row.promptId) : null;
   if (row.promptId && text && row.answer !== null) {
     return { prompt_id: row.promptId, text, answer: row.answer };
@@ -461,6 +466,8 @@ export async function listLikes(
         photoId: sql<
           string | null
         >`(SELECT p.id FROM photos p WHERE p.id = ${likes.targetPhotoId} AND p.user_id = ${likes.likedId})`,
+        // Whose photo it is: where it is stored, for its address.
+        photoOwner: likes.likedId,
         promptId: likes.targetPromptId,
         answer: sql<
           string | null
@@ -482,18 +489,25 @@ export async function listLikes(
       .get(),
   ]);
   const pageRows = rows.slice(0, perPage);
-  const cards = await memberCards(
-    env,
-    pageRows.map((r) => r.id),
-    now,
-  );
+  const [cards, photos] = await Promise.all([
+    memberCards(
+      env,
+      pageRows.map((r) => r.id),
+      now,
+    ),
+    mintPhotoUrls(
+      env,
+      pageRows.flatMap((r) => (r.photoId ? [{ id: r.photoId, owner: r.photoOwner }] : [])),
+      now,
+    ),
+  ]);
   const atById = new Map(pageRows.map((r) => [r.id, r.at]));
   const notes = new Map(
     pageRows.map((r) => [
       r.id,
       {
         comment: r.comment,
-        target: likeTarget(r),
+        target: likeTarget(r, photos),
         // Its reader is warned; its writer is not shown a warning about their own words.
         ...(list === "received" ? { comment_safety: commentSafetyNote(r.commentSafety) } : {}),
       } satisfies LikeNote,

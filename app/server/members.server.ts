@@ -2,12 +2,14 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { ageOn } from "~/lib/age";
 import { distanceKm, type LatLng } from "~/lib/distance";
 import type { MemberCardView, MemberProfileView } from "~/lib/members";
+import type { PhotoUrls } from "~/lib/photos";
 import type { Location } from "~/schemas/profile";
 import { promptsForCard } from "~/schemas/prompt-catalog";
 import { getDb, schema, type Db } from "./db.server";
 import type { Env } from "./env.server";
 import { searchOriginSql } from "./geo.server";
 import { notFound } from "./errors.server";
+import { mintPhotoUrls, profilePhoto } from "./photo-urls.server";
 import { canSee } from "./visibility.server";
 
 /** A member counts as online when seen within this window and not hiding it. */
@@ -15,8 +17,20 @@ export const ONLINE_WINDOW_MS = 5 * 60_000;
 
 export type MemberCard = MemberCardView;
 
-/** Where a photo is served (photos.server.ts answers it, to members who may see its owner). */
-export const photoUrl = (id: string) => `/photos/${id}`;
+/** Photos' signed addresses by photo id (app/server/photo-urls.server.ts). */
+export type PhotoUrlsById = ReadonlyMap<string, PhotoUrls>;
+
+/** The signed addresses of the cards' main photos, for `toMemberCard`. */
+export const cardPhotoUrls = (
+  env: Pick<Env, "APP_KEY">,
+  rows: readonly Pick<CardRow, "id" | "mainPhotoId">[],
+  now = Date.now(),
+): Promise<PhotoUrlsById> =>
+  mintPhotoUrls(
+    env,
+    rows.flatMap((r) => (r.mainPhotoId ? [{ id: r.mainPhotoId, owner: r.id }] : [])),
+    now,
+  );
 
 /** The columns a card is built from; select them with `cardQuery` or add them to a query of yours. */
 export const cardColumns = {
@@ -73,7 +87,9 @@ export function locationNames(location: Location | null | undefined) {
   };
 }
 
-export function toMemberCard(row: CardRow, now = Date.now()): MemberCard {
+/** A card from its row; `photos` holds its main photo's addresses (`cardPhotoUrls`). */
+export function toMemberCard(row: CardRow, photos: PhotoUrlsById, now = Date.now()): MemberCard {
+  const urls = row.mainPhotoId ? (photos.get(row.mainPhotoId) ?? null) : null;
   return {
     id: row.id,
     username: row.username,
@@ -81,7 +97,8 @@ export function toMemberCard(row: CardRow, now = Date.now()): MemberCard {
     age: ageOn(row.dateOfBirth, new Date(now)),
     gender: row.gender,
     location: locationNames(row.location),
-    photo_url: row.mainPhotoId ? photoUrl(row.mainPhotoId) : null,
+    photo_url: urls?.[720] ?? null,
+    photo_urls: urls,
     online: isOnline(row, now),
     verified: Boolean(row.verified),
     // A member who hides their online state hides when they were last seen too.
@@ -104,9 +121,10 @@ export async function memberCards(env: Env, ids: string[], now = Date.now()) {
       byId.set(row.id, row);
     }
   }
+  const photos = await cardPhotoUrls(env, [...byId.values()], now);
   return ids.flatMap((id) => {
     const row = byId.get(id);
-    return row ? [toMemberCard(row, now)] : [];
+    return row ? [toMemberCard(row, photos, now)] : [];
   });
 }
 
@@ -152,8 +170,16 @@ export async function viewMember(
     .where(eq(schema.photos.userId, row.card.id))
     .orderBy(schema.photos.position, schema.photos.id)
     .all();
+  const urls = await mintPhotoUrls(
+    env,
+    [
+      ...(row.card.mainPhotoId ? [{ id: row.card.mainPhotoId, owner: row.card.id }] : []),
+      ...photos.map((p) => ({ id: p.id, owner: row.card.id })),
+    ],
+    now,
+  );
   return {
-    ...toMemberCard(row.card, now),
+    ...toMemberCard(row.card, urls, now),
     bio: row.bio,
     interests: row.interests,
     preferences: row.preferences,
@@ -164,7 +190,7 @@ export async function viewMember(
       pointOf(row.placeLatitude, row.placeLongitude),
     ),
     travelling: Boolean(row.travelling),
-    photos: photos.map((p, i) => ({ id: p.id, url: photoUrl(p.id), position: i })),
+    photos: photos.map((p, i) => profilePhoto(p.id, urls.get(p.id)!, i)),
   };
 }
 

@@ -16,7 +16,7 @@ import type { Env } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
 import { logFailure } from "./log.server";
 import { cleanableType, stripImageMetadata } from "./photo-metadata.server";
-import { photoUrl } from "./members.server";
+import { mintPhotoUrls, PHOTO_URL_MAX_LIFETIME_SECONDS, profilePhoto } from "./photo-urls.server";
 import { requireVerifiedEmail, type SessionUser } from "./session.server";
 import { canSee } from "./visibility.server";
 import { readBytesCapped } from "./validation.server";
@@ -25,6 +25,13 @@ import { all, first, run } from "./sql.server";
 
 /** Photo ids never change content, so a browser may keep them for a year (in its own cache only). */
 export const PHOTO_CACHE_CONTROL = "private, max-age=31536000, immutable";
+
+/**
+ * How long this data centre's cache keeps a photo at a width (docs/decisions/043): no longer than
+ * an address lives, so that a photo whose deletion another data centre did not see leaves every
+ * cache within the hour, as the addresses that could still ask for it expire.
+ */
+const EDGE_CACHE_CONTROL = `public, max-age=${PHOTO_URL_MAX_LIFETIME_SECONDS}`;
 
 /**
  * The most an upload request body may hold: one more photo than allowed at the size limit plus
@@ -37,7 +44,7 @@ export const MAX_UPLOAD_BODY_BYTES =
 const tooLarge = () =>
   new HttpError(413, PHOTO_MESSAGES.totalSize, { photos: [PHOTO_MESSAGES.totalSize] });
 
-const photoKey = (userId: string, photoId: string) => `photos/${userId}/${photoId}`;
+export const photoKey = (userId: string, photoId: string) => `photos/${userId}/${photoId}`;
 
 /** A member's photos in order; positions are 0, 1, 2… and the first is the main photo. */
 export async function listPhotos(env: Env, userId: string): Promise<ProfilePhoto[]> {
@@ -47,7 +54,11 @@ export async function listPhotos(env: Env, userId: string): Promise<ProfilePhoto
     .where(eq(schema.photos.userId, userId))
     .orderBy(asc(schema.photos.position), asc(schema.photos.id))
     .all();
-  return rows.map((r, i) => ({ id: r.id, url: photoUrl(r.id), position: i }));
+  const urls = await mintPhotoUrls(
+    env,
+    rows.map((r) => ({ id: r.id, owner: userId })),
+  );
+  return rows.map((r, i) => profilePhoto(r.id, urls.get(r.id)!, i));
 }
 
 async function existingPhotos(env: Env, userId: string): Promise<ExistingPhotos> {
@@ -188,9 +199,16 @@ export async function uploadPhotos(
 
 /**
  * DELETE /my/photos/{id}. A member who has photos keeps at least one: the delete is conditional on
- * another photo remaining, so two concurrent deletes cannot remove the last two.
+ * another photo remaining, so two concurrent deletes cannot remove the last two. The files go from
+ * R2 and the photo's widths from this data centre's cache (`origin`: the app's address the request
+ * came to), so that its signed addresses stop at once here.
  */
-export async function deletePhoto(env: Env, userId: string, photoId: string): Promise<void> {
+export async function deletePhoto(
+  env: Env,
+  userId: string,
+  photoId: string,
+  origin: string,
+): Promise<void> {
   const photo = await getDb(env.DB)
     .select({ key: schema.photos.r2Key })
     .from(schema.photos)
@@ -204,6 +222,7 @@ export async function deletePhoto(env: Env, userId: string, photoId: string): Pr
   );
   if (result.meta.changes === 0) throw new ValidationError({ photos: [PHOTO_MESSAGES.required] });
   await env.PHOTOS.delete([photo.key, ...PHOTO_WIDTHS.map((w) => variantKey(photo.key, w))]);
+  await purgePhotoCache(origin, [photoId]);
   await renumber(env, userId);
 }
 
@@ -262,7 +281,7 @@ export async function readPhoto(env: Env, viewer: SessionUser, photoId: string) 
   return photo;
 }
 
-export async function photoObject(env: Env, r2Key: string) {
+async function photoObject(env: Env, r2Key: string) {
   const object = await env.PHOTOS.get(r2Key);
   if (!object) throw notFound("Photo not found.");
   return object;
@@ -277,7 +296,7 @@ export async function preparePhotoWidths(env: Env, userId: string, photoIds: str
   for (const id of photoIds) {
     const r2Key = photoKey(userId, id);
     try {
-      for (const width of PHOTO_WIDTHS) await photoVariant(env, { r2Key }, width);
+      for (const width of PHOTO_WIDTHS) await makeVariant(env, r2Key, width);
     } catch (error) {
       logFailure("photo_widths", error, { photo: id });
     }
@@ -295,25 +314,16 @@ export async function preparePhotoWidths(env: Env, userId: string, photoIds: str
 const variantKey = (r2Key: string, width: PhotoWidth) => `${r2Key}.w${width}`;
 
 /**
- * A photo at one of PHOTO_WIDTHS (WebP, never wider than the photo itself), for a member already
- * allowed to see it (`readPhoto`). Made from the stored photo by the Images binding the first time
- * it is asked for, then kept in R2 beside it; photos stored before widths existed get theirs the
- * same way.
+ * Makes a photo's copy at one of PHOTO_WIDTHS (WebP, never wider than the photo itself) with the
+ * Images binding, from the stored photo, and keeps it in R2 beside it. Throws when the photo is
+ * not in R2 or the binding cannot make it.
  */
-export async function photoVariant(
+async function makeVariant(
   env: Env,
-  photo: { r2Key: string },
+  r2Key: string,
   width: PhotoWidth,
-): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string }> {
-  const key = variantKey(photo.r2Key, width);
-  const kept = await env.PHOTOS.get(key);
-  if (kept) {
-    return {
-      bytes: new Uint8Array(await kept.arrayBuffer()),
-      contentType: kept.httpMetadata?.contentType ?? "image/webp",
-    };
-  }
-  const original = await photoObject(env, photo.r2Key);
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; contentType: string; etag: string }> {
+  const original = await photoObject(env, r2Key);
   const result = await env.IMAGES.input(original.body)
     .transform({ width, fit: "scale-down" })
     .output({ format: "image/webp", quality: 80 });
@@ -324,8 +334,140 @@ export async function photoVariant(
   const madeType = cleanableType(made);
   const bytes = (madeType && stripImageMetadata(made, madeType)) || made;
   const contentType = result.contentType();
-  await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType } });
-  return { bytes, contentType };
+  const kept = await env.PHOTOS.put(variantKey(r2Key, width), bytes, {
+    httpMetadata: { contentType },
+  });
+  return { bytes, contentType, etag: kept.httpEtag };
+}
+
+/** A photo's bytes as served at a width: a stream where it can be, and what describes it. */
+export interface ServedPhoto {
+  body: ReadableStream | Uint8Array<ArrayBuffer>;
+  contentType: string;
+  size: number;
+  /** Quoted, as the ETag header carries it. */
+  etag: string;
+}
+
+/**
+ * This data centre's cache (the Workers runtime's `caches.default`; the DOM's CacheStorage type,
+ * which the project also compiles against, does not name it).
+ */
+const edgeCache = () => (caches as unknown as { default: Cache }).default;
+
+/** Where a photo at a width is kept in this data centre's cache (the Cache API), by photo and width. */
+const photoCacheKey = (origin: string, photoId: string, width: PhotoWidth) =>
+  `${origin}/photos/${encodeURIComponent(photoId)}/w${width}`;
+
+/**
+ * Forgets a photo's widths in this data centre's cache (other data centres keep theirs until
+ * their entry expires: EDGE_CACHE_CONTROL). Never fails the deletion it is part of.
+ */
+export async function purgePhotoCache(origin: string, photoIds: string[]): Promise<void> {
+  const cache = edgeCache();
+  await Promise.all(
+    photoIds.flatMap((id) =>
+      PHOTO_WIDTHS.map((w) =>
+        cache.delete(photoCacheKey(origin, id, w)).catch((error: unknown) => {
+          logFailure("photo_cache_purge", error, { photo: id, width: w });
+          return false;
+        }),
+      ),
+    ),
+  );
+}
+
+/** The Cache API of the request being answered: its origin, and where to leave the cache's write. */
+export interface PhotoCache {
+  origin: string;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/**
+ * A photo at one of PHOTO_WIDTHS, for a request already allowed to see it (a signed address, or
+ * `readPhoto`), and without the database: from this data centre's cache, else the copy kept in R2
+ * streamed as it is read (and put in the cache on the way), else made now by the Images binding
+ * and kept (photos stored before widths existed). A photo the binding cannot make smaller is
+ * served as it is, without metadata (and not cached, so that a passing failure of the binding is
+ * not kept). Null when the photo is not in R2 (deleted).
+ */
+export async function photoAtWidth(
+  env: Env,
+  photo: { id: string; r2Key: string },
+  width: PhotoWidth,
+  cache: PhotoCache,
+): Promise<ServedPhoto | null> {
+  const key = photoCacheKey(cache.origin, photo.id, width);
+  const hit = await edgeCache()
+    .match(key)
+    .catch((error: unknown) => {
+      logFailure("photo_cache_read", error, { photo: photo.id, width });
+      return undefined;
+    });
+  if (hit?.body) {
+    return {
+      body: hit.body,
+      contentType: hit.headers.get("Content-Type") ?? "image/webp",
+      size: Number(hit.headers.get("Content-Length") ?? 0),
+      etag: hit.headers.get("ETag") ?? "",
+    };
+  }
+  let served: ServedPhoto | null;
+  const kept = await env.PHOTOS.get(variantKey(photo.r2Key, width));
+  if (kept) {
+    served = {
+      body: kept.body,
+      contentType: kept.httpMetadata?.contentType ?? "image/webp",
+      size: kept.size,
+      etag: kept.httpEtag,
+    };
+  } else {
+    const made = await makeVariant(env, photo.r2Key, width).catch((error: unknown) => {
+      if (error instanceof HttpError && error.status === 404) return null;
+      logFailure("photo_width", error, { photo: photo.id, width });
+      return "original" as const;
+    });
+    if (made === null) return null;
+    if (made === "original") {
+      const original = await cleanObject(env, photo.r2Key);
+      if (!original) return null;
+      return {
+        body: original.bytes,
+        contentType: original.contentType,
+        size: original.bytes.byteLength,
+        etag: original.etag,
+      };
+    }
+    served = {
+      body: made.bytes,
+      contentType: made.contentType,
+      size: made.bytes.byteLength,
+      etag: made.etag,
+    };
+  }
+  // The client's copy and the cache's copy: a stream is split as it is read, never buffered here.
+  let forCache: ReadableStream | Uint8Array<ArrayBuffer> = served.body;
+  if (served.body instanceof ReadableStream) {
+    const [a, b] = served.body.tee();
+    served = { ...served, body: a };
+    forCache = b;
+  }
+  const entry = new Response(forCache, {
+    headers: {
+      "Content-Type": served.contentType,
+      "Content-Length": String(served.size),
+      ETag: served.etag,
+      "Cache-Control": EDGE_CACHE_CONTROL,
+    },
+  });
+  cache.waitUntil(
+    edgeCache()
+      .put(key, entry)
+      .catch((error: unknown) => {
+        logFailure("photo_cache_write", error, { photo: photo.id, width });
+      }),
+  );
+  return served;
 }
 
 /**
@@ -335,16 +477,24 @@ export async function photoVariant(
 async function cleanObject(
   env: Env,
   key: string,
-): Promise<{ bytes: Uint8Array<ArrayBuffer>; rewritten: boolean } | null> {
+): Promise<{
+  bytes: Uint8Array<ArrayBuffer>;
+  rewritten: boolean;
+  contentType: string;
+  etag: string;
+} | null> {
   const object = await env.PHOTOS.get(key);
   if (!object) return null;
   const bytes = new Uint8Array(await object.arrayBuffer());
+  const contentType = object.httpMetadata?.contentType ?? "application/octet-stream";
   const type = cleanableType(bytes);
   const clean = type ? stripImageMetadata(bytes, type) : null;
   // Cleaning only ever takes bytes out: the same length is the same file.
-  if (!clean || clean.byteLength === bytes.byteLength) return { bytes, rewritten: false };
-  await env.PHOTOS.put(key, clean, { httpMetadata: object.httpMetadata });
-  return { bytes: clean, rewritten: true };
+  if (!clean || clean.byteLength === bytes.byteLength) {
+    return { bytes, rewritten: false, contentType, etag: object.httpEtag };
+  }
+  const rewritten = await env.PHOTOS.put(key, clean, { httpMetadata: object.httpMetadata });
+  return { bytes: clean, rewritten: true, contentType, etag: rewritten.httpEtag };
 }
 
 /**

@@ -3,6 +3,7 @@ import { SEARCH_TOTAL_CAP, type SearchRequest, type SearchResponse } from "~/sch
 import { allRows, type DbTime } from "./db-time.server";
 import type { Env } from "./env.server";
 import { notFound, ValidationError } from "./errors.server";
+import { cardPhotoUrls } from "./members.server";
 import { SEARCH_MESSAGES } from "~/schemas/search";
 import {
   cardsStatement,
@@ -217,11 +218,16 @@ export async function searchMembers(
     rows = found.rows;
   }
 
-  const pinned = toSearchCards(exact, now, origin);
+  const photos = await cardPhotoUrls(
+    env,
+    [...exact, ...rows].map((r) => r.card),
+    now,
+  );
+  const pinned = toSearchCards(exact, photos, now, origin);
   const pinnedIds = new Set(pinned.map((c) => c.card.id));
   // The first page shows the exact matches first; every page leaves them out of the rest.
   const room = page === 1 ? perPage - pinned.length : perPage;
-  let cards = toSearchCards(rows, now, origin).filter((c) => !pinnedIds.has(c.card.id));
+  let cards = toSearchCards(rows, photos, now, origin).filter((c) => !pinnedIds.has(c.card.id));
   if (offset > 0 && pinned.length && rows.length) {
     // Exact matches above the first row read were shown on the first page in place of as many
     // of these rows: those rows were on an earlier page.
@@ -349,7 +355,18 @@ async function sortedSearch(
     const last = rows[perPage - 1];
     if (rows.length > perPage && last) next = { j: last.joined!, k: last.sortKey };
   }
-  const cards = toSearchCards(rows.slice(0, perPage), now, origin, true);
+  const shown = rows.slice(0, perPage);
+  const cards = toSearchCards(
+    shown,
+    await cardPhotoUrls(
+      env,
+      shown.map((r) => r.card),
+      now,
+    ),
+    now,
+    origin,
+    true,
+  );
   return {
     results: cards.map((c) => c.card),
     meta: {

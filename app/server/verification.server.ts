@@ -21,7 +21,7 @@ import { hmacSign, newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
-import { photoUrl } from "./members.server";
+import { mintPhotoUrls } from "./photo-urls.server";
 import { stripImageMetadata } from "./photo-metadata.server";
 import { hit } from "./rate-limit.server";
 import type { SessionUser } from "./session.server";
@@ -231,9 +231,14 @@ export async function listPendingVerifications(env: Env): Promise<PendingVerific
         WHERE pv.status = 'pending'
         ORDER BY pv.created_at, pv.id LIMIT ${QUEUE_SIZE}`,
   );
+  const photosOf = (r: (typeof rows)[number]) => JSON.parse(r.photo_ids ?? "[]") as string[];
+  const urls = await mintPhotoUrls(
+    env,
+    rows.flatMap((r) => photosOf(r).map((id) => ({ id, owner: r.user_id }))),
+  );
   return rows.map((r) => {
     const pose = poseById(r.pose_id) ?? POSES[0];
-    const photoIds = JSON.parse(r.photo_ids ?? "[]") as string[];
+    const photoIds = photosOf(r);
     return {
       id: r.id,
       created_at: r.created_at,
@@ -243,7 +248,7 @@ export async function listPendingVerifications(env: Env): Promise<PendingVerific
         id: r.user_id,
         username: r.username,
         first_name: r.first_name,
-        photos: photoIds.map((id) => ({ id, url: photoUrl(id) })),
+        photos: photoIds.map((id) => ({ id, url: urls.get(id)![720] })),
       },
     };
   });

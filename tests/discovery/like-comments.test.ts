@@ -5,6 +5,7 @@ import { PROMPTS } from "~/schemas/prompts";
 import { FREE_DAILY_LIKES } from "~/server/likes.server";
 import { LINKS_NOT_YET, SAFETY_NOTES } from "~/server/message-safety.server";
 import { verifiedMember } from "../helpers/members";
+import { expiryOf, photoUrlsUntil } from "../helpers/photo-urls";
 import { memberWithProfile } from "../profile/fixtures";
 
 type Member = Awaited<ReturnType<typeof verifiedMember>>;
@@ -109,8 +110,12 @@ describe("likes that say something", () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ liked: true, is_match: false });
 
-    const target = { photo_id: photo, photo_url: `/photos/${photo}` };
-    expect(card((await lists(noor)).received, sam.id)).toMatchObject({
+    const received = card((await lists(noor)).received, sam.id) as {
+      target: { photo_url: string };
+    };
+    const urls = await photoUrlsUntil(photo!, noor.id, expiryOf(received.target.photo_url));
+    const target = { photo_id: photo, photo_url: urls[720], photo_urls: urls };
+    expect(received).toMatchObject({
       comment: "That market looks wonderful",
       target,
     });

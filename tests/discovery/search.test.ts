@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
 import { registerMember } from "../helpers/members";
+import { expiryOf, photoUrlsUntil } from "../helpers/photo-urls";
 import {
   foundIds,
   OHIO,
@@ -450,6 +451,7 @@ describe("search: validation and access", () => {
     });
     const res = await search(me.client, { keywords: word });
     const card = res.body.results.find((r) => r.id === member.id);
+    const urls = await photoUrlsUntil(`p${member.id}`, member.id, expiryOf(card!.photo_url!));
     expect(card).toEqual({
       id: member.id,
       username: member.username,
@@ -457,7 +459,8 @@ describe("search: validation and access", () => {
       age: 31,
       gender: "woman",
       location: { country: "United States", state: "Texas", city: "Austin" },
-      photo_url: `/photos/p${member.id}`,
+      photo_url: urls[720],
+      photo_urls: urls,
       online: true,
       last_seen_at: expect.stringMatching(/Z$/),
       verified: false,

@@ -15,6 +15,7 @@ export const memberCard = (id: string, extra: Partial<MemberCardView> = {}): Mem
   gender: null,
   location: { country: null, state: null, city: null },
   photo_url: null,
+  photo_urls: null,
   online: false,
   last_seen_at: null,
   verified: false,

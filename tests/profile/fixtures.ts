@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import type { TestClient } from "../helpers/client";
+import { encodePng } from "../../scripts/lib/png";
 import { verifiedMember } from "../helpers/members";
 
 /**
@@ -149,4 +150,18 @@ export async function countRows(sql: string, ...binds: unknown[]) {
     .bind(...binds)
     .first<{ n: number }>();
   return row?.n ?? 0;
+}
+
+/** A real picture (a colour gradient), wide enough to be made smaller. */
+export function gradientPng(width: number, height: number) {
+  const rgb = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      rgb[i] = (x * 255) / width;
+      rgb[i + 1] = (y * 255) / height;
+      rgb[i + 2] = ((x + y) * 97) % 256;
+    }
+  }
+  return encodePng(width, height, rgb);
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { memberCards } from "~/server/members.server";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
+import { expiryOf, listedPhoto, photoUrlsUntil } from "../helpers/photo-urls";
 import { countRows, memberWithProfile } from "./fixtures";
 
 type Card = {
@@ -13,6 +14,7 @@ type Card = {
   gender: string | null;
   location: { country: string | null; state: string | null; city: string | null };
   photo_url: string | null;
+  photo_urls?: unknown;
   online: boolean;
   last_seen_at: string | null;
 };
@@ -56,6 +58,8 @@ describe("GET /members/{username}", () => {
     );
     expect(res.status).toBe(200);
     const photos = (res.body.member.photos as { id: string }[]).map((p) => p.id);
+    const exp = expiryOf(res.body.member.photo_url!);
+    const main = await photoUrlsUntil(photos[0]!, target.id, exp);
     expect(res.body.member).toEqual({
       id: target.id,
       username: target.details.username,
@@ -63,7 +67,8 @@ describe("GET /members/{username}", () => {
       age: 25,
       gender: "Woman",
       location: { country: "United States", state: "Texas", city: "Austin" },
-      photo_url: `/photos/${photos[0]}`,
+      photo_url: main[720],
+      photo_urls: main,
       online: false,
       last_seen_at: null,
       verified: false,
@@ -74,7 +79,9 @@ describe("GET /members/{username}", () => {
       prompts: [],
       distance_km: null,
       travelling: false,
-      photos: photos.map((id, position) => ({ id, url: `/photos/${id}`, position })),
+      photos: await Promise.all(
+        photos.map((id, position) => listedPhoto(id, target.id, position, exp)),
+      ),
     });
     // Nothing private leaks into the card.
     expect(JSON.stringify(res.body)).not.toContain(target.details.email);
@@ -161,7 +168,10 @@ describe("GET /members/{username}", () => {
     expect(html).toContain("Hiking");
     expect(html).toContain("Long-term relationship");
     // The main photo, at the width a profile shows it.
-    expect(html).toMatch(/src="\/photos\/[a-z0-9]+\?w=720"/);
+    // The main photo at 720, by its signed address (docs/decisions/043).
+    expect(html).toMatch(
+      /src="\/photos\/[a-z0-9]+\?w=720&amp;m=[a-z0-9]+&amp;exp=\d+&amp;sig=[\w-]{22}"/,
+    );
 
     const missing = await viewer.client.fetch("/members/nobody_here", {
       headers: { Accept: "text/html" },

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { stripImageMetadata } from "~/server/photo-metadata.server";
 import { imageDimensions } from "~/lib/image-type";
 import { deletePhoto, uploadPhotos } from "~/server/photos.server";
-import { encodePng } from "../../scripts/lib/png";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
-import { countRows, imageBytes, memberWithProfile, upload } from "./fixtures";
+import { expiryOf, listedPhoto } from "../helpers/photo-urls";
+import { countRows, gradientPng, imageBytes, memberWithProfile, upload } from "./fixtures";
 
 const MB = 1024 * 1024;
 
@@ -32,7 +32,9 @@ describe("POST /my/photos", () => {
     expect(res.status).toBe(201);
     const photos = res.body.photos!;
     expect(photos.map((p) => p.position)).toEqual([0, 1, 2]);
-    for (const p of photos) expect(p.url).toBe(`/photos/${p.id}`);
+    // Each photo's signed addresses, at every width (app/server/photo-urls.server.ts).
+    const exp = expiryOf(photos[0]!.url);
+    for (const p of photos) expect(p).toEqual(await listedPhoto(p.id, id, p.position, exp));
 
     const rows = await env.DB.prepare(
       "SELECT id, r2_key, content_type FROM photos WHERE user_id = ? ORDER BY position",
@@ -215,10 +217,14 @@ describe("DELETE /my/photos/{id} and PUT /my/photos/order", () => {
     const [a, b, c] = body.photos!;
     const res = await client.json("DELETE", `/my/photos/${b!.id}`);
     expect(res.status).toBe(204);
-    const profile = await client.json<{ profile: { photos: unknown[] } }>("GET", "/my/profile");
+    const profile = await client.json<{ profile: { photos: { url: string }[] } }>(
+      "GET",
+      "/my/profile",
+    );
+    const exp = expiryOf(profile.body.profile.photos[0]!.url);
     expect(profile.body.profile.photos).toEqual([
-      { id: a!.id, url: `/photos/${a!.id}`, position: 0 },
-      { id: c!.id, url: `/photos/${c!.id}`, position: 1 },
+      await listedPhoto(a!.id, id, 0, exp),
+      await listedPhoto(c!.id, id, 1, exp),
     ]);
     expect(await r2Keys(id)).toEqual([`photos/${id}/${a!.id}`, `photos/${id}/${c!.id}`].sort());
   });
@@ -240,7 +246,9 @@ describe("DELETE /my/photos/{id} and PUT /my/photos/order", () => {
       { bytes: imageBytes("png") },
       { bytes: imageBytes("png") },
     ]);
-    const results = await Promise.allSettled(body.photos!.map((p) => deletePhoto(env, id, p.id)));
+    const results = await Promise.allSettled(
+      body.photos!.map((p) => deletePhoto(env, id, p.id, "http://localhost")),
+    );
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     expect(results.find((r) => r.status === "rejected")).toMatchObject({
       reason: { status: 422, errors: { photos: ["Please select at least one photo"] } },
@@ -360,20 +368,6 @@ describe("GET /photos/{id}", () => {
     expect((await viewer.client.json("GET", `/photos/${photoId}`)).status).toBe(404);
   });
 });
-
-/** A real picture (a colour gradient), wide enough to be made smaller. */
-function gradientPng(width: number, height: number) {
-  const rgb = new Uint8Array(width * height * 3);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = (y * width + x) * 3;
-      rgb[i] = (x * 255) / width;
-      rgb[i + 1] = (y * 255) / height;
-      rgb[i + 2] = ((x + y) * 97) % 256;
-    }
-  }
-  return encodePng(width, height, rgb);
-}
 
 describe("GET /photos/{id}?w=", () => {
   async function ownerWithPicture() {

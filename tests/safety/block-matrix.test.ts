@@ -396,7 +396,12 @@ const ROWS: Record<string, Row> = {
       );
       if (w.direction === "I blocked them") {
         expect(res.body.blocked_users).toEqual([
-          expect.objectContaining({ id: w.other.id, photo_url: null, online: false }),
+          expect.objectContaining({
+            id: w.other.id,
+            photo_url: null,
+            photo_urls: null,
+            online: false,
+          }),
         ]);
       } else {
         expect(res.body.blocked_users).toEqual([]);

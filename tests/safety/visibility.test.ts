@@ -70,6 +70,7 @@ describe("a block hides members from each other, both ways", () => {
     expect(list.body.blocked_users[0]).toMatchObject({
       id: bob.id,
       photo_url: null,
+      photo_urls: null,
       online: false,
       last_seen_at: null,
     });

@@ -101,7 +101,8 @@ describe("profile update transitions (docs/domain.md: Client state)", () => {
   });
 
   it("photosChanged replaces the photos only", () => {
-    const photos = [{ id: "p1", url: "/photos/p1", position: 0 }];
+    const urls = { 160: "/photos/p1?w=160", 400: "/photos/p1?w=400", 720: "/photos/p1?w=720" };
+    const photos = [{ id: "p1", url: urls[720], urls, position: 0 }];
     expect(photosChanged(loaded, photos).data).toEqual({ ...profile, photos });
     expect(photosChanged(initialProfileState, photos)).toBe(initialProfileState);
   });

@@ -6,8 +6,9 @@ import {
   deletePhoto,
   PHOTO_CACHE_CONTROL,
   PHOTO_ORDER_MESSAGE,
+  photoAtWidth,
+  photoKey,
   photoOriginal,
-  photoVariant,
   preparePhotoWidths,
   readPhoto,
   readPhotoUpload,
@@ -22,8 +23,8 @@ import {
   VIEWERS_PER_PAGE,
 } from "~/server/profile-views.server";
 import { loadProfile, updateProfile } from "~/server/profiles.server";
-import { ValidationError } from "~/server/errors.server";
-import { logFailure } from "~/server/log.server";
+import { notFound, ValidationError } from "~/server/errors.server";
+import { readSignedPhotoUrl } from "~/server/photo-urls.server";
 import { isPhotoWidth, PHOTO_WIDTHS } from "~/lib/photos";
 import { parseInput } from "~/server/validation.server";
 import { currentUser, requireUser, requireVerified, verifiedUser } from "../middleware/auth";
@@ -86,13 +87,65 @@ profileApi.put("/my/photos/order", requireUser, async (c) => {
 
 profileApi.delete("/my/photos/:id", requireUser, async (c) => {
   const { user } = currentUser(c);
-  await deletePhoto(c.env, user.id, c.req.param("id"));
+  await deletePhoto(c.env, user.id, c.req.param("id"), new URL(c.req.url).origin);
   return c.body(null, 204);
 });
 
 /** `?w=`: one of the widths photos are also served at (app/lib/photos.ts). */
 const PHOTO_WIDTH_MESSAGE = `The width must be one of ${PHOTO_WIDTHS.join(", ")}.`;
 
+/** What every photo answer carries: shown in place, and never run as a document. */
+const SERVED_PHOTO_HEADERS = {
+  "Content-Disposition": "inline",
+  "Content-Security-Policy": "default-src 'none'; sandbox",
+};
+
+const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
+  Boolean(ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag));
+
+/**
+ * GET /photos/{id} with a signed address (app/server/photo-urls.server.ts, docs/decisions/043):
+ * served before the session is read, without a database statement, from this data centre's cache
+ * or streamed from R2. Mounted ahead of the session (worker/app.ts); a request without a good,
+ * unexpired signature goes on to the checked route below.
+ */
+export const signedPhotoApi = new Hono<AppBindings>();
+
+signedPhotoApi.get("/photos/:id", async (c, next) => {
+  const url = new URL(c.req.url);
+  if (!url.searchParams.has("sig")) return next();
+  const now = Date.now();
+  const signed = await readSignedPhotoUrl(c.env, c.req.param("id"), url.searchParams, now);
+  if (!signed) return next();
+  const served = await photoAtWidth(
+    c.env,
+    { id: signed.id, r2Key: photoKey(signed.owner, signed.id) },
+    signed.width,
+    { origin: url.origin, waitUntil: (p) => c.executionCtx.waitUntil(p) },
+  );
+  if (!served) throw notFound("Photo not found.");
+  // The address is good until it expires: the browser keeps it that long, in its own cache only.
+  const maxAge = Math.max(0, signed.expires - Math.floor(now / 1000));
+  const headers = {
+    ETag: served.etag,
+    "Cache-Control": `private, max-age=${maxAge}, immutable`,
+  };
+  if (matchesEtag(c.req.header("If-None-Match"), served.etag)) {
+    if (served.body instanceof ReadableStream) await served.body.cancel();
+    return c.body(null, 304, headers);
+  }
+  return c.body(served.body, 200, {
+    ...headers,
+    ...SERVED_PHOTO_HEADERS,
+    "Content-Type": served.contentType,
+    "Content-Length": String(served.size),
+  });
+});
+
+/**
+ * GET /photos/{id} checked: the session, the photo's row and who may see it (an unsigned address,
+ * a forged or expired one: old pages and direct links).
+ */
 profileApi.get("/photos/:id", requireUser, async (c) => {
   const { user } = currentUser(c);
   const w = c.req.query("w");
@@ -106,35 +159,25 @@ profileApi.get("/photos/:id", requireUser, async (c) => {
     "Cache-Control": PHOTO_CACHE_CONTROL,
     Vary: "Cookie",
   };
-  const ifNoneMatch = c.req.header("If-None-Match");
-  if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
-    return c.body(null, 304, headers);
-  }
-  const served = {
-    "Content-Disposition": "inline",
-    "Content-Security-Policy": "default-src 'none'; sandbox",
-  };
-  // A photo the Images binding cannot make smaller is served as it is.
-  const variant =
-    width === null
-      ? null
-      : await photoVariant(c.env, photo, width).catch((error: unknown) => {
-          logFailure("photo_width", error, { photo: photo.id, width });
-          return null;
-        });
-  if (variant) {
-    return c.body(variant.bytes, 200, {
+  if (matchesEtag(c.req.header("If-None-Match"), etag)) return c.body(null, 304, headers);
+  if (width !== null) {
+    const served = await photoAtWidth(c.env, photo, width, {
+      origin: new URL(c.req.url).origin,
+      waitUntil: (p) => c.executionCtx.waitUntil(p),
+    });
+    if (!served) throw notFound("Photo not found.");
+    return c.body(served.body, 200, {
       ...headers,
-      ...served,
-      "Content-Type": variant.contentType,
-      "Content-Length": String(variant.bytes.byteLength),
+      ...SERVED_PHOTO_HEADERS,
+      "Content-Type": served.contentType,
+      "Content-Length": String(served.size),
     });
   }
   // The original, without metadata (a photo stored before uploads were cleaned is cleaned now).
   const original = await photoOriginal(c.env, photo);
   return c.body(original, 200, {
     ...headers,
-    ...served,
+    ...SERVED_PHOTO_HEADERS,
     "Content-Type": photo.contentType,
     "Content-Length": String(original.byteLength),
   });

@@ -92,7 +92,7 @@ safetyApi.get("/my/export", requireUser, async (c) => {
 /** Deletes the account for good; needs a password confirmation younger than 3 hours (423). */
 safetyApi.delete("/my/account", requireUser, requirePasswordConfirmed, async (c) => {
   const { user } = currentUser(c);
-  await deleteAccount(c.env, user.id);
+  await deleteAccount(c.env, user.id, new URL(c.req.url).origin);
   await signOut(c.get("rc"));
   return c.json({ message: ACCOUNT_DELETED_MESSAGE });
 });

@@ -31,7 +31,7 @@ function ConversationItem({
         onClick={() => onOpen(conversation.id)}
       >
         <span className="member-row-photo">
-          <Avatar name={name} url={user.photo_url} size={46} />
+          <Avatar name={name} urls={user.photo_urls} size={46} />
           <OnlineDot memberId={user.id} online={user.online} />
         </span>
         <span className="conversation-item-body">

@@ -39,7 +39,7 @@ function EmptyThread({
   }, [username]);
   return (
     <div className="thread-empty" data-testid="thread-empty">
-      <Avatar name={name} url={conversation.user.photo_url} size={88} />
+      <Avatar name={name} urls={conversation.user.photo_urls} size={88} />
       <h2 className="h3">No messages yet. Say hello!</h2>
       <p className="muted">A question about something {name} loves goes further than “hey”.</p>
       {starters.length ? (
@@ -108,7 +108,7 @@ export function ChatThread({
           to={`/members/${encodeURIComponent(conversation.user.username)}`}
           className="thread-who"
         >
-          <Avatar name={name} url={conversation.user.photo_url} size={40} />
+          <Avatar name={name} urls={conversation.user.photo_urls} size={40} />
           <span className="thread-who-text">
             <strong>{name}</strong>
             <span className="thread-status" aria-live="polite">

@@ -1,4 +1,4 @@
-import { photoAt } from "~/lib/photos";
+import { photoAt, type PhotoUrls } from "~/lib/photos";
 import { HIGH_FETCH_PRIORITY } from "~/lib/fetch-priority";
 import { Link } from "@remix-run/react";
 import { TimeAgo } from "~/components/time-ago";
@@ -14,17 +14,18 @@ import { formatDistance } from "~/lib/distance";
 /** A round photo or, without one, the member's initial on the brand gradient. */
 export function Avatar({
   name,
-  url,
+  urls,
   size = 48,
 }: {
   name: string;
-  url: string | null;
+  /** The photo's signed addresses (a card's `photo_urls`), or null for the initial. */
+  urls: PhotoUrls | null;
   size?: number;
 }) {
-  return url ? (
+  return urls ? (
     <img
       className="member-avatar"
-      src={photoAt(url, size * 2 <= 160 ? 160 : 400)}
+      src={photoAt(urls, size * 2 <= 160 ? 160 : 400)}
       alt=""
       width={size}
       height={size}
@@ -74,7 +75,7 @@ export function MemberRow({ member, meta }: { member: MemberCardView; meta?: Rea
   return (
     <Link to={`/members/${encodeURIComponent(member.username)}`} className="member-row">
       <span className="member-row-photo">
-        <Avatar name={name} url={member.photo_url} size={52} />
+        <Avatar name={name} urls={member.photo_urls} size={52} />
         <OnlineDot memberId={member.id} online={member.online} />
       </span>
       <span className="member-row-body">
@@ -117,7 +118,7 @@ export function PhotoGallery({
     <div className="gallery">
       <div className="gallery-main">
         <img
-          src={photoAt(current.url, 720)}
+          src={photoAt(current.urls, 720)}
           alt={`${name}, photo ${index + 1} of ${photos.length}`}
           {...HIGH_FETCH_PRIORITY}
         />
@@ -158,7 +159,7 @@ export function PhotoGallery({
                 aria-current={i === index ? true : undefined}
                 onClick={() => setIndex(i)}
               >
-                <img src={photoAt(p.url, 160)} alt="" loading="lazy" />
+                <img src={photoAt(p.urls, 160)} alt="" loading="lazy" />
               </button>
             </li>
           ))}

@@ -157,7 +157,7 @@ export function PhotoManager({ photos, onPhotosChange }: PhotoManagerProps) {
             onDrop={(e) => onDrop(e, index)}
           >
             <img
-              src={photoAt(photo.url, 400)}
+              src={photoAt(photo.urls, 400)}
               alt={`Photo ${index + 1}`}
               loading="lazy"
               draggable={false}

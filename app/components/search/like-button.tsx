@@ -6,6 +6,7 @@ import { PushOffer } from "~/components/push-controls";
 import { SafetyWarning } from "~/components/safety/warning";
 import type { SafetyNote } from "~/schemas/message-safety";
 import { useRootData } from "~/lib/root-data";
+import type { PhotoUrls } from "~/lib/photos";
 import { useSetAtom } from "~/state/jotai";
 import { matchCelebrated, notificationsStateAtom } from "~/state/notifications";
 import { usePageStore } from "~/state/presence";
@@ -141,17 +142,17 @@ export function LikeButton({ memberId, name, liked, onChange, size, likesMe }: L
 export function MatchMoment({
   name,
   memberId,
-  photoUrl,
+  photoUrls,
   comment,
 }: {
   name: string;
   memberId: string;
-  photoUrl: string | null;
+  photoUrls: PhotoUrls | null;
   /** What the other member wrote with the like that led here. */
   comment?: TheirWords | null;
 }) {
   const [open, setOpen] = useState(true);
-  const [myPhoto, setMyPhoto] = useState<string | null>(null);
+  const [myPhoto, setMyPhoto] = useState<PhotoUrls | null>(null);
   const myName = useRootData()?.user?.name ?? "You";
   // The page's store: the search keeps a store of its own, the member channel feeds the page's.
   const setNotifications = useSetAtom(notificationsStateAtom, { store: usePageStore() });
@@ -159,19 +160,19 @@ export function MatchMoment({
     setNotifications((s) => matchCelebrated(s, memberId));
   }, [memberId, setNotifications]);
   useEffect(() => {
-    api<{ profile: { photos: { url: string }[] } }>("/my/profile")
-      .then((res) => setMyPhoto(res.profile.photos[0]?.url ?? null))
+    api<{ profile: { photos: { urls: PhotoUrls }[] } }>("/my/profile")
+      .then((res) => setMyPhoto(res.profile.photos[0]?.urls ?? null))
       .catch(() => {});
   }, []);
   return (
     <Modal open={open} onClose={() => setOpen(false)} title="It's a match!" className="match-modal">
       <div className="match-photos" aria-hidden="true">
         <span className="match-photo match-photo-mine">
-          <Avatar name={myName} url={myPhoto} size={112} />
+          <Avatar name={myName} urls={myPhoto} size={112} />
         </span>
         <span className="match-heart">♥</span>
         <span className="match-photo match-photo-theirs">
-          <Avatar name={name} url={photoUrl} size={112} />
+          <Avatar name={name} urls={photoUrls} size={112} />
         </span>
       </div>
       <p className="match-text">You and {name} like each other. Say hello while it&apos;s fresh.</p>

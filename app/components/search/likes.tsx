@@ -87,7 +87,7 @@ function LikeNoteView({
     <div className="like-note">
       {target && "photo_id" in target ? (
         <p className="like-note-target">
-          <img src={photoAt(target.photo_url, 160)} alt="" className="like-note-photo" />
+          <img src={photoAt(target.photo_urls, 160)} alt="" className="like-note-photo" />
           <span>{mine ? `You liked ${whose} photo` : "Liked your photo"}</span>
         </p>
       ) : target ? (

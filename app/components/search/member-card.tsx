@@ -46,10 +46,10 @@ export function MemberCard({
   return (
     <article className="member-card" aria-label={`${name}, ${member.age}`}>
       <Link to={href} className="member-card-photo" tabIndex={-1} aria-hidden="true">
-        {member.photo_url ? (
+        {member.photo_urls ? (
           <img
-            src={photoAt(member.photo_url, 400)}
-            srcSet={`${photoAt(member.photo_url, 400)} 400w, ${photoAt(member.photo_url, 720)} 720w`}
+            src={photoAt(member.photo_urls, 400)}
+            srcSet={`${photoAt(member.photo_urls, 400)} 400w, ${photoAt(member.photo_urls, 720)} 720w`}
             sizes="(max-width: 760px) 50vw, 240px"
             alt=""
             loading={firstRow || first ? "eager" : "lazy"}
@@ -98,7 +98,7 @@ export function MemberCard({
         <MessageButton userId={member.id} name={name} iconOnly />
       </div>
       {matched ? (
-        <MatchMoment name={name} memberId={member.id} photoUrl={member.photo_url} />
+        <MatchMoment name={name} memberId={member.id} photoUrls={member.photo_urls} />
       ) : null}
     </article>
   );

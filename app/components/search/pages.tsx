@@ -290,7 +290,7 @@ function FaceStrip({
                   title={words}
                 >
                   <span className="face-photo">
-                    <Avatar name={name} url={member.photo_url} size={68} />
+                    <Avatar name={name} urls={member.photo_urls} size={68} />
                     <OnlineDot memberId={member.id} online={member.online} />
                     {said ? (
                       <span className="face-said">
@@ -322,7 +322,7 @@ function ConversationLink({ conversation }: { conversation: ConversationView }) 
   return (
     <Link to={`/chat?conversation=${encodeURIComponent(conversation.id)}`} className="member-row">
       <span className="member-row-photo">
-        <Avatar name={name} url={conversation.user.photo_url} size={44} />
+        <Avatar name={name} urls={conversation.user.photo_urls} size={44} />
         <OnlineDot memberId={conversation.user_id} online={conversation.user.online} />
       </span>
       <span className="member-row-body">

@@ -9,6 +9,7 @@ import {
   placeColumns,
   toMemberCard,
   type CardRow as MemberRow,
+  type PhotoUrlsById,
 } from "../members.server";
 import { selection } from "../sql.server";
 
@@ -93,12 +94,19 @@ export function cardsStatement(
 
 /**
  * The cards of a page's rows, in the page's order (rows read by key are sorted by key; the
- * distance and newest orders come sorted). `origin`: the searcher's place, for the distances.
+ * distance and newest orders come sorted). `origin`: the searcher's place, for the distances;
+ * `photos`: the rows' main photos' addresses (`cardPhotoUrls`).
  */
-export function toSearchCards(rows: CardRow[], now: number, origin: LatLng | null, sorted = false) {
+export function toSearchCards(
+  rows: CardRow[],
+  photos: PhotoUrlsById,
+  now: number,
+  origin: LatLng | null,
+  sorted = false,
+) {
   return (sorted ? rows : rows.sort((a, b) => b.sortKey - a.sortKey)).map((row) => ({
     card: {
-      ...toMemberCard(row.card, now),
+      ...toMemberCard(row.card, photos, now),
       bio: row.bio,
       interests: row.interests,
       liked: Boolean(row.liked),
