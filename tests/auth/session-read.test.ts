@@ -45,6 +45,7 @@ describe("readSessionById", () => {
         emailVerifiedAt: user!.email_verified_at,
         role: "member",
         status: "active",
+        hiddenByReports: false,
         hideOnline: true,
         createdAt: user!.created_at,
         firstName: "Ada",
