@@ -38,15 +38,35 @@ export function livenessTickMs(config: PresenceConfig): number {
   return Math.max(1000, Math.floor(config.graceMs / 2));
 }
 
-/** The shard a member belongs to: FNV-1a of the id, modulo the shard count. */
-export function shardOf(memberId: string, shards: number): number {
-  if (shards <= 1) return 0;
+/** FNV-1a of a member id (32 bits): the key the shard is chosen from. */
+export function fnv1a(memberId: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < memberId.length; i++) {
     hash ^= memberId.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
-  return (hash >>> 0) % shards;
+  return hash >>> 0;
+}
+
+const MASK_64 = (1n << 64n) - 1n;
+
+/**
+ * The shard a member belongs to: jump consistent hashing (Lamping and Veach, 2014) of the FNV-1a
+ * of their id. The shards are equally loaded, and changing the count moves as few members as can
+ * be: going from n to n + 1 shards moves 1/(n + 1) of them, all to the new shard, and going back
+ * moves only the last shard's (docs/decisions/011). A modulo would move almost everyone.
+ */
+export function shardOf(memberId: string, shards: number): number {
+  if (shards <= 1) return 0;
+  let key = BigInt(fnv1a(memberId));
+  let shard = -1;
+  let next = 0;
+  while (next < shards) {
+    shard = next;
+    key = (key * 2862933555777941757n + 1n) & MASK_64;
+    next = Math.floor((shard + 1) * (2 ** 31 / (Number(key >> 33n) + 1)));
+  }
+  return shard;
 }
 
 /** The Durable Object name of a shard ("global" when the room is not sharded). Shard 0 also

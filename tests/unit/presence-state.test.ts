@@ -6,7 +6,10 @@ import {
   PRESENCE_ERRORS,
   PRESENCE_WATCH_LIMIT,
 } from "~/realtime/presence";
-import { shardOf } from "~/realtime/presence-shards";
+import { fnv1a, shardOf } from "~/realtime/presence-shards";
+
+/** Where the deployed 16 shards put four ids (jump consistent hashing of their FNV-1a). */
+const PINNED_16 = [1, 4, 10, 9];
 import {
   applyPresenceFrame,
   initialPresenceState,
@@ -180,17 +183,33 @@ describe("presence frames", () => {
     expect(watchUnion([["a", "b", "c"]], 2)).toEqual(["a", "b"]);
   });
 
-  it("puts a member in the same shard every time, spread over all shards", () => {
-    // A member's shard names the Durable Object holding their sockets: the hash is FNV-1a (32-bit)
-    // and must not change. The published test vectors, whole (a modulus above 2^32 keeps them):
-    expect(["", "a", "foobar"].map((id) => shardOf(id, 2 ** 32 + 1))).toEqual([
-      0x811c9dc5, 0xe40c292c, 0xbf9cf968,
-    ]);
-    // …and as shards of the deployed 16.
-    expect(["", "a", "foobar", "abc"].map((id) => shardOf(id, 16))).toEqual([5, 12, 8, 11]);
+  it("puts a member in the same shard every time, spread evenly over all shards", () => {
+    // The key is FNV-1a (32-bit); the published test vectors:
+    expect(["", "a", "foobar"].map(fnv1a)).toEqual([0x811c9dc5, 0xe40c292c, 0xbf9cf968]);
+    // A member's shard names the Durable Object holding their sockets: pinned for the deployed 16.
+    expect(["", "a", "foobar", "abc"].map((id) => shardOf(id, 16))).toEqual(PINNED_16);
     expect(shardOf("abc", 1)).toBe(0);
-    const used = new Set(Array.from({ length: 500 }, (_, i) => shardOf(`member${i}`, 16)));
-    expect(used.size).toBe(16);
+    const counts = new Array<number>(16).fill(0);
+    for (let i = 0; i < 16_000; i++) counts[shardOf(`member${i}`, 16)]! += 1;
+    // 1,000 each on average; a binomial's spread is about 31.
+    for (const n of counts) expect(Math.abs(n - 1000)).toBeLessThan(150);
+  });
+
+  it("moves as few members as can be when the shard count changes", () => {
+    const ids = Array.from({ length: 20_000 }, (_, i) => `m-${i}-${(i * 7919) % 10007}`);
+    for (const n of [1, 2, 5, 16, 31, 64]) {
+      let moved = 0;
+      for (const id of ids) {
+        const before = shardOf(id, n);
+        const after = shardOf(id, n + 1);
+        if (after === before) continue;
+        // Only to the new shard: nobody moves between the shards that were there.
+        expect(after).toBe(n);
+        moved += 1;
+      }
+      // 1/(n+1) of them, within a few percent of the members.
+      expect(Math.abs(moved / ids.length - 1 / (n + 1))).toBeLessThan(0.02);
+    }
   });
 });
 
