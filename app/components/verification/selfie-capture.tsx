@@ -5,6 +5,8 @@ import { PHOTO_ACCEPT } from "~/schemas/photos";
  * The selfie of photo verification: from the camera (getUserMedia, front camera) when the browser
  * has one and the member allows it, or from a file. A photo taken is put into the form's file
  * input, so the form posts the same either way (and works as a plain upload before hydration).
+ * The camera is on only while the member is taking the selfie: taking it, or choosing a photo
+ * instead, turns it off.
  */
 export function SelfieCapture() {
   const video = useRef<HTMLVideoElement>(null);
@@ -13,6 +15,8 @@ export function SelfieCapture() {
   const [preview, setPreview] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [hasCamera, setHasCamera] = useState(false);
+  // The camera's first frame has arrived: before it there is nothing to take.
+  const [ready, setReady] = useState(false);
 
   useEffect(() => setHasCamera(Boolean(navigator.mediaDevices?.getUserMedia)), []);
   useEffect(() => {
@@ -21,14 +25,31 @@ export function SelfieCapture() {
   }, [stream]);
   useEffect(() => () => void (preview && URL.revokeObjectURL(preview)), [preview]);
 
+  // The request for the camera that is still wanted: when a photo is chosen, or the page left,
+  // while the browser is still asking the member, the camera that opens after it is stopped.
+  const attempt = useRef(0);
+  useEffect(
+    () => () => {
+      attempt.current += 1;
+    },
+    [],
+  );
+
   async function start() {
+    const mine = ++attempt.current;
     setProblem(null);
+    setReady(false);
     try {
-      setStream(
-        await navigator.mediaDevices.getUserMedia({ video: { facingMode: "user" }, audio: false }),
-      );
+      const opened = await navigator.mediaDevices.getUserMedia({
+        video: { facingMode: "user" },
+        audio: false,
+      });
+      if (mine === attempt.current) setStream(opened);
+      else opened.getTracks().forEach((t) => t.stop());
     } catch {
-      setProblem("The camera could not be opened. You can choose a photo instead.");
+      if (mine === attempt.current) {
+        setProblem("The camera could not be opened. You can choose a photo instead.");
+      }
     }
   }
 
@@ -65,8 +86,9 @@ export function SelfieCapture() {
             muted
             className="selfie-video"
             aria-label="Camera"
+            onLoadedData={() => setReady(true)}
           />
-          <button type="button" className="btn btn-primary" onClick={take}>
+          <button type="button" className="btn btn-primary" onClick={take} disabled={!ready}>
             Take selfie
           </button>
         </>
@@ -92,6 +114,9 @@ export function SelfieCapture() {
         onChange={(e) => {
           const file = e.target.files?.[0];
           setPreview(file ? URL.createObjectURL(file) : null);
+          // A photo chosen instead: the camera goes off, and "Take selfie" cannot replace it.
+          attempt.current += 1;
+          setStream(null);
         }}
       />
     </div>
