@@ -30,6 +30,7 @@ const layers = [
       "session",
       "socket-ticket",
       "photo-urls",
+      "d1-sessions",
     ],
     files: ["app/server/db/**"],
   },

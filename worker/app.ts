@@ -25,6 +25,7 @@ import { addResponseHeaders, wantsJson } from "./http";
 import { requestContext } from "./middleware/context";
 import { bodyLimit } from "./middleware/body-limit";
 import { csrf } from "./middleware/csrf";
+import { d1Session } from "./middleware/d1-session";
 import { versionCheck } from "./middleware/version";
 import { socketTicketAuth, upgradeTokenAuth } from "./realtime";
 import { errorPage } from "./error-page";
@@ -50,6 +51,7 @@ export function createApp(build: ServerBuild) {
   app.route("/", opsApi);
   // A photo's signed address is answered here, before the session is read (docs/decisions/043).
   app.route("/", signedPhotoApi);
+  app.use(d1Session);
   app.use(versionCheck(buildVersion));
   app.use(requestContext(buildVersion));
   app.use(bodyLimit);

@@ -38,12 +38,30 @@ export const PRODUCTION: Partial<Cloudflare.Env> = {
   STRIPE_API_BASE: undefined,
 };
 
+/**
+ * A stand-in D1 binding's `withSession`: the Worker gives every request a session
+ * (app/server/d1-sessions.server.ts), whose statements must go through the stand-in's own
+ * `prepare` and `batch`.
+ */
+export function sessionsThrough(db: {
+  prepare(query: string): D1PreparedStatement;
+  batch(statements: D1PreparedStatement[]): Promise<D1Result<unknown>[]>;
+}) {
+  return () =>
+    ({
+      prepare: (query: string) => db.prepare(query),
+      batch: (statements: D1PreparedStatement[]) => db.batch(statements),
+      getBookmark: () => null,
+    }) as unknown as D1DatabaseSession;
+}
+
 /** A D1 binding whose every query fails, as when the database is unreachable. */
 export function failingDatabase(message: string): D1Database {
   const fail = () => {
     throw new Error(message);
   };
-  return { prepare: fail, batch: fail, exec: fail, dump: fail, withSession: fail } as never;
+  const db = { prepare: fail, batch: fail, exec: fail, dump: fail };
+  return { ...db, withSession: sessionsThrough(db) } as never;
 }
 
 /**
@@ -52,7 +70,7 @@ export function failingDatabase(message: string): D1Database {
  */
 export function databaseFailingOn(pattern: RegExp, message: string): D1Database {
   const db = env.DB;
-  return {
+  const failing = {
     prepare: (query: string) => {
       if (pattern.test(query)) throw new Error(message);
       return db.prepare(query);
@@ -60,8 +78,8 @@ export function databaseFailingOn(pattern: RegExp, message: string): D1Database 
     batch: db.batch.bind(db),
     exec: db.exec.bind(db),
     dump: db.dump.bind(db),
-    withSession: db.withSession.bind(db),
-  } as D1Database;
+  };
+  return { ...failing, withSession: sessionsThrough(failing) } as D1Database;
 }
 
 /**

@@ -4,7 +4,7 @@ import { imageDimensions } from "~/lib/image-type";
 import { PHOTO_WIDTHS, type PhotoUrls } from "~/lib/photos";
 import { mintPhotoUrl, PHOTO_URL_MAX_LIFETIME_SECONDS } from "~/server/photo-urls.server";
 import { verifiedMember } from "../helpers/members";
-import { failingDatabase, fetchWith } from "../helpers/worker";
+import { failingDatabase, fetchWith, sessionsThrough } from "../helpers/worker";
 import { block } from "../safety/helpers";
 import { gradientPng, memberWithProfile, upload } from "./fixtures";
 
@@ -20,7 +20,7 @@ type Member = Awaited<ReturnType<typeof verifiedMember>>;
 function countingDatabase() {
   const db = env.DB;
   const seen: string[] = [];
-  const counted = {
+  const statements = {
     prepare: (query: string) => {
       seen.push(query);
       return db.prepare(query);
@@ -34,9 +34,10 @@ function countingDatabase() {
       return db.exec(query);
     },
     dump: db.dump.bind(db),
-    withSession: () => {
-      throw new Error("withSession: not counted");
-    },
+  };
+  const counted = {
+    ...statements,
+    withSession: sessionsThrough(statements),
   } as unknown as D1Database;
   return { db: counted, seen };
 }

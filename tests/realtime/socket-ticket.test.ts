@@ -59,19 +59,32 @@ async function outcome(path: string, ticket: string) {
   return end === "open" ? "open" : end.code;
 }
 
-/** Counts the D1 statements prepared while `work` runs (the Worker and the objects share env). */
+/**
+ * Counts the D1 statements prepared while `work` runs, on the database and through the sessions
+ * the Worker opens on it (the Worker and the objects share env).
+ */
 async function d1Statements(work: () => Promise<unknown>): Promise<number> {
-  const db = env.DB as unknown as { prepare: D1Database["prepare"] };
-  const original = db.prepare;
+  const db = env.DB as unknown as Pick<D1Database, "prepare" | "withSession">;
+  const { prepare, withSession } = db;
   let count = 0;
   db.prepare = function (this: D1Database, query: string) {
     count += 1;
-    return original.call(this, query);
+    return prepare.call(this, query);
+  };
+  db.withSession = function (this: D1Database, constraint?: string) {
+    const session = withSession.call(this, constraint);
+    const sessionPrepare = session.prepare.bind(session);
+    session.prepare = (query: string) => {
+      count += 1;
+      return sessionPrepare(query);
+    };
+    return session;
   };
   try {
     await work();
   } finally {
-    db.prepare = original;
+    db.prepare = prepare;
+    db.withSession = withSession;
   }
   return count;
 }
