@@ -4,8 +4,7 @@ import { useLoaderData } from "@remix-run/react";
 import { DashboardPage, searchPageLinks } from "~/components/search/pages";
 import { useRootData } from "~/lib/root-data";
 import { titleMeta } from "~/lib/title";
-import { DASHBOARD_ITEMS, dashboardSummary } from "~/server/dashboard.server";
-import { listProfileViewers } from "~/server/profile-views.server";
+import { dashboardSummary } from "~/server/dashboard.server";
 import { searchPageData } from "~/server/search-pages.server";
 import { requireOnboardedUser } from "~/server/guards.server";
 
@@ -17,19 +16,15 @@ export const headers: HeadersFunction = () => ({ "Cache-Control": "private, no-s
 /** The signed-in home, "today": new likes, matches, conversations waiting, viewers, suggestions. */
 export async function loader({ context, request }: LoaderFunctionArgs) {
   const { user } = requireOnboardedUser(context, request);
-  const [search, summary, views] = await Promise.all([
+  const [search, { summary, viewers }] = await Promise.all([
     searchPageData(context.env, user, new URL(request.url), {
       searched: false,
       perPage: 12,
       withOrigin: false,
     }),
     dashboardSummary(context.env, user.id),
-    listProfileViewers(context.env, user.id, { perPage: DASHBOARD_ITEMS }),
   ]);
-  return json(
-    { search, summary, viewers: views.viewers },
-    { headers: { "Cache-Control": "private, no-store" } },
-  );
+  return json({ search, summary, viewers }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export default function Dashboard() {

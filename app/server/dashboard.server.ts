@@ -16,9 +16,9 @@ export async function dashboardSummary(env: Env, me: string) {
     listLikes(env, me, "received", { perPage: DASHBOARD_ITEMS }),
     listLikes(env, me, "matches", { perPage: DASHBOARD_ITEMS }),
     listConversations(env, me),
-    listProfileViewers(env, me, { perPage: 1 }),
+    listProfileViewers(env, me, { perPage: DASHBOARD_ITEMS }),
   ]);
-  return {
+  const summary = {
     new_likes: {
       // Each with what their like said, if anything, as in GET /my/likes's received cards.
       members: received.cards.map(({ at, ...card }) => {
@@ -41,6 +41,8 @@ export async function dashboardSummary(env: Env, me: string) {
       .slice(0, DASHBOARD_ITEMS),
     profile_views: viewers.total_count,
   };
+  // The newest viewers come from the same read as their count.
+  return { summary, viewers: viewers.viewers };
 }
 
-export type DashboardSummary = Awaited<ReturnType<typeof dashboardSummary>>;
+export type DashboardSummary = Awaited<ReturnType<typeof dashboardSummary>>["summary"];

@@ -1,6 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
+import { d1Statements } from "../helpers/d1-count";
+import { conversationPair, sent } from "../chat/helpers";
 import { titleOf } from "../helpers/auth";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { SEARCH_TOTAL_CAP } from "~/schemas/search";
@@ -29,6 +31,28 @@ describe("discovery pages", () => {
     expect(page.text).toContain('href="/my/matches"');
     expect(page.text).toContain('href="/my/likes"');
     void suggested;
+  });
+
+  it("the lived-in dashboard reads D1 at most eleven times, the viewers once (issue #29)", async () => {
+    const { alice, bob, id } = await conversationPair();
+    await sent(bob.client, id, "Are you around?");
+    const fan = await verifiedMember();
+    await fan.client.json("POST", "/my/likes", { user_id: alice.id });
+    await fan.client.fetch(`/members/${alice.details.username}`, {
+      headers: { Accept: "application/json" },
+    });
+    let page!: { status: number; text: string };
+    const { requests } = await d1Statements(async () => {
+      page = await html(alice.client, "/dashboard");
+    });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(fan.details.username);
+    // The session; likes received and matches (a page and a count each); the viewers (a page and
+    // a count, once: they were read twice, 13 in all); the suggestions' walk; the cards of the
+    // viewers, of the conversations waiting and of the suggestions (none when nobody is suggested).
+    expect(requests.length).toBeLessThanOrEqual(11);
+    // The viewers are read once: their page and their count.
+    expect(requests.filter((q) => /from "profile_views"/.test(q))).toHaveLength(2);
   });
 
   it("the dashboard greets a member by first name once they gave one", async () => {

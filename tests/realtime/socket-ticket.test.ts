@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import { mintSocketTicket, SOCKET_TICKET_TTL_MS } from "~/server/socket-ticket.server";
 import { signInAs } from "../helpers/auth";
+import { d1Statements } from "../helpers/d1-count";
 import { TestClient } from "../helpers/client";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
@@ -59,36 +60,6 @@ async function outcome(path: string, ticket: string) {
   return end === "open" ? "open" : end.code;
 }
 
-/**
- * Counts the D1 statements prepared while `work` runs, on the database and through the sessions
- * the Worker opens on it (the Worker and the objects share env).
- */
-async function d1Statements(work: () => Promise<unknown>): Promise<number> {
-  const db = env.DB as unknown as Pick<D1Database, "prepare" | "withSession">;
-  const { prepare, withSession } = db;
-  let count = 0;
-  db.prepare = function (this: D1Database, query: string) {
-    count += 1;
-    return prepare.call(this, query);
-  };
-  db.withSession = function (this: D1Database, constraint?: string) {
-    const session = withSession.call(this, constraint);
-    const sessionPrepare = session.prepare.bind(session);
-    session.prepare = (query: string) => {
-      count += 1;
-      return sessionPrepare(query);
-    };
-    return session;
-  };
-  try {
-    await work();
-  } finally {
-    db.prepare = prepare;
-    db.withSession = withSession;
-  }
-  return count;
-}
-
 describe("socket tickets", () => {
   it("every page of a verified member carries one; a member without a verified email gets none", async () => {
     const member = await verifiedMember();
@@ -110,7 +81,7 @@ describe("socket tickets", () => {
     first.close();
 
     let me!: TestSocket, presence!: TestSocket, chat!: TestSocket;
-    const statements = await d1Statements(async () => {
+    const { total: statements } = await d1Statements(async () => {
       me = await opened("/ws/me", ticket);
       presence = await opened("/ws/presence", ticket);
       await presence.next((f) => f.type === "here");
@@ -129,7 +100,7 @@ describe("socket tickets", () => {
     const member = await verifiedMember();
     const ticket = await ticketOf(member.client);
     let socket!: TestSocket;
-    const statements = await d1Statements(async () => {
+    const { total: statements } = await d1Statements(async () => {
       socket = await opened("/ws/presence", ticket);
       await socket.next((f) => f.type === "here");
     });

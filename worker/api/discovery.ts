@@ -90,7 +90,7 @@ discoveryApi.get("/my/matches", async (c, next) => {
 discoveryApi.get("/dashboard", async (c, next) => {
   if (!wantsJson(c)) return next();
   const user = verifiedUser(c);
-  return c.json(await dashboardSummary(c.env, user.id));
+  return c.json((await dashboardSummary(c.env, user.id)).summary);
 });
 
 discoveryApi.post("/my/likes", requireVerified, async (c) => {
