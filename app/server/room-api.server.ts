@@ -90,6 +90,8 @@ export interface ListUpdate {
     sent_at: string;
     /** The gift's name when the message carries one. */
     gift?: string | null;
+    /** A call's line (its push is the call's own, away-pushes.ts). */
+    call?: boolean;
   } | null;
 }
 
