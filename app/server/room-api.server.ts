@@ -158,6 +158,7 @@ export interface ConversationRoomApi {
     userId: string,
   ): Promise<{ message_id: string; emoji: string; reacted_at: string }[]>;
   allMessages(conversationId: string): Promise<StoredMessage[]>;
+  referencedAttachments(keys: string[]): Promise<string[]>;
   erase(): Promise<void>;
   importLegacy(conversationId: string): Promise<number>;
   surrenderClientIds(senderId: string, epoch: number, since: string): Promise<string[]>;
