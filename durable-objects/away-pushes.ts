@@ -2,8 +2,10 @@ import {
   awayPayload,
   awayPushDelayMs,
   awayPushOptions,
+  callTag,
   conversationTag,
   fold,
+  isCallKind,
   loadActorName,
   loadPushContext,
   withheld,
@@ -215,6 +217,35 @@ export class AwayPushes {
     await this.scheduleDigest(now);
   }
 
+  /**
+   * A call rings for the member, or rang out (`event.kind` `call` or `missed_call`): pushed at
+   * once, whatever the delay (a call rings for 45 s), under the conversation's call tag, so that
+   * the missed call replaces the ring on the lock screen. A ring that arrives after its own call
+   * was told missed changes nothing, nor does a missed call of an older call than the one ringing.
+   */
+  async addCall(event: AwayEvent, callId: string, now = Date.now()): Promise<void> {
+    this.settled = false;
+    const row = this.row(event.tag);
+    const held = row ? (JSON.parse(row.fold) as AwayFold) : null;
+    if (held?.call_id === callId && held.kind === "missed_call") return;
+    if (event.kind === "missed_call" && held?.kind === "call" && held.call_id !== callId) return;
+    const next: AwayFold = { ...fold(null, event), call_id: callId };
+    this.sql.exec(
+      `INSERT INTO away_push (tag, fold, sent_at, due_at) VALUES (?1, ?2, NULL, ?3)
+       ON CONFLICT (tag) DO UPDATE SET fold = ?2, due_at = ?3, failures = 0`,
+      event.tag,
+      JSON.stringify(next),
+      now,
+    );
+    await this.schedule(now);
+    if (event.kind === "missed_call") await this.scheduleDigest(now);
+  }
+
+  /** A conversation's calls are not pushed any more (it was hidden by a block, or is gone). */
+  dropCalls(conversationId: string): void {
+    this.sql.exec("DELETE FROM away_push WHERE tag = ?", callTag(conversationId));
+  }
+
   /** A conversation was read, hidden or left: nothing of it is pushed any more. */
   dropConversation(conversationId: string): void {
     this.sql.exec("DELETE FROM away_push WHERE tag = ?", conversationTag(conversationId));
@@ -339,7 +370,8 @@ export class AwayPushes {
     }
     // Withheld (switched off, quiet hours, no browser) counts as done: the fold stays, so that a
     // later push of this tag still tells all, but nothing is retried now. What arrived while the
-    // push was on its way (the fold changed) is due when the delay after this push ends.
+    // push was on its way (the fold changed) is due when the delay after this push ends (at once
+    // for a call: a missed call replaces its ring without waiting).
     if (retry) {
       this.sql.exec(
         "UPDATE away_push SET due_at = ?, failures = failures + 1 WHERE tag = ?",
@@ -355,7 +387,7 @@ export class AwayPushes {
       sent ? 1 : 0,
       now,
       row.fold,
-      awayPushDelayMs(this.env),
+      isCallKind(held.kind) ? 0 : awayPushDelayMs(this.env),
       row.tag,
     );
   }

@@ -1,7 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { parseFrame } from "~/realtime/frames";
-import { memberClientFrame, SESSION_ENDED_CLOSE, type MemberServerFrame } from "~/realtime/member";
+import {
+  memberClientFrame,
+  SESSION_ENDED_CLOSE,
+  type CallRingFrame,
+  type MemberServerFrame,
+} from "~/realtime/member";
 import { conversationRoom } from "~/server/chat-rooms.server";
 import type { NotificationView } from "~/schemas/notifications";
 import type { Env } from "~/server/env.server";
@@ -20,7 +25,7 @@ import { SENDING_TOO_FAST, type SendCounter } from "~/server/chat-rules.server";
 import { slidingWindowHit } from "~/server/rate-limit.server";
 import { log } from "~/server/log.server";
 import { exec } from "~/server/sql.server";
-import { messageEvent, notificationEvent } from "~/server/away.server";
+import { callEvent, messageEvent, notificationEvent } from "~/server/away.server";
 import { notificationActor } from "~/lib/notifications";
 import { displayName } from "~/lib/members";
 import { AWAY_SCHEMA, AwayPushes } from "./away-pushes";
@@ -79,7 +84,7 @@ const STEPS: readonly StorageStep[] = [
  *
  * And it decides the pushes of a member who is away (away-pushes.ts, docs/decisions/033): a
  * message, gift, like, match or profile view for a member with no page open is folded under its
- * tag, and the hub's alarm sends it.
+ * tag, and the hub's alarm sends it; a call ringing for them is pushed at once.
  */
 export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   private readonly clientIds: ClientIdClaims;
@@ -150,6 +155,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     if (applied === 0) return;
     if (update.hidden || update.unread_count === 0) {
       this.away.dropConversation(update.conversation_id);
+      if (update.hidden) this.away.dropCalls(update.conversation_id);
       if (update.hidden) return;
     }
     if (this.openSockets() === 0) {
@@ -244,6 +250,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   /** A conversation is gone (the other member deleted their account). */
   async dropConversation(conversationId: string): Promise<void> {
     this.away.dropConversation(conversationId);
+    this.away.dropCalls(conversationId);
     exec(
       this.ctx.storage.sql,
       sql`DELETE FROM chat_list WHERE conversation_id = ${conversationId}`,
@@ -355,7 +362,27 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       if (actor) this.away.rememberName(actor.id, displayName(actor));
       if (delivered === 0) await this.awayNotification(frame.notification, userId);
     }
+    if (frame.type === "call" && delivered === 0) await this.awayCall(frame, userId);
     return delivered;
+  }
+
+  /**
+   * A call rang, or rang out, while no page of the member is open: a push at once (away-pushes.ts
+   * `addCall`). Not across a block: the room refuses a ring then, and a conversation the hub holds
+   * hidden (a block either way, an unmatch, a suspension) tells nothing.
+   */
+  private async awayCall(frame: CallRingFrame, userId: string | undefined): Promise<void> {
+    const held = this.ctx.storage.sql
+      .exec<{ hidden: number }>(
+        "SELECT hidden FROM chat_list WHERE conversation_id = ?",
+        frame.conversation_id,
+      )
+      .toArray()[0];
+    if (held?.hidden === 1) return;
+    if (userId) await this.away.rememberMember(userId);
+    const name = await this.away.nameOf(frame.user_id);
+    const event = name ? callEvent(frame, name) : null;
+    if (event) await this.away.addCall(event, frame.call_id);
   }
 
   /**

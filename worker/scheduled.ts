@@ -9,6 +9,7 @@ import {
 } from "~/server/housekeeping.server";
 import { log, loggedError } from "~/server/log.server";
 import { CLEAN_STORED_PHOTOS } from "~/server/photos.server";
+import { SWEEP_CHAT_ATTACHMENTS } from "~/server/chat-attachments.server";
 import { FILL_PLACE_COORDINATES } from "~/server/places.server";
 import { END_LAPSED_TRAVEL } from "~/server/travel.server";
 import { endedConversationsJob } from "~/server/evidence.server";
@@ -28,6 +29,7 @@ const JOBS: Job[] = [
   FILL_PLACE_COORDINATES,
   END_LAPSED_TRAVEL,
   endedConversationsJob,
+  SWEEP_CHAT_ATTACHMENTS,
 ];
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {

@@ -74,6 +74,12 @@ export const callRingFrame = z.object({
   user_id: z.string(),
   video: z.boolean(),
   ringing: z.boolean(),
+  /**
+   * With `ringing: false`: the call rang out unanswered (the caller hung up or gave up, or a
+   * member's last page there closed). Absent when it was answered or declined, or when the
+   * conversation closed (a block, an unmatch, a suspension).
+   */
+  missed: z.boolean().optional(),
 });
 export type CallRingFrame = z.infer<typeof callRingFrame>;
 
@@ -137,7 +143,8 @@ const memberServerChecks: FrameChecks<MemberServerFrame> = {
     isString(f.call_id) &&
     isString(f.user_id) &&
     typeof f.video === "boolean" &&
-    typeof f.ringing === "boolean",
+    typeof f.ringing === "boolean" &&
+    (f.missed === undefined || typeof f.missed === "boolean"),
   pong: () => true,
 };
 

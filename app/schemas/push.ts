@@ -5,8 +5,20 @@ import { z } from "./zod";
  * to POST /my/push/subscriptions, and the plaintext of every push.
  */
 
-/** What a push is about; the service worker picks its wording and icon by it. */
-export const PUSH_TYPES = ["message", "match", "like", "gift", "profile_view", "test"] as const;
+/**
+ * What a push is about; the service worker picks its wording and icon by it. `call` rings (a
+ * call for a member with no page open), `missed_call` replaces it when nobody answered.
+ */
+export const PUSH_TYPES = [
+  "message",
+  "match",
+  "like",
+  "gift",
+  "profile_view",
+  "call",
+  "missed_call",
+  "test",
+] as const;
 export type PushType = (typeof PUSH_TYPES)[number];
 
 /** A push's plaintext (JSON), as the service worker reads it. */
@@ -16,7 +28,10 @@ export interface PushPayload {
   body: string;
   /** The page a click opens (`/chat/{conversationId}` for a message). */
   url: string;
-  /** Pushes under one tag replace each other (`conversation:{id}` for messages). */
+  /**
+   * Pushes under one tag replace each other (`conversation:{id}` for messages, `call:{id}` for a
+   * conversation's calls).
+   */
   tag: string;
 }
 

@@ -1,6 +1,12 @@
 import { displayName } from "~/lib/members";
 import { notificationActor, notificationHref } from "~/lib/notifications";
-import type { NotificationSettings, NotificationView, QuietHours } from "~/schemas/notifications";
+import type {
+  NotificationSettings,
+  NotificationType,
+  NotificationView,
+  QuietHours,
+} from "~/schemas/notifications";
+import type { CallRingFrame } from "~/realtime/member";
 import type { PushPayload, PushType } from "~/schemas/push";
 import { secondsSettingMs, type Env } from "./env.server";
 import { memberCards } from "./members.server";
@@ -58,6 +64,8 @@ export interface AwayFold {
   count: number;
   text: string | null;
   url: string;
+  /** A call's fold (`call` ringing, `missed_call`): which call it tells of. */
+  call_id?: string;
 }
 
 /** At most this many names are kept per tag (a push names one, and counts the others). */
@@ -66,7 +74,37 @@ export const FOLD_ACTORS_KEPT = 20;
 /** The tag of a conversation's messages: later pushes of it replace earlier ones. */
 export const conversationTag = (conversationId: string) => `conversation:${conversationId}`;
 
+/**
+ * The tag of a conversation's calls: a missed call's push replaces the ring's (not the messages':
+ * a member may have both).
+ */
+export const callTag = (conversationId: string) => `call:${conversationId}`;
+
 const conversationUrl = (conversationId: string) => `/chat/${encodeURIComponent(conversationId)}`;
+
+/** The kinds a call is told as: ringing, or rung out unanswered. */
+export type CallKind = Extract<AwayKind, "call" | "missed_call">;
+
+export const isCallKind = (kind: AwayKind): kind is CallKind =>
+  kind === "call" || kind === "missed_call";
+
+/**
+ * A call for the member (their channel's `call` frame, which reached no page of theirs): ringing,
+ * or rung out unanswered; null when it is neither (answered, declined, or ended by a block, an
+ * unmatch or a suspension: nothing more to tell). Its push opens the conversation, where the call
+ * is answered; `text` is voice or video (shown with previews on).
+ */
+export function callEvent(frame: CallRingFrame, name: string): AwayEvent | null {
+  if (!frame.ringing && !frame.missed) return null;
+  return {
+    kind: frame.ringing ? "call" : "missed_call",
+    tag: callTag(frame.conversation_id),
+    actor: { id: frame.user_id, name },
+    url: conversationUrl(frame.conversation_id),
+    count: 1,
+    text: frame.video ? "video" : "voice",
+  };
+}
 
 /**
  * A new message or gift from the other member of a conversation (a room's list update), or null
@@ -76,6 +114,8 @@ const conversationUrl = (conversationId: string) => `/chat/${encodeURIComponent(
 export function messageEvent(update: ListUpdate, name: string): AwayEvent | null {
   const message = update.message;
   if (!message || update.hidden || message.sender_id !== update.other_id) return null;
+  // A call's line: the call was told by its own push (or the member was here for it).
+  if (message.call) return null;
   if (update.unread_count === 0) return null;
   const gift = message.gift ?? null;
   return {
@@ -173,6 +213,14 @@ export function awayPayload(f: AwayFold, preview: boolean): PushPayload {
             ? `${name} and ${others} ${plural(others, "other", "others")} liked you`
             : `${name} liked you`,
       };
+    case "call":
+    case "missed_call": {
+      // Voice or video is what the call carries beyond who calls: shown with previews on only.
+      const kind = preview && f.text ? `${f.text} call` : "call";
+      return f.kind === "call"
+        ? { ...base, title: `Incoming ${kind}`, body: `${name} is calling you` }
+        : { ...base, title: `Missed ${kind}`, body: `Missed ${kind} from ${name}` };
+    }
     case "profile_view":
       return {
         ...base,
@@ -196,7 +244,20 @@ export function awayPushOptions(kind: AwayKind): PushOptions {
       return { ttl: 24 * 60 * 60, urgency: "normal" };
     case "profile_view":
       return { ttl: 6 * 60 * 60, urgency: "low" };
+    // A ring is worth nothing once the call stopped ringing (docs/decisions/039: 45 s).
+    case "call":
+      return { ttl: 60, urgency: "high" };
+    case "missed_call":
+      return { ttl: 24 * 60 * 60, urgency: "high" };
   }
+}
+
+/**
+ * The member's setting a kind of push follows: calls follow messages (a call is the conversation
+ * speaking, and its missed line is one of its unread messages); the others are their own kind.
+ */
+export function preferenceOf(kind: AwayKind): NotificationType {
+  return isCallKind(kind) ? "message" : kind;
 }
 
 const minutesOf = (hhmm: string) => {
@@ -244,7 +305,7 @@ export function withheld(
   kind: AwayKind,
   at: Date,
 ): "switched_off" | "quiet_hours" | null {
-  if (!settings.preferences[kind].push) return "switched_off";
+  if (!settings.preferences[preferenceOf(kind)].push) return "switched_off";
   if (inQuietHours(settings.quiet_hours, at)) return "quiet_hours";
   return null;
 }

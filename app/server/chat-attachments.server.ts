@@ -22,12 +22,17 @@ import {
   sniffImageType,
   SNIFF_BYTES,
 } from "~/lib/image-type";
+import { sql } from "drizzle-orm";
 import { conversationOfMessage, conversationRoom } from "./chat-rooms.server";
 import { conversationForAttachments, unwrap } from "./chat.server";
 import { newId } from "./crypto.server";
 import type { Env } from "./env.server";
 import { readConfig } from "./env.server";
 import { HttpError, notFound, ValidationError } from "./errors.server";
+import type { Job } from "./housekeeping.server";
+import { logFailure } from "./log.server";
+import { nowIso } from "./db.server";
+import { all, first, run } from "./sql.server";
 import { stripImageMetadata } from "./photo-metadata.server";
 import type { StoredAttachment } from "./room-api.server";
 import { parseInput, readBytesCapped } from "./validation.server";
@@ -185,4 +190,152 @@ export async function openAttachment(env: Env, me: string, messageId: string) {
   const bytes = new Uint8Array(await object.arrayBuffer());
   await env.PHOTOS.delete(attachment.key);
   return { attachment, body: bytes, etag: object.httpEtag, consume };
+}
+
+/**
+ * An attachment object no message carries is deleted once it is this old: a send puts the object
+ * first and stores its message within seconds, so an object older than this without a message is
+ * an orphan (a send refused or failed whose delete failed too).
+ */
+export const ORPHAN_AGE_MS = 3600_000;
+
+/** Rooms asked per run of the sweep (each a Durable Object call): the rest waits for the next. */
+export const SWEEP_ROOMS_PER_RUN = 100;
+
+/** Rooms asked at once. */
+const SWEEP_PARALLEL = 10;
+
+/** R2 lists at most this many keys a call. */
+const R2_LIST_MAX = 1000;
+
+const SWEEP_JOB = "chat_attachment_orphans";
+
+/** A key's conversation (`chat/{conversationId}/{id}`), or null for a key of no known layout. */
+function conversationOfKey(key: string): string | null {
+  const parts = key.split("/");
+  return parts.length === 3 && parts[0] === CHAT_KEY_PREFIX && parts[1] ? parts[1] : null;
+}
+
+/** Runs `work` over `items`, `parallel` at a time. */
+async function inTurns<T>(items: T[], parallel: number, work: (item: T) => Promise<void>) {
+  for (let i = 0; i < items.length; i += parallel) {
+    await Promise.all(items.slice(i, i + parallel).map(work));
+  }
+}
+
+/**
+ * The housekeeping's sweep of chat attachments (docs/decisions/045): walks the objects under
+ * `chat/` in key order, HOUSEKEEPING_BATCH's batch size of keys a list (at most 1000), its batches
+ * lists a run, and at most SWEEP_ROOMS_PER_RUN rooms asked; where it stopped is kept
+ * (`job_cursors`, the last key it decided) and the next run goes on from there, starting over once
+ * it reached the end. Objects of a conversation D1 no longer holds are deleted whatever their
+ * age; an object older than ORPHAN_AGE_MS that its conversation's room says no message carries
+ * is deleted. A room that cannot be asked keeps its objects until the next pass.
+ */
+export const SWEEP_CHAT_ATTACHMENTS: Job = {
+  name: SWEEP_JOB,
+  async run(env, now, { batchSize, maxBatches }) {
+    const state = await first<{ cursor: string | null }>(
+      env.DB,
+      sql`SELECT cursor FROM job_cursors WHERE name = ${SWEEP_JOB}`,
+    );
+    let after = state?.cursor ?? undefined;
+    let deleted = 0;
+    let rooms = SWEEP_ROOMS_PER_RUN;
+    let batches = 0;
+    let done = false;
+    while (batches < maxBatches && rooms > 0) {
+      batches += 1;
+      const listed = await env.PHOTOS.list({
+        prefix: `${CHAT_KEY_PREFIX}/`,
+        startAfter: after,
+        limit: Math.min(batchSize, R2_LIST_MAX),
+      });
+      const step = await sweepObjects(env, now, listed.objects, rooms);
+      deleted += step.deleted;
+      rooms -= step.rooms;
+      if (step.last !== undefined) after = step.last;
+      if (!listed.truncated && step.last === listed.objects.at(-1)?.key) {
+        done = true;
+        break;
+      }
+    }
+    // A pass that reached the end starts over at the next run.
+    const cursor = done ? null : (after ?? null);
+    await run(
+      env.DB,
+      sql`INSERT INTO job_cursors (name, cursor, finished_at, updated_at)
+          VALUES (${SWEEP_JOB}, ${cursor}, ${done ? nowIso(now) : null}, ${nowIso(now)})
+          ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor,
+            finished_at = coalesce(excluded.finished_at, job_cursors.finished_at),
+            updated_at = excluded.updated_at`,
+    );
+    return { deleted, batches, done };
+  },
+};
+
+/**
+ * Decides one listed page of objects, in key order, a conversation at a time, asking at most
+ * `rooms` rooms. Answers what it deleted, the rooms it asked, and the last key it decided (the
+ * page is decided up to there; undefined: none).
+ */
+async function sweepObjects(
+  env: Env,
+  now: number,
+  objects: R2Object[],
+  rooms: number,
+): Promise<{ deleted: number; rooms: number; last: string | undefined }> {
+  // Keys in order, so each conversation's objects are one run of the page.
+  const groups = new Map<string, R2Object[]>();
+  for (const object of objects) {
+    const id = conversationOfKey(object.key);
+    if (!id) continue;
+    const group = groups.get(id);
+    if (group) group.push(object);
+    else groups.set(id, [object]);
+  }
+  const ids = [...groups.keys()];
+  const held = new Set(
+    ids.length === 0
+      ? []
+      : (
+          await all<{ id: string }>(
+            env.DB,
+            sql`SELECT id FROM conversations WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+          )
+        ).map((r) => r.id),
+  );
+  const cutoff = now - ORPHAN_AGE_MS;
+  const doomed: string[] = [];
+  // The conversations whose rooms are asked this time: those past the budget wait.
+  const asked: [string, string[]][] = [];
+  let decidedUpTo = objects.length;
+  for (const [id, group] of groups) {
+    if (!held.has(id)) {
+      doomed.push(...group.map((o) => o.key));
+      continue;
+    }
+    const old = group.filter((o) => o.uploaded.getTime() <= cutoff).map((o) => o.key);
+    if (old.length === 0) continue;
+    if (asked.length === rooms) {
+      decidedUpTo = objects.indexOf(group[0]!);
+      break;
+    }
+    asked.push([id, old]);
+  }
+  await inTurns(asked, SWEEP_PARALLEL, async ([id, keys]) => {
+    try {
+      const referenced = new Set(await conversationRoom(env, id).referencedAttachments(keys));
+      doomed.push(...keys.filter((key) => !referenced.has(key)));
+    } catch (error) {
+      // Kept until the next pass.
+      logFailure("chat_attachment_sweep_failed", error, { conversation_id: id });
+    }
+  });
+  // Objects past where the page was decided are not deleted now (a gone conversation's included).
+  const decided = new Set(objects.slice(0, decidedUpTo).map((o) => o.key));
+  const keys = doomed.filter((key) => decided.has(key));
+  if (keys.length > 0) await env.PHOTOS.delete(keys);
+  const last = decidedUpTo > 0 ? objects[decidedUpTo - 1]!.key : undefined;
+  return { deleted: keys.length, rooms: asked.length, last };
 }

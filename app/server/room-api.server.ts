@@ -90,6 +90,8 @@ export interface ListUpdate {
     sent_at: string;
     /** The gift's name when the message carries one. */
     gift?: string | null;
+    /** A call's line (its push is the call's own, away-pushes.ts). */
+    call?: boolean;
   } | null;
 }
 
@@ -156,6 +158,7 @@ export interface ConversationRoomApi {
     userId: string,
   ): Promise<{ message_id: string; emoji: string; reacted_at: string }[]>;
   allMessages(conversationId: string): Promise<StoredMessage[]>;
+  referencedAttachments(keys: string[]): Promise<string[]>;
   erase(): Promise<void>;
   importLegacy(conversationId: string): Promise<number>;
   surrenderClientIds(senderId: string, epoch: number, since: string): Promise<string[]>;

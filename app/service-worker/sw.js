@@ -8,7 +8,9 @@
  *   navigation fails for want of a network. It never keeps a response that holds a member's data:
  *   pages, JSON and photos always go to the network;
  * - shows a push (`{type, title, body, url, tag}`) as a notification that replaces the previous one
- *   of its tag, and opens its `url` when the notification is clicked;
+ *   of its tag, and opens its `url` when the notification is clicked (a call's opens its
+ *   conversation, where the call rings again and is answered; a ringing call stays on screen
+ *   until the member acts, and its missed call replaces it under the same tag);
  * - updates itself without a reload: a new version takes over at once (it keeps no page or script
  *   of the old version that could disagree with the new one), and serves the next navigation.
  */
@@ -80,6 +82,8 @@ self.addEventListener("push", (event) => {
         tag: push.tag,
         // Pushes of one tag are folded by the server; each one that arrives is worth a sound.
         renotify: true,
+        // A call rings for 45 s: it stays on screen until then (its missed call replaces it).
+        requireInteraction: push.type === "call",
         icon: "/icons/icon-192.png",
         badge: "/icons/badge-96.png",
         data: { url: push.url, type: push.type },

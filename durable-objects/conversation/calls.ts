@@ -196,8 +196,11 @@ export class RoomCalls {
     }
   }
 
-  /** The member called hears on their own channel that a call rings, or rings no more. */
-  private ringElsewhere(conversationId: string, call: CallRow, ringing: boolean) {
+  /**
+   * The member called hears on their own channel that a call rings, or rings no more (`missed`:
+   * it rang out unanswered). Their hub pushes it when no page of theirs is open (away-pushes.ts).
+   */
+  private ringElsewhere(conversationId: string, call: CallRow, ringing: boolean, missed = false) {
     this.room.ctx.waitUntil(
       publishToMember(this.room.env, call.callee_id, {
         type: "call",
@@ -206,6 +209,7 @@ export class RoomCalls {
         user_id: call.caller_id,
         video: call.video === 1,
         ringing,
+        ...(missed ? { missed } : {}),
       }),
     );
   }
@@ -245,18 +249,26 @@ export class RoomCalls {
   /** The conversation may no longer be used (a block, an unmatch, a suspension): calls end. */
   endAll(conversationId: string) {
     const call = this.room.storage.openCall();
-    if (call) this.finish(conversationId, call, nowIso());
+    // Not told as missed: nothing of the other member reaches this one any more.
+    if (call) this.finish(conversationId, call, nowIso(), undefined, { closed: true });
   }
 
   /**
    * Ends a call and writes its line: completed (with how long it lasted) once accepted, declined
-   * when the member called said no, missed otherwise.
+   * when the member called said no, missed otherwise. A ring that ends unanswered is told to the
+   * member called as missed, unless the conversation closed (`closed`).
    */
-  private finish(conversationId: string, call: CallRow, at: string, outcome?: CallLine["outcome"]) {
+  private finish(
+    conversationId: string,
+    call: CallRow,
+    at: string,
+    outcome?: CallLine["outcome"],
+    { closed = false } = {},
+  ) {
     const { storage } = this.room;
     storage.endCall(call.call_id, at);
     if (call.state === "ringing" && outcome !== "declined") {
-      this.ringElsewhere(conversationId, call, false);
+      this.ringElsewhere(conversationId, call, false, !closed);
     }
     const line: CallLine = {
       caller_id: call.caller_id,

@@ -262,6 +262,7 @@ export class Outbox {
               message: message.message,
               sent_at: message.sent_at,
               gift: message.gift_name,
+              ...(message.call ? { call: true } : {}),
             }
           : null,
     };

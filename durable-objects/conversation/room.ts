@@ -284,6 +284,14 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     return this.room.storage.all().map((r) => storedMessage(conversationId, r));
   }
 
+  /**
+   * Which of these R2 keys (objects under this conversation) a message here still carries: the
+   * others are orphans the housekeeping deletes (chat-attachments.server.ts, docs/decisions/045).
+   */
+  async referencedAttachments(keys: string[]): Promise<string[]> {
+    return this.room.storage.referencedKeys(keys);
+  }
+
   /** The conversation is gone (a member deleted their account): everything here goes too. */
   async erase(): Promise<void> {
     this.room.sockets.closeAll();

@@ -442,6 +442,23 @@ export class ConversationStorage {
       .filter(Boolean);
   }
 
+  /**
+   * Which of these R2 keys an attachment held here names (the housekeeping's orphan sweep). One
+   * walk over the messages that carry an attachment, whatever the number of keys asked.
+   */
+  referencedKeys(keys: string[]): string[] {
+    if (keys.length === 0) return [];
+    return this.sql
+      .exec<{ key: string }>(
+        `SELECT json_extract(attachment, '$.key') AS key FROM messages
+         WHERE attachment IS NOT NULL
+           AND json_extract(attachment, '$.key') IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(keys),
+      )
+      .toArray()
+      .map((r) => r.key);
+  }
+
   // Calls
 
   /** The call that is not ended, if any (there is at most one). */
