@@ -1,4 +1,4 @@
-import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import type { MemberHub } from "../../durable-objects/member-hub";
@@ -9,18 +9,31 @@ import { conversationPair, matchedPair, page, roomMessages, sendFile, sent } fro
 /**
  * Durable Object storage written by earlier code (docs/decisions/037): a room opened by this code
  * brings it up to date once, and keeps what was in it; storage a newer release left is used as it
- * is. `abortAllDurableObjects` restarts the objects, as a deploy does.
+ * is. Aborting a room restarts it on the same storage, as a deploy does.
  */
 
 const roomOf = (id: string) => env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
 const hubOf = (id: string) => env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(id));
 
-/** Runs `change` on a room's storage, then restarts every object, as a deploy does. */
+/**
+ * Runs `change` on a room's storage, then restarts the room, as a deploy does. Only that room:
+ * `abortAllDurableObjects` also cut the members' hubs in the middle of their push alarms, whose
+ * failed runs the runtime then retried while the next test file waited.
+ */
 async function rewriteAndRestart(id: string, change: (sql: SqlStorage) => void) {
   await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) =>
     change(state.storage.sql),
   );
-  await abortAllDurableObjects();
+  await restart(roomOf(id));
+}
+
+/** Restarts one object (its next call finds a new instance on the same storage). */
+async function restart(stub: DurableObjectStub) {
+  await runInDurableObject(stub, (_instance: unknown, state) => state.abort("restarted")).catch(
+    (error: unknown) => {
+      if (!String(error).includes("restarted")) throw error;
+    },
+  );
 }
 
 /** The room's storage version this code writes. */
