@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { WebSocket as UndiciWebSocket } from "undici";
+import { Agent, fetch as undiciFetch, WebSocket as UndiciWebSocket } from "undici";
 import type { RootData } from "~/lib/root-data";
 import type { ChatMessage } from "~/state/chat";
 import type { Tab, TabEvents, TabOptions } from "./tab";
@@ -140,6 +140,12 @@ interface Held {
   checkChat(): void;
 }
 const tabs = new Map<number, Held>();
+/**
+ * The pages' requests, each on a connection of its own: a browser sends a request again that
+ * failed on a kept-alive connection the server was closing; undici's fetch does not, and such a
+ * failure would be the bench's, not the app's.
+ */
+const connections = new Agent({ pipelining: 0 });
 let stormAt: number | null = null;
 let reloads = 0;
 let appUpdated = 0;
@@ -217,14 +223,17 @@ function shimsFor(spec: TabSpec, root: RootData): Shims {
   const tabFetch = (async (input: string, init: RequestInit = {}) => {
     const what = `${init.method ?? "GET"} ${input.replace(/\?.*/, "").replace(/[\w-]{16,}/g, ":id")}`;
     try {
-      const res = await fetch(new URL(input, origin), {
-        ...init,
+      const res = await undiciFetch(new URL(input, origin), {
+        ...(init as Parameters<typeof undiciFetch>[1]),
+        dispatcher: connections,
         headers: { ...(init.headers as Record<string, string>), ...headers },
       });
       if (!res.ok) events.push(["failed", spec.i, `${what}: ${res.status}`]);
-      return res;
+      return res as unknown as Response;
     } catch (error) {
-      events.push(["failed", spec.i, `${what}: ${error instanceof Error ? error.message : error}`]);
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : error);
+      events.push(["failed", spec.i, `${what}: ${String(why)}`]);
       throw error;
     }
   }) as typeof fetch;

@@ -39,23 +39,28 @@ export async function startForwarder(): Promise<Forwarder> {
     upstream.pipe(client);
   });
   server.maxConnections = 100_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", 4096, resolve));
+  const listen = (port: number) =>
+    new Promise<void>((resolve) => server.listen(port, "127.0.0.1", 4096, resolve));
+  await listen(0);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     to(url) {
       const { hostname, port: p } = new URL(url);
       target = { host: hostname, port: Number(p) };
+      if (!server.listening) void listen(port);
     },
     cut() {
       target = null;
+      server.close();
       for (const socket of open) socket.destroy();
       open.clear();
     },
     close: () =>
       new Promise((resolve) => {
         for (const socket of open) socket.destroy();
-        server.close(() => resolve());
+        if (server.listening) server.close(() => resolve());
+        else resolve();
       }),
   };
 }
