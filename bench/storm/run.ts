@@ -303,7 +303,7 @@ async function runStorm(options: Options, tree: Tree, stateName: string): Promis
     forwarder.to(worker.worker.url);
     const outage = (Date.now() - stormAt) / 1000;
     const cpuFrom = cpuSecondsOf("workerd", worker.pids);
-    log(`restarted as version ${version} in ${outage.toFixed(1)} s`);
+    log(`restarted as version ${version} in ${outage.toFixed(1)} s (${worker.worker.url})`);
 
     const target99 = Math.ceil(0.99 * sockets);
     let last = 0;
@@ -311,10 +311,21 @@ async function runStorm(options: Options, tree: Tree, stateName: string): Promis
       await sleep(250);
       if (Date.now() - last > 5000) {
         last = Date.now();
+        // A workerd that died after its start is said, not waited for.
+        const alive = await fetch(`${worker.worker.url}/favicon.svg`, {
+          signal: AbortSignal.timeout(3000),
+        }).then(
+          (res) => res.status,
+          (error: unknown) => String((error as { cause?: unknown }).cause ?? error),
+        );
+        if (alive !== 200) log(`  the Worker does not answer: ${alive}`);
         log(`  ${((Date.now() - stormAt) / 1000).toFixed(0)} s: ${back.size} of ${sockets} back`);
       }
     }
-    const d1: D1Counts = await d1Counts(worker.worker.url);
+    // A Worker that stopped answering (local workerd out of SQLite memory with thousands of
+    // Durable Objects waking at once) has no counts to give: the figures say so.
+    const d1: D1Counts | null = await d1Counts(worker.worker.url).catch(() => null);
+    if (!d1) log("the Worker did not answer for its D1 counts");
     const workerdCpu = cpuSecondsOf("workerd", worker.pids) - cpuFrom;
     const rss = residentMbOf("workerd");
     const loadAfter = loadavg()[0]!;
@@ -351,7 +362,7 @@ async function runStorm(options: Options, tree: Tree, stateName: string): Promis
         p99: round(percentile(ts, 99)),
       };
     }
-    const statements = d1.reads + d1.writes;
+    const statements = d1 ? d1.reads + d1.writes : NaN;
     const top = (record: Record<string, number>) =>
       Object.fromEntries(
         Object.entries(record)
@@ -378,11 +389,11 @@ async function runStorm(options: Options, tree: Tree, stateName: string): Promis
       app_updated_events: collected.reduce((t, c) => t + c.appUpdated, 0),
       d1_statements: statements,
       d1_per_member: round(statements / n),
-      upgrades: d1.upgrades,
-      d1_upgrade_statements: d1.upgradeStatements,
-      d1_per_upgrade: round(d1.upgradeStatements / Math.max(1, d1.upgrades)),
-      d1_by_entry: top(d1.entries),
-      d1_by_statement: top(d1.statements),
+      upgrades: d1?.upgrades ?? NaN,
+      d1_upgrade_statements: d1?.upgradeStatements ?? NaN,
+      d1_per_upgrade: d1 ? round(d1.upgradeStatements / Math.max(1, d1.upgrades)) : NaN,
+      d1_by_entry: top(d1?.entries ?? {}),
+      d1_by_statement: top(d1?.statements ?? {}),
       failures: Object.fromEntries(failures),
       workerd_cpu_seconds: round(workerdCpu, 1),
       client_cpu_seconds: round(
