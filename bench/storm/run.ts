@@ -413,6 +413,8 @@ async function runStorm(options: Options, tree: Tree, stateName: string): Promis
 }
 
 const show = (n: number | null) => (n === null ? "never" : String(n));
+/** A count, or "no answer" where the Worker gave none. */
+const count = (n: number) => (Number.isFinite(n) ? n.toLocaleString("en") : "no answer");
 
 function table(results: StormResult[]): string {
   const rows = [
@@ -425,8 +427,8 @@ function table(results: StormResult[]): string {
         `${show(r.seconds_to_99)} (${show(r.seconds_to_100)}) s | ${r.outage_seconds} s | ` +
         `${show(r.seconds_to_99_after_up)} s | ` +
         `${r.lost_messages} of ${r.messages_written} | ${r.duplicated_messages} | ${r.full_reloads} | ` +
-        `${r.d1_statements.toLocaleString("en")} | ${r.d1_per_member} | ${r.d1_per_upgrade} | ` +
-        `${r.upgrades.toLocaleString("en")} | ${r.workerd_cpu_seconds} s |`,
+        `${count(r.d1_statements)} | ${count(r.d1_per_member)} | ${count(r.d1_per_upgrade)} | ` +
+        `${count(r.upgrades)} | ${r.workerd_cpu_seconds} s |`,
     );
   }
   return rows.join("\n");
