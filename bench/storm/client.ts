@@ -2,7 +2,7 @@
  * One client process of bench/storm (run.ts forks several, so that no one Node thread holds every
  * socket): it opens the tabs run.ts gives it, each a fresh instance of the app's client modules
  * (bench/storm/tab.ts, bundled by run.ts against the tree under test) with the tab's own window,
- * document, fetch and WebSocket, sends the pairs' messages through the chat page's store, and
+ * document, fetch, WebSocket and console, sends the pairs' messages through the chat page's store, and
  * reports, in batches, when each tab's sockets are back and caught up after the restart.
  */
 import { readFileSync } from "node:fs";
@@ -94,6 +94,7 @@ interface Shims {
   document: Record<string, unknown>;
   fetch: typeof fetch;
   WebSocket: new (url: string, protocols?: string | string[]) => UndiciWebSocket;
+  console: Pick<Console, "error" | "warn" | "log" | "info" | "debug">;
 }
 
 /** The bundle as a function of the tab's globals: each call is a fresh instance of its modules. */
@@ -109,6 +110,7 @@ function load(bundle: string, treeRoot: string) {
     "document",
     "fetch",
     "WebSocket",
+    "console",
     code,
   ) as (...args: unknown[]) => void;
   instantiate = (shims) => {
@@ -121,6 +123,7 @@ function load(bundle: string, treeRoot: string) {
       shims.document,
       shims.fetch,
       shims.WebSocket,
+      shims.console,
     );
     return module.exports;
   };
@@ -242,7 +245,18 @@ function shimsFor(spec: TabSpec, root: RootData): Shims {
       super(url, { protocols, headers } as never);
     }
   }
-  return { window, document, fetch: tabFetch, WebSocket: TabSocket };
+  // What the page logs as an error is counted with the failures (thousands of tabs would
+  // otherwise bury the bench's output in stacks); the rest is dropped.
+  const quiet = () => {};
+  const console = {
+    error: (message: unknown) =>
+      events.push(["failed", spec.i, `console.error: ${String(message).slice(0, 80)}`]),
+    warn: quiet,
+    log: quiet,
+    info: quiet,
+    debug: quiet,
+  };
+  return { window, document, fetch: tabFetch, WebSocket: TabSocket, console };
 }
 
 async function open(spec: TabSpec) {

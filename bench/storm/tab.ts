@@ -11,10 +11,10 @@
  * app/components/chat/conversation-room.ts's useConversationRoom): `openTab` does what their
  * effects do, in the same order, with a jotai store of its own instead of a render tree.
  *
- * bench/storm/client.ts bundles this file against the tree under test (`~/` is that tree's app/)
- * and evaluates the bundle once per tab, with the tab's own `window`, `document`, `fetch` and
- * `WebSocket` (the member's cookie): module state (the held ticket, the tab's one realtime client,
- * the open conversations) is the tab's, as in a browser.
+ * bench/storm/run.ts bundles this file against the tree under test (`~/` is that tree's app/) and
+ * bench/storm/client.ts evaluates the bundle once per tab, with the tab's own `window`,
+ * `document`, `fetch`, `WebSocket` (the member's cookie) and `console`: module state (the held
+ * ticket, the tab's one realtime client, the open conversations) is the tab's, as in a browser.
  */
 import { createStore } from "jotai";
 import { api } from "~/lib/http";
