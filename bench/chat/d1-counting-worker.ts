@@ -9,9 +9,17 @@
  * Counted: round trips (`calls`), batches, and statements split into reads and writes (a
  * statement that inserts, updates, deletes, replaces or changes the schema is a write), and each
  * statement by its first words (`statements`, "read: SELECT …" or "write: INSERT …").
+ *
+ * Each statement is also counted by the entry point it ran under (`entries`): the Worker's request
+ * (`GET /notifications`, `upgrade /ws/me`, ids in paths as `:id`), or a Durable Object's handler
+ * or RPC method (`MemberHub.fetch`, `PresenceRoom.webSocketMessage`, `MemberHub.claimClientId`),
+ * the innermost one (an async context follows the handler's awaits). Upgrades the Worker saw are
+ * counted too (`upgrades`), and the statements made under an upgrade, in the Worker or in the
+ * Durable Object it reached with it (`upgradeStatements`): bench/storm's statements per upgrade.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Env } from "~/server/env.server";
-import worker from "../../worker/index";
+import worker, * as entries from "../../worker/index";
 
 export * from "../../worker/index";
 
@@ -23,6 +31,11 @@ export interface D1Counts {
   reads: number;
   writes: number;
   statements: Record<string, number>;
+  /** Statements by the entry point they ran under. */
+  entries: Record<string, number>;
+  /** Websocket upgrades the Worker received, and the statements made under one. */
+  upgrades: number;
+  upgradeStatements: number;
 }
 
 // Counts for the whole run (a benchmark's instrument, not per-request state).
@@ -33,14 +46,55 @@ const counts: D1Counts = {
   reads: 0,
   writes: 0,
   statements: {},
+  entries: {},
+  upgrades: 0,
+  upgradeStatements: 0,
 };
 let wrapped = false;
+
+/** The entry point a statement runs under, and whether it serves a websocket upgrade. */
+const entry = new AsyncLocalStorage<{ name: string; upgrade: boolean }>();
+const isUpgrade = (request: Request) => request.headers.get("Upgrade") === "websocket";
+
+/** A request's entry name: method (or `upgrade`) and path, ids as `:id`. */
+function requestEntry(request: Request): string {
+  const path = new URL(request.url).pathname
+    .split("/")
+    .map((part) => (part.length >= 16 || /\d{3}/.test(part) ? ":id" : part))
+    .join("/");
+  return `${isUpgrade(request) ? "upgrade" : request.method} ${path}`;
+}
+
+/**
+ * Every method of the Durable Object classes the Worker exports runs under its own entry
+ * (`Class.method`); `fetch` with a websocket upgrade counts as part of the upgrade.
+ */
+for (const value of Object.values(entries)) {
+  if (typeof value !== "function") continue;
+  const proto = (value as { prototype?: object }).prototype;
+  if (!proto || typeof Reflect.get(proto, "fetch") !== "function") continue;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const original = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;
+    if (name === "constructor" || typeof original !== "function") continue;
+    const label = `${value.name}.${name}`;
+    Reflect.set(proto, name, function (this: unknown, ...args: unknown[]) {
+      const upgrade = name === "fetch" && args[0] instanceof Request && isUpgrade(args[0]);
+      return entry.run({ name: label, upgrade }, () =>
+        (original as (...a: unknown[]) => unknown).apply(this, args),
+      );
+    });
+  }
+}
 
 const WRITE =
   /^\s*(?:INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b|^\s*WITH\b[\s\S]*\b(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 /** Counts one statement; true when it writes. */
 function countStatement(sql: string): boolean {
+  const context = entry.getStore();
+  const name = context?.name ?? "(no entry)";
+  counts.entries[name] = (counts.entries[name] ?? 0) + 1;
+  if (context?.upgrade) counts.upgradeStatements += 1;
   const write = WRITE.test(sql);
   if (write) counts.writes += 1;
   else counts.reads += 1;
@@ -88,6 +142,10 @@ export default {
   fetch(request, env, ctx) {
     if (!wrapped) wrapD1(env.DB);
     if (new URL(request.url).pathname === "/__bench/d1") return Response.json(counts);
-    return worker.fetch(request, env, ctx);
+    const upgrade = isUpgrade(request);
+    if (upgrade) counts.upgrades += 1;
+    return entry.run({ name: requestEntry(request), upgrade }, () =>
+      worker.fetch(request, env, ctx),
+    );
   },
 } satisfies ExportedHandler<Env>;

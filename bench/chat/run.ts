@@ -67,7 +67,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks";
@@ -79,19 +79,16 @@ import type { D1Counts } from "./d1-counting-worker";
 import { seedMembers, type Member } from "./members";
 import { ReceivedBatch } from "../../app/realtime/received-batch";
 import { Profiler } from "./profile";
-import {
-  BenchState,
-  benchStateRoot,
-  cpuSecondsOf,
-  percentile,
-  pidsOf,
-  ROOT,
-  startWorker,
-  type BenchWorker,
-} from "../lib/worker";
+import { BenchState, benchStateRoot, cpuSecondsOf, percentile, ROOT } from "../lib/worker";
 import { sleep } from "../../scripts/lib/wait";
 import { commandLine } from "../lib/args";
 import { buildRef } from "../lib/ref";
+import {
+  d1Counts,
+  prepareCountingWorker,
+  startConversations,
+  startOwnWorker,
+} from "../lib/heartline";
 
 type Via = "socket" | "http";
 
@@ -151,7 +148,6 @@ function parseArgs(argv: string[]): Options {
 const state = new BenchState("chat");
 const roomState = new BenchState("chat-room");
 const TSX_BIN = path.join(ROOT, "node_modules", ".bin", "tsx");
-const COUNTING_ENTRY = path.join("bench", "chat", "d1-counting-worker.ts");
 /** The gift the gift messages carry (migration 0006's catalogue). */
 const GIFT_ID = "rose";
 /** In the ramp, a target whose messages wait this long has failed the rate: it stops there. */
@@ -298,7 +294,17 @@ function summarise(target: string, segments: Segment[]): Outcome {
   let d1PerMessage: D1Counts | null = null;
   if (counted.length > 0) {
     const per = (n: number) => round(n / Math.max(1, d1Messages));
-    d1PerMessage = { calls: 0, batches: 0, writeBatches: 0, reads: 0, writes: 0, statements: {} };
+    d1PerMessage = {
+      calls: 0,
+      batches: 0,
+      writeBatches: 0,
+      reads: 0,
+      writes: 0,
+      statements: {},
+      entries: {},
+      upgrades: 0,
+      upgradeStatements: 0,
+    };
     for (const k of D1_KEYS) d1PerMessage[k] = per(counted.reduce((n, s) => n + s.d1![k], 0));
     for (const s of counted) {
       for (const [sql, n] of Object.entries(s.d1!.statements)) {
@@ -573,19 +579,6 @@ async function drain(target: Target) {
   }
 }
 
-/** The setup's calls to Heartline's API as `member` (starting the pairs' conversations). */
-async function api(base: string, member: Member, pathname: string, body: unknown) {
-  const res = await postJson(
-    `${base}${pathname}`,
-    { Cookie: member.cookie, "X-CSRF-Token": member.csrf, Origin: base },
-    body,
-  );
-  const json = (await res.body.json()) as Record<string, unknown>;
-  if (res.statusCode >= 300)
-    throw new Error(`POST ${pathname}: ${res.statusCode} ${JSON.stringify(json)}`);
-  return json;
-}
-
 function startRelay(): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(TSX_BIN, [path.join(ROOT, "bench", "chat", "relay.ts")], {
     cwd: ROOT,
@@ -598,49 +591,6 @@ function startRelay(): Promise<{ child: ChildProcess; port: number }> {
     );
     child.once("exit", (code) => reject(new Error(`the relay exited (${code})`)));
   });
-}
-
-/** Starts a Worker and returns it with the workerd processes it added (for their CPU alone). */
-async function startOwnWorker(
-  benchState: BenchState,
-  options: Parameters<typeof startWorker>[1],
-): Promise<{ worker: BenchWorker; pids: Set<number> }> {
-  const before = new Set(pidsOf("workerd"));
-  const worker = await startWorker(benchState, options);
-  return { worker, pids: new Set(pidsOf("workerd").filter((pid) => !before.has(pid))) };
-}
-
-/**
- * Heartline's Worker in `s`: the per-member send limit raised for the run; D1 counted
- * (bench/chat/d1-counting-worker.ts, as the tree built in `s` has it).
- */
-async function prepareHeartline(s: BenchState) {
-  await s.prepareWorker((config) => {
-    const limits = config.vars?.RATE_LIMITS as Record<string, string> | undefined;
-    if (limits) limits.chat_send_account = "100000000/60";
-    (config as { main?: string }).main = path.join(s.sourceDir, COUNTING_ENTRY);
-  });
-  await mkdir(path.dirname(path.join(s.sourceDir, COUNTING_ENTRY)), { recursive: true });
-  await copyFile(path.join(s.root, COUNTING_ENTRY), path.join(s.sourceDir, COUNTING_ENTRY));
-}
-
-/** Starts each pair's conversation through the API (a first message and a reply). */
-async function startConversations(base: string, members: Member[], count: number) {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const a = members[2 * i]!;
-    const b = members[2 * i + 1]!;
-    const started = await api(base, a, "/chat/conversations", {
-      user_id: b.id,
-      message: "hello",
-    });
-    const conversationId = (started.conversation as { id: string }).id;
-    await api(base, b, `/chat/conversations/${conversationId}/messages`, {
-      message: "hi!",
-    });
-    ids.push(conversationId);
-  }
-  return ids;
 }
 
 /**
@@ -690,7 +640,7 @@ function heartlineTarget(
         { Cookie: from.cookie, "X-CSRF-Token": from.csrf },
         { message: text, client_id: clientId, gift_id: giftId },
       ),
-    d1: async () => (await (await fetch(`${base}/__bench/d1`)).json()) as D1Counts,
+    d1: () => d1Counts(base),
   };
 }
 
@@ -771,7 +721,13 @@ async function main() {
   for (const s of heartlineStates) await s.reset();
   await prepareRoom();
   const members = await seedMembers(allPairs * 2, heartlineStates);
-  for (const s of heartlineStates) await prepareHeartline(s);
+  // The per-member send limit raised for the run.
+  for (const s of heartlineStates) {
+    await prepareCountingWorker(s, (config) => {
+      const limits = config.vars?.RATE_LIMITS as Record<string, string> | undefined;
+      if (limits) limits.chat_send_account = "100000000/60";
+    });
+  }
 
   const room = await startOwnWorker(roomState, {});
   let heartline: Awaited<ReturnType<typeof startOwnWorker>> | null = null;
