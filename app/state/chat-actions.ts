@@ -18,7 +18,8 @@ import {
   failureReason,
   giftsLoaded,
   initialChatState,
-  lastSeq,
+  catchUpFrom,
+  roomSyncChanged,
   messageRemoved,
   messagesLoaded,
   messagesLoadStart,
@@ -39,7 +40,7 @@ import {
 } from "./chat";
 import { forgetOutgoing, keepOutgoing, outgoingFor } from "./chat-outbox";
 import { chatApi, newClientId, type ChatTransport } from "./chat-transport";
-import { atom } from "./jotai";
+import { atom, type Store } from "./jotai";
 
 /**
  * The chat page's store and what it does: each action calls the server (app/state/chat-transport.ts)
@@ -124,16 +125,54 @@ export const loadOlderAtom = atom(null, async (get, set) => {
   }
 });
 
-/** After a (re)connect: every message after the last one held, page by page, merged by id. */
-export const catchUpAtom = atom(null, async (get, set) => {
+/**
+ * After a (re)connect: every message after the last one known to be held (`catchUpFrom`: not a
+ * message this device sent while the socket was down, which says nothing of those stored before
+ * it), page by page, merged by id. Once done, the socket's frames keep the conversation whole.
+ */
+export const catchUpAtom = atom(null, async (get, set): Promise<boolean> => {
   const id = get(chatStateAtom).activeConversationId;
-  if (!id || get(chatStateAtom).isLoadingMessages) return;
+  if (!id || get(chatStateAtom).isLoadingMessages) return false;
+  let after = catchUpFrom(get(chatStateAtom));
   for (let round = 0; round < 100; round++) {
-    const page = await chatApi.messages(id, { after: lastSeq(get(chatStateAtom)) });
+    const page = await chatApi.messages(id, { after });
     set(chatStateAtom, caughtUp(get(chatStateAtom), id, page.messages));
-    if (!page.meta.has_more || get(chatStateAtom).activeConversationId !== id) return;
+    if (get(chatStateAtom).activeConversationId !== id) return false;
+    if (!page.meta.has_more) return true;
+    after = page.messages.reduce((max, m) => Math.max(max, m.seq), after);
   }
+  return false;
 });
+
+/**
+ * What the open conversation's socket opening and going down do to the chat store, for the chat
+ * page (app/components/chat/conversation-room.ts) and anything else that holds the socket:
+ * on each opening, what was missed (the catch-up), the connection marked caught up if it still is
+ * the open one, then what this device still has to send (the server may have stored some of it
+ * before the connection dropped: the catch-up shows which); on going down, the next catch-up
+ * starts where the socket last kept up.
+ */
+export function conversationRoomSync(store: Store, conversationId: string) {
+  let connection = 0;
+  return {
+    async opened(): Promise<void> {
+      const opened = ++connection;
+      try {
+        const whole = await store.set(catchUpAtom);
+        if (whole && opened === connection) {
+          store.set(chatStateAtom, (s) => roomSyncChanged(s, conversationId, true));
+        }
+      } catch {
+        // The catch-up runs again at the next opening; what waits is still sent.
+      }
+      await store.set(flushOutgoingAtom);
+    },
+    down() {
+      connection += 1;
+      store.set(chatStateAtom, (s) => roomSyncChanged(s, conversationId, false));
+    },
+  };
+}
 
 export const markReadAtom = atom(null, async (get, _set, id: string) => {
   if (get(chatStateAtom).activeConversationId !== id) return;

@@ -49,6 +49,16 @@ export interface ChatState {
   openOffList: ConversationView | null;
   messages: ChatMessage[];
   /**
+   * Where the next catch-up starts: every message of the open conversation up to this sequence
+   * number is held, because it came in a page (the newest page, or a catch-up) or over the
+   * conversation's socket while that socket was caught up (`roomSynced`). A message this device
+   * sent while its socket was down is held with its number at once, but says nothing of the
+   * other member's messages stored before it: it does not move this.
+   */
+  syncedSeq: number;
+  /** The conversation's socket is open and its catch-up done: its frames arrive in order, none missed. */
+  roomSynced: boolean;
+  /**
    * The cursor of the next older page (docs/domain.md "Client state"), and whether there is one.
    */
   cursor: string | null;
@@ -69,6 +79,8 @@ export const initialChatState: ChatState = {
   activeConversationId: null,
   openOffList: null,
   messages: [],
+  syncedSeq: 0,
+  roomSynced: false,
   cursor: null,
   hasMore: false,
   isLoadingMessages: false,
@@ -225,6 +237,8 @@ export function selectConversation(s: ChatState, id: string | null): ChatState {
     activeConversationId: id,
     openOffList: null,
     messages: [],
+    syncedSeq: 0,
+    roomSynced: false,
     cursor: null,
     hasMore: false,
     isLoadingMessages: false,
@@ -260,6 +274,7 @@ export function messagesLoaded(
   return {
     ...s,
     messages,
+    syncedSeq: Math.max(s.syncedSeq, highestSeq(page.messages)),
     cursor: page.meta.next_cursor,
     hasMore: page.meta.has_more,
     isLoadingMessages: false,
@@ -271,7 +286,6 @@ export function messagesLoaded(
   };
 }
 
-/** The highest sequence number held for the open conversation (where a catch-up starts). */
 /**
  * A conversation whose newest messages came with the page: it is the open one, with its messages
  * (as `messagesLoaded` of the first page). Nothing changes without one.
@@ -284,10 +298,20 @@ export function conversationOpened(
   return messagesLoaded(selectConversation(s, opened.id), opened.id, opened, false);
 }
 
+/** The highest sequence number held for the open conversation. */
 export const lastSeq = (s: ChatState): number =>
   s.messages.reduce((max, m) => (isLocal(m) ? max : Math.max(max, m.seq)), 0);
 
-/** Messages fetched after the last one held (a socket reconnected): merged by id. */
+const highestSeq = (messages: ChatMessageView[]) =>
+  messages.reduce((max, m) => Math.max(max, m.seq), 0);
+
+/** Where a catch-up starts: after every message known to be held (`syncedSeq`). */
+export const catchUpFrom = (s: ChatState): number => s.syncedSeq;
+
+/**
+ * Messages fetched after `catchUpFrom` (a socket reconnected): merged by id; everything up to the
+ * newest of them is held now.
+ */
 export function caughtUp(
   s: ChatState,
   conversationId: string,
@@ -296,9 +320,12 @@ export function caughtUp(
   if (conversationId !== s.activeConversationId) return s;
   const merged = mergeMessages(s.messages, messages);
   const newest = messages.at(-1);
-  if (merged === s.messages || !newest) return s;
+  if (!newest) return s;
+  const syncedSeq = Math.max(s.syncedSeq, highestSeq(messages));
+  if (merged === s.messages) return syncedSeq === s.syncedSeq ? s : { ...s, syncedSeq };
   return {
     ...s,
+    syncedSeq,
     messages: merged,
     conversations: moveToTop(
       updateEntry(s.conversations, conversationId, (c) => ({ ...c, ...lastOf(merged) })),
@@ -670,10 +697,24 @@ export const creditsSpent = (s: ChatState, amount: number): ChatState => ({
 });
 
 /** Applies one frame of the open conversation's room. */
+/**
+ * The conversation's socket caught up after opening (`synced`), or went down: while it is caught
+ * up, the messages it brings are in order with none missed, and move `syncedSeq`.
+ */
+export const roomSyncChanged = (s: ChatState, conversationId: string, synced: boolean) =>
+  conversationId !== s.activeConversationId || s.roomSynced === synced
+    ? s
+    : { ...s, roomSynced: synced };
+
 export function roomFrameReceived(s: ChatState, frame: ChatServerFrame, me: string): ChatState {
   switch (frame.type) {
-    case "message":
-      return messageReceived(s, frame.message, me);
+    case "message": {
+      const next = messageReceived(s, frame.message, me);
+      const inOrder = s.roomSynced && frame.message.conversation_id === s.activeConversationId;
+      return inOrder && frame.message.seq > next.syncedSeq
+        ? { ...next, syncedSeq: frame.message.seq }
+        : next;
+    }
     case "message_deleted":
       return messageRemoved(s, frame.conversation_id, frame.id);
     case "read":

@@ -5,3 +5,5 @@
 export { atom, Provider, useAtom, useAtomValue, useSetAtom, useStore } from "jotai";
 export { useHydrateAtoms } from "jotai/utils";
 export type { Atom } from "jotai";
+/** A jotai store, as `useStore` gives it (the chat room's socket handlers work on one). */
+export type Store = ReturnType<typeof import("jotai").createStore>;

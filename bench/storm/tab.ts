@@ -24,6 +24,7 @@ import { acquireRealtimeClient, watchPresence } from "~/realtime/client";
 import { ReceivedBatch } from "~/realtime/received-batch";
 import { setSocketTicket } from "~/realtime/ticket";
 import { roomFrameReceived, type ChatMessage } from "~/state/chat";
+import * as chatActions from "~/state/chat-actions";
 import {
   catchUpAtom,
   chatMeAtom,
@@ -63,6 +64,24 @@ export interface Tab {
   messages(): ChatMessage[];
 }
 
+/**
+ * The chat page's handling of its socket opening and going down: the tree's own
+ * (`conversationRoomSync`), or, in a tree from before it, what its useConversationRoom did
+ * (catch up from the highest number held, then send what waits).
+ */
+function roomSync(store: ReturnType<typeof createStore>, conversationId: string) {
+  const own = (chatActions as Partial<typeof chatActions>).conversationRoomSync;
+  if (own) return own(store, conversationId);
+  return {
+    opened: () =>
+      store
+        .set(catchUpAtom)
+        .catch(() => {})
+        .then(() => store.set(flushOutgoingAtom)),
+    down: () => {},
+  };
+}
+
 export async function openTab(options: TabOptions, events: TabEvents): Promise<Tab> {
   const { memberId, conversation } = options;
   // RealtimeProvider: the page's ticket first, then the client and its listeners.
@@ -94,19 +113,16 @@ export async function openTab(options: TabOptions, events: TabEvents): Promise<T
       current: null,
     };
     const received = new ReceivedBatch((ids) => socketRef.current?.received(ids) ?? false);
+    const sync = roomSync(store, conversation.id);
     const socket = connectConversation(conversation.id, {
       open: () => {
         received.flush();
-        void store
-          .set(catchUpAtom)
-          .catch(() => {})
-          .then(() => store.set(flushOutgoingAtom))
-          .then(
-            () => events.chatBack(),
-            (error: unknown) => events.failed("flush", error),
-          );
+        void sync.opened().then(
+          () => events.chatBack(),
+          (error: unknown) => events.failed("flush", error),
+        );
       },
-      down: () => {},
+      down: () => sync.down(),
       frame: (frame) => {
         if (frame.type === "call" || frame.type === "call_error" || frame.type === "typing") return;
         if (

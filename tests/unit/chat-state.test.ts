@@ -5,6 +5,7 @@ import type { ConversationView } from "~/schemas/chat";
 import {
   CHAT_ERRORS,
   caughtUp,
+  catchUpFrom,
   chatErrorMessage,
   conversationArchived,
   conversationOpened,
@@ -33,6 +34,7 @@ import {
   readReceipt,
   retryQueued,
   roomFrameReceived,
+  roomSyncChanged,
   selectConversation,
   sendFailed,
   sendQueued,
@@ -178,6 +180,40 @@ describe("loading messages", () => {
     expect(next.conversations[0]).toMatchObject({ id: "c1", last_message: "text 4" });
     expect(caughtUp(next, "c1", [message(4)])).toBe(next);
     expect(caughtUp(s, "c2", [message(9)])).toBe(s);
+  });
+});
+
+describe("where a catch-up starts", () => {
+  it("after what is known to be held, not after a message this device sent while its socket was down", () => {
+    // The newest page: everything up to 2 is held.
+    let s = conversationOpened(openState(), {
+      id: "c1",
+      messages: [message(1), message(2, { sender_id: ME })],
+      meta: meta(),
+    });
+    expect(catchUpFrom(s)).toBe(2);
+    // The socket is down; the other member writes 3 and 4 (unseen), then mine goes over HTTP: 5.
+    s = roomSyncChanged(s, "c1", false);
+    s = sendSucceeded(s, message(5, { sender_id: ME }), ME);
+    expect(lastSeq(s)).toBe(5);
+    expect(catchUpFrom(s)).toBe(2);
+    // The socket comes back: a frame before the catch-up is done says nothing of 3 and 4.
+    s = roomFrameReceived(s, { type: "message", message: message(6) }, ME);
+    expect(catchUpFrom(s)).toBe(2);
+    // The catch-up after 2 brings 3 and 4 (and 5 and 6 again, merged by id).
+    s = caughtUp(s, "c1", [message(3), message(4), message(5, { sender_id: ME }), message(6)]);
+    expect(s.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(catchUpFrom(s)).toBe(6);
+    // Caught up: the socket's frames arrive in order, none missed, and move it on.
+    s = roomSyncChanged(s, "c1", true);
+    s = roomFrameReceived(s, { type: "message", message: message(8) }, ME);
+    expect(catchUpFrom(s)).toBe(8);
+    // Down again: frames that still arrive (another tab's conversation, a late one) do not.
+    s = roomSyncChanged(s, "c1", false);
+    s = roomFrameReceived(s, { type: "message", message: message(9) }, ME);
+    expect(catchUpFrom(s)).toBe(8);
+    // Another conversation starts from nothing.
+    expect(catchUpFrom(selectConversation(s, "c2"))).toBe(0);
   });
 });
 

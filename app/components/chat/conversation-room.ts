@@ -3,15 +3,15 @@ import { connectConversation, type ConversationSocket } from "~/realtime/chat-so
 import { ReceivedBatch } from "~/realtime/received-batch";
 import { TYPING_DISPLAY_MS, type CallClientFrame, type ChatServerFrame } from "~/realtime/chat";
 import {
-  catchUpAtom,
   chatMeAtom,
   chatStateAtom,
   chatTransportAtom,
+  conversationRoomSync,
   flushOutgoingAtom,
   markReadAtom,
 } from "~/state/chat-actions";
 import { roomFrameReceived, type ChatMessage } from "~/state/chat";
-import { useAtomValue, useSetAtom } from "~/state/jotai";
+import { useAtomValue, useSetAtom, useStore } from "~/state/jotai";
 
 /**
  * The open conversation's room: applies its frames to the chat state, catches up on every
@@ -27,7 +27,7 @@ export function useConversationRoom(
 ) {
   const me = useAtomValue(chatMeAtom);
   const setState = useSetAtom(chatStateAtom);
-  const catchUp = useSetAtom(catchUpAtom);
+  const store = useStore();
   const setTransport = useSetAtom(chatTransportAtom);
   const flush = useSetAtom(flushOutgoingAtom);
   const [typing, setTyping] = useState(false);
@@ -43,17 +43,17 @@ export function useConversationRoom(
     // The other member's live messages this device has yet to acknowledge: the first at once,
     // then at most one frame a second (app/realtime/received-batch.ts).
     const received = new ReceivedBatch((ids) => socketRef.current?.received(ids) ?? false);
+    const sync = conversationRoomSync(store, conversationId);
     const socket = connectConversation(conversationId, {
       open: () => {
         setConnected(true);
         received.flush();
-        // What was missed, then what this device still has to send (the server may have stored
-        // some of it before the connection dropped: the catch-up shows which).
-        void catchUp()
-          .catch(() => {})
-          .then(() => flush());
+        void sync.opened().catch(() => {});
       },
-      down: () => setConnected(false),
+      down: () => {
+        setConnected(false);
+        sync.down();
+      },
       frame: (frame) => {
         if (frame.type === "call" || frame.type === "call_error") {
           onCall?.current?.(frame);
@@ -97,7 +97,7 @@ export function useConversationRoom(
       socket.close();
       socketRef.current = null;
     };
-  }, [conversationId, otherId, me, setState, catchUp, setTransport, flush, onCall]);
+  }, [conversationId, otherId, me, setState, store, setTransport, flush, onCall]);
 
   const sendTyping = useCallback(() => socketRef.current?.typing(), []);
   const sendCall = useCallback(
