@@ -91,6 +91,8 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   private readonly away: AwayPushes;
   private readonly frames = new FrameRate();
   private readonly admission: SocketAdmission;
+  /** How many times the member's bell changed (app/realtime/bell.ts), kept across restarts. */
+  private bell = 0;
   /** The member's messages over chat_send_account's window, in every conversation. */
   private sends: SendCounter | undefined;
 
@@ -102,6 +104,9 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     upgradeStorage(this.ctx.storage.sql, "member_hub", STEPS);
     this.clientIds = new ClientIdClaims(this.ctx.storage.sql, env);
     this.admission = new SocketAdmission(this.ctx.storage, env);
+    void this.ctx.blockConcurrencyWhile(async () => {
+      this.bell = (await this.ctx.storage.get<number>(BELL_KEY)) ?? 0;
+    });
     this.away = new AwayPushes(this.ctx, env, () =>
       this.ctx.storage.sql
         .exec<{ conversation_id: string; other_id: string; unread_count: number }>(
@@ -325,6 +330,8 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     this.ctx.acceptWebSocket(pair[1]);
     const userId = request.headers.get("X-Member-Id") ?? undefined;
     pair[1].serializeAttachment({ userId } satisfies HubAttachment);
+    // First, before anything can be published to it: how often the bell changed so far.
+    pair[1].send(JSON.stringify({ type: "hello", bell: this.bell } satisfies MemberServerFrame));
     // The member is here: what waited to be pushed is theirs to see on the page.
     await this.away.here();
     await this.away.rememberOrigin(new URL(request.url).origin);
@@ -344,6 +351,11 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
    * member's id, which the hub keeps for reading their push settings).
    */
   async publish(frame: MemberServerFrame, userId?: string): Promise<number> {
+    if (frame.type === "notification" || frame.type === "notifications_read") {
+      this.bell += 1;
+      // Not awaited: the output gate holds the frames below until the count is stored.
+      void this.ctx.storage.put(BELL_KEY, this.bell);
+    }
     const text = JSON.stringify(frame);
     let delivered = 0;
     for (const socket of this.ctx.getWebSockets()) {
@@ -519,6 +531,9 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     await this.webSocketClose(socket);
   }
 }
+
+/** Where the hub keeps its bell count. */
+const BELL_KEY = "bell";
 
 /** The close reason of a socket whose ticket was refused. */
 const TICKET_REFUSED = "Ticket refused.";

@@ -3,6 +3,7 @@ import { useEffect } from "react";
 import { api } from "~/lib/http";
 import { NOTIFICATION_ICONS, notificationHref, notificationText } from "~/lib/notifications";
 import { useRootData } from "~/lib/root-data";
+import { bellSync } from "~/realtime/bell";
 import { acquireRealtimeClient, releaseRealtimeClient } from "~/realtime/client";
 import { setSocketTicket } from "~/realtime/ticket";
 import type { NotificationView } from "~/schemas/notifications";
@@ -65,10 +66,13 @@ export function RealtimeProvider({ memberId }: { memberId: string }) {
             : presenceDisconnected(s),
         ),
     });
+    // Each (re)connection may have missed frames: the count and the newest are taken afresh,
+    // unless the hub's hello says nothing changed on the bell while the socket was down.
+    const bell = bellSync(() => void reload());
     const offMember = client.onMemberChannel({
-      // Each (re)connection may have missed frames: take the count and the newest afresh.
-      open: () => void reload(),
+      open: () => bell.opened(),
       frame: (frame) => {
+        bell.frame(frame);
         if (frame.type === "notification") {
           setNotifications((s) => notificationReceived(s, frame.notification, frame));
         } else if (frame.type === "notifications_read") {
@@ -77,6 +81,7 @@ export function RealtimeProvider({ memberId }: { memberId: string }) {
       },
     });
     return () => {
+      bell.stop();
       offPresence();
       offMember();
       releaseRealtimeClient(client);

@@ -83,7 +83,18 @@ export const callRingFrame = z.object({
 });
 export type CallRingFrame = z.infer<typeof callRingFrame>;
 
+/**
+ * The first frame of every member channel socket: how many times the member's bell has changed
+ * (a notification, notifications read) since their hub began counting. A page that heard every
+ * change since its last load of the notifications need not load them again (app/realtime/bell.ts).
+ */
+export const helloFrame = z.object({
+  type: z.literal("hello"),
+  bell: z.number().int().nonnegative(),
+});
+
 export const memberServerFrame = z.discriminatedUnion("type", [
+  helloFrame,
   notificationFrame,
   notificationsReadFrame,
   conversationFrame,
@@ -123,6 +134,7 @@ const isMessageSummary = (m: unknown) =>
 
 /** `memberServerFrame`, checked without zod (the pages' side: app/realtime/frames.ts). */
 const memberServerChecks: FrameChecks<MemberServerFrame> = {
+  hello: (f) => isInt(f.bell, 0),
   notification: (f) =>
     isNotification(f.notification) &&
     isInt(f.unread_count, 0) &&

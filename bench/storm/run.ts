@@ -111,9 +111,19 @@ interface Tree {
 }
 
 /**
+ * Modules a tree from before them lacks, as that tree's pages behaved: no socket ticket to set,
+ * and the notifications loaded on every opening of the member channel.
+ */
+const OLDER_TREE_STUBS: Record<string, string> = {
+  "~/realtime/ticket": "export function setSocketTicket() {}",
+  "~/realtime/bell":
+    "export function bellSync(reload) { return { opened: reload, frame() {}, stop() {} }; }",
+};
+
+/**
  * bench/storm/tab.ts bundled against `tree` (`~/` is its app/), partysocket inside (it must see
  * each tab's WebSocket), other packages left to the client's require. A tree without socket
- * tickets gets a `setSocketTicket` that does nothing (its pages had no ticket to set).
+ * tickets or the bell's hello gets the stubs of OLDER_TREE_STUBS.
  */
 async function bundleTab(tree: Tree, out: string) {
   const app = path.join(tree.root, "app");
@@ -125,11 +135,12 @@ async function bundleTab(tree: Tree, out: string) {
         for (const candidate of [`${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")]) {
           if (existsSync(candidate)) return { path: candidate };
         }
-        if (args.path === "~/realtime/ticket") return { path: "ticket", namespace: "no-ticket" };
+        const stub = OLDER_TREE_STUBS[args.path];
+        if (stub) return { path: args.path, namespace: "older-tree" };
         return undefined;
       });
-      b.onLoad({ filter: /.*/, namespace: "no-ticket" }, () => ({
-        contents: "export function setSocketTicket() {}",
+      b.onLoad({ filter: /.*/, namespace: "older-tree" }, (args) => ({
+        contents: OLDER_TREE_STUBS[args.path],
         loader: "ts",
       }));
       b.onResolve({ filter: /^[^./~]/ }, (args) =>

@@ -19,6 +19,7 @@
 import { createStore } from "jotai";
 import { api } from "~/lib/http";
 import type { RootData } from "~/lib/root-data";
+import { bellSync } from "~/realtime/bell";
 import { connectConversation } from "~/realtime/chat-socket";
 import { acquireRealtimeClient, watchPresence } from "~/realtime/client";
 import { ReceivedBatch } from "~/realtime/received-batch";
@@ -94,13 +95,26 @@ export async function openTab(options: TabOptions, events: TabEvents): Promise<T
     },
     down: () => {},
   });
+  // Each (re)connection may have missed frames: the page takes its notifications afresh, unless
+  // the hub's hello says the bell did not change meanwhile (app/realtime/bell.ts; a tree from
+  // before it loads on every opening).
+  let loading = false;
+  const bell = bellSync(() => {
+    loading = true;
+    void api(`/notifications?per_page=${LATEST_KEPT}`).then(
+      () => {
+        loading = false;
+        events.memberBack();
+      },
+      (error: unknown) => events.failed("notifications", error),
+    );
+  });
   client.onMemberChannel({
-    // Each (re)connection may have missed frames: the page takes its notifications afresh.
-    open: () =>
-      void api(`/notifications?per_page=${LATEST_KEPT}`).then(
-        () => events.memberBack(),
-        (error: unknown) => events.failed("notifications", error),
-      ),
+    open: () => bell.opened(),
+    frame: (frame) => {
+      bell.frame(frame);
+      if (frame.type === "hello" && !loading) events.memberBack();
+    },
   });
   watchPresence(options.watch);
 

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   NOTIFICATION_TYPES,
@@ -43,6 +43,37 @@ const notificationFrames = (socket: TestSocket) =>
   socket.frames.filter((f) => f.type === "notification");
 
 describe("notifications are stored and pushed", () => {
+  it("every member channel socket starts with hello: how often the bell changed, kept across a restart", async () => {
+    const member = await verifiedMember();
+    const viewer = await verifiedMember();
+    const helloOf = async () => {
+      const channel = await memberChannel(member);
+      const hello = await channel.next(() => true);
+      channel.close();
+      expect(hello.type).toBe("hello");
+      return hello.bell as number;
+    };
+    const start = await helloOf();
+
+    // A notification heard while connected, then one while no page is open, then all read.
+    const channel = await memberChannel(member);
+    await viewer.client.json("GET", `/members/${member.details.username}`);
+    await channel.next((f) => f.type === "notification");
+    channel.close();
+    expect(await helloOf()).toBe(start + 1);
+    const another = await verifiedMember();
+    await another.client.json("GET", `/members/${member.details.username}`);
+    expect(await helloOf()).toBe(start + 2);
+    expect((await member.client.json("POST", "/notifications/read-all")).status).toBeLessThan(300);
+    expect(await helloOf()).toBe(start + 3);
+    // The hub restarting (a deploy) keeps the count.
+    await runInDurableObject(
+      env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(member.id)),
+      (_hub: unknown, state) => state.abort("restarted"),
+    ).catch(() => {});
+    expect(await helloOf()).toBe(start + 3);
+  });
+
   it("a profile view: at most one a day per viewer, live on the member channel", async () => {
     const viewed = await verifiedMember();
     const viewer = await verifiedMember();
