@@ -76,6 +76,10 @@ async function pick(page: Page, label: string, typed: string, option: string | R
   await page.getByRole("option", { name: option }).first().click();
 }
 
+/** A photo's signed address at a width (ADR 043): `{path}?w=…&m=…&exp=…&sig=…`. */
+const signedAt = (path: string, width: number) =>
+  new RegExp(`^${path.replace(/[.?]/g, "\\$&")}\\?w=${width}&m=[\\w-]+&exp=\\d+&sig=[\\w-]+$`);
+
 describe("profiles and photos in Chromium", () => {
   const browser = useBrowser();
 
@@ -162,15 +166,16 @@ describe("profiles and photos in Chromium", () => {
     await other.getByText("Chess", { exact: true }).waitFor();
     await other.getByText("Poetry", { exact: true }).waitFor();
     const main = other.getByRole("img", { name: /^Ada, photo 1 of 2$/ });
-    // The profile shows the main photo at the width it needs, not the 2048 px upload.
-    expect(await main.getAttribute("src")).toBe(`${uploaded[1]}?w=720`);
+    // The profile shows the main photo at the width it needs, not the 2048 px upload, at its
+    // signed address (ADR 043).
+    expect(await main.getAttribute("src")).toMatch(signedAt(uploaded[1]!, 720));
     await expect
       .poll(() => main.evaluate((img) => (img as HTMLImageElement).naturalWidth))
       .toBe(720);
     await other.getByRole("button", { name: "Next photo" }).click();
-    expect(await other.getByRole("img", { name: /^Ada, photo 2 of 2$/ }).getAttribute("src")).toBe(
-      `${uploaded[0]}?w=720`,
-    );
+    expect(
+      await other.getByRole("img", { name: /^Ada, photo 2 of 2$/ }).getAttribute("src"),
+    ).toMatch(signedAt(uploaded[0]!, 720));
 
     // And Ada finds that member among the viewers of her profile.
     await visit(page, "/my/profile");
