@@ -283,7 +283,7 @@ export default function ModerationPage() {
                     {v.member.photos.map((p, i) => (
                       <figure key={p.id}>
                         <img
-                          src={`${p.url}?w=320`}
+                          src={p.url}
                           alt={`Profile photo ${i + 1} of @${v.member.username}`}
                           width={160}
                         />

@@ -248,7 +248,8 @@ export async function listPendingVerifications(env: Env): Promise<PendingVerific
         id: r.user_id,
         username: r.username,
         first_name: r.first_name,
-        photos: photoIds.map((id) => ({ id, url: urls.get(id)![720] })),
+        // At the width the queue shows them (160 px wide, twice that on a dense screen).
+        photos: photoIds.map((id) => ({ id, url: urls.get(id)![400] })),
       },
     };
   });

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { REJECT_REASONS, VERIFICATION_MESSAGES } from "~/schemas/verification";
 import type { TestClient } from "../helpers/client";
+import { expiryOf, photoUrlsUntil } from "../helpers/photo-urls";
 import { verifiedMember } from "../helpers/members";
 import { imageBytes, upload } from "../profile/fixtures";
 import { foundIds, searcher } from "../discovery/fixtures";
@@ -96,12 +97,17 @@ describe("photo verification", () => {
         id: string;
         selfie_url: string;
         pose: { id: string };
-        member: { id: string; photos: { id: string }[] };
+        member: { id: string; photos: { id: string; url: string }[] };
       }[];
     }>("GET", "/moderation/verifications");
     const item = queue.body.verifications.find((v) => v.member.id === member.id)!;
     expect(item.pose.id).toBe(first.pose.id);
     expect(item.member.photos.map((p) => p.id)).toEqual([member.photoId]);
+    // Each at its signed address for the width the queue shows, exactly as minted.
+    const [photo] = item.member.photos;
+    expect(photo!.url).toBe(
+      (await photoUrlsUntil(member.photoId, member.id, expiryOf(photo!.url)))[400],
+    );
     const selfie = await mod.client.fetch(item.selfie_url);
     expect(selfie.status).toBe(200);
     expect(selfie.headers.get("Cache-Control")).toBe("private, no-store");
