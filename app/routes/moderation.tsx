@@ -11,6 +11,7 @@ import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { FormAlert } from "~/components/form";
 import { AppLink } from "~/components/link";
 import {
+  ItemHead,
   KeptConversation,
   ModerationAction,
   RejectVerification,
@@ -125,11 +126,11 @@ export default function ModerationPage() {
           <ul className="report-list" aria-label="Open reports">
             {reports.map((report) => (
               <li key={report.id} className="card report-item">
-                <div className="report-head">
-                  <div>
-                    <strong>@{report.reported.username}</strong>{" "}
-                    <span className="muted small">{report.reported.email}</span>
-                    <div className="report-badges">
+                <ItemHead
+                  username={report.reported.username}
+                  detail={<span className="muted small">{report.reported.email}</span>}
+                  badges={
+                    <>
                       <span className="pill">{REPORT_REASON_LABELS[report.reason_type]}</span>
                       <span className="pill">
                         {report.reported.open_reports} open{" "}
@@ -142,13 +143,15 @@ export default function ModerationPage() {
                       {report.reported.status === "suspended" ? (
                         <span className="pill pill-danger">Suspended</span>
                       ) : null}
-                    </div>
-                  </div>
-                  <span className="muted small">
-                    {`by @${report.reporter.username} (weight ${report.weight}: verified ${report.reporter.verified_days} days, ${report.reporter.reports_upheld} upheld, ${report.reporter.reports_dismissed} dismissed), `}
-                    <TimeAgo iso={report.created_at} />
-                  </span>
-                </div>
+                    </>
+                  }
+                  aside={
+                    <>
+                      {`by @${report.reporter.username} (weight ${report.weight}: verified ${report.reporter.verified_days} days, ${report.reporter.reports_upheld} upheld, ${report.reporter.reports_dismissed} dismissed), `}
+                      <TimeAgo iso={report.created_at} />
+                    </>
+                  }
+                />
                 {report.details ? <p className="bio">{report.details}</p> : null}
                 {report.message_text !== null ? (
                   <blockquote className="report-message">
@@ -210,11 +213,11 @@ export default function ModerationPage() {
             <ul className="report-list" aria-label="Open appeals">
               {appeals.map((appeal) => (
                 <li key={appeal.id} className="card report-item">
-                  <div className="report-head">
-                    <div>
-                      <strong>@{appeal.member.username}</strong>{" "}
-                      <span className="muted small">{appeal.member.email}</span>
-                      <div className="report-badges">
+                  <ItemHead
+                    username={appeal.member.username}
+                    detail={<span className="muted small">{appeal.member.email}</span>}
+                    badges={
+                      <>
                         <span className="pill pill-warning">
                           {appeal.kind === "suspended" ? "Suspended" : "Hidden from search"}
                         </span>
@@ -223,12 +226,10 @@ export default function ModerationPage() {
                             {REPORT_REASON_LABELS[r]}
                           </span>
                         ))}
-                      </div>
-                    </div>
-                    <span className="muted small">
-                      <TimeAgo iso={appeal.created_at} />
-                    </span>
-                  </div>
+                      </>
+                    }
+                    aside={<TimeAgo iso={appeal.created_at} />}
+                  />
                   <p className="bio">{appeal.text}</p>
                   <div className="page-actions">
                     <ModerationAction
@@ -266,15 +267,11 @@ export default function ModerationPage() {
             <ul className="report-list" aria-label="Selfies waiting">
               {verifications.map((v) => (
                 <li key={v.id} className="card report-item" data-testid="verification-item">
-                  <div className="report-head">
-                    <div>
-                      <strong>@{v.member.username}</strong>
-                      <p className="small">{`Pose asked: ${v.pose.instruction}`}</p>
-                    </div>
-                    <span className="muted small">
-                      <TimeAgo iso={v.created_at} />
-                    </span>
-                  </div>
+                  <ItemHead
+                    username={v.member.username}
+                    detail={<p className="small">{`Pose asked: ${v.pose.instruction}`}</p>}
+                    aside={<TimeAgo iso={v.created_at} />}
+                  />
                   <div className="verification-compare">
                     <figure>
                       <img src={v.selfie_url} alt={`Selfie of @${v.member.username}`} width={160} />
@@ -320,22 +317,22 @@ export default function ModerationPage() {
             <ul className="report-list" aria-label="Accounts in review">
               {reviews.map((review) => (
                 <li key={review.id} className="card report-item">
-                  <div className="report-head">
-                    <div>
-                      <strong>@{review.username}</strong>{" "}
-                      <span className="muted small">{review.email}</span>
-                      <div className="report-badges">
-                        <span className="pill pill-warning">
-                          {review.reason === "suspended"
-                            ? "Address of a suspended member"
-                            : "Address of a member deleted after reports"}
-                        </span>
-                      </div>
-                    </div>
-                    <span className="muted small">
-                      Joined <TimeAgo iso={review.created_at} />
-                    </span>
-                  </div>
+                  <ItemHead
+                    username={review.username}
+                    detail={<span className="muted small">{review.email}</span>}
+                    badges={
+                      <span className="pill pill-warning">
+                        {review.reason === "suspended"
+                          ? "Address of a suspended member"
+                          : "Address of a member deleted after reports"}
+                      </span>
+                    }
+                    aside={
+                      <>
+                        Joined <TimeAgo iso={review.created_at} />
+                      </>
+                    }
+                  />
                   <div className="page-actions">
                     <ModerationAction
                       intent="clear"
@@ -373,19 +370,17 @@ export default function ModerationPage() {
             <ul className="report-list" aria-label="Kept after deletion">
               {evidence.map((kept) => (
                 <li key={kept.id} className="card report-item">
-                  <div className="report-head">
-                    <div>
-                      <strong>@{kept.profile.username}</strong>{" "}
-                      <span className="muted small">(deleted their account)</span>
-                      <div className="report-badges">
+                  <ItemHead
+                    username={kept.profile.username}
+                    detail={<span className="muted small">(deleted their account)</span>}
+                    badges={
+                      <>
                         <span className="pill">{REPORT_REASON_LABELS[kept.reason_type]}</span>
                         <span className="pill">{`Report ${kept.status}, weight ${kept.weight}`}</span>
-                      </div>
-                    </div>
-                    <span className="muted small">
-                      {`Kept ${kept.kept_at.slice(0, 10)}, erased ${kept.erase_after.slice(0, 10)}`}
-                    </span>
-                  </div>
+                      </>
+                    }
+                    aside={`Kept ${kept.kept_at.slice(0, 10)}, erased ${kept.erase_after.slice(0, 10)}`}
+                  />
                   {kept.details ? <p className="bio">{kept.details}</p> : null}
                   {kept.message_text !== null ? (
                     <blockquote className="report-message">

@@ -1,4 +1,5 @@
 import { Form } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { CsrfInput } from "~/components/form";
 import type { EvidenceMessage } from "~/schemas/evidence";
 import { REJECT_REASON_IDS, REJECT_REASON_LABELS } from "~/schemas/verification";
@@ -96,5 +97,32 @@ export function RejectVerification({
         Reject
       </button>
     </Form>
+  );
+}
+
+/**
+ * The head of one item in a moderation list: the member's handle, what follows it (an address, a
+ * note), the item's badges, and on the right when it happened.
+ */
+export function ItemHead({
+  username,
+  detail,
+  badges,
+  aside,
+}: {
+  username: string;
+  detail?: ReactNode;
+  badges?: ReactNode;
+  aside: ReactNode;
+}) {
+  return (
+    <div className="report-head">
+      <div>
+        <strong>@{username}</strong>
+        {detail ? <> {detail}</> : null}
+        {badges ? <div className="report-badges">{badges}</div> : null}
+      </div>
+      <span className="muted small">{aside}</span>
+    </div>
   );
 }
