@@ -20,9 +20,9 @@ import type {
   PresenceStart,
   RateLimitSpec,
   Refusal,
+  SendGrant,
+  SendsReturned,
 } from "~/server/room-api.server";
-import { SENDING_TOO_FAST, type SendCounter } from "~/server/chat-rules.server";
-import { slidingWindowHit } from "~/server/rate-limit.server";
 import { log } from "~/server/log.server";
 import { exec } from "~/server/sql.server";
 import { callEvent, messageEvent, notificationEvent } from "~/server/away.server";
@@ -32,6 +32,7 @@ import { AWAY_SCHEMA, AwayPushes } from "./away-pushes";
 import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
 import { closeNormally } from "./close-socket";
 import { FrameRate } from "./frame-rate";
+import { SendBudget } from "./send-budget";
 import { SocketAdmission } from "./socket-admission";
 import { upgradeStorage, type StorageStep } from "./storage-version";
 import type { EndedSessions, TicketSession } from "~/server/socket-ticket.server";
@@ -94,7 +95,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   /** How many times the member's bell changed (app/realtime/bell.ts), kept across restarts. */
   private bell = 0;
   /** The member's messages over chat_send_account's window, in every conversation. */
-  private sends: SendCounter | undefined;
+  private readonly sends: SendBudget;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -104,6 +105,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     upgradeStorage(this.ctx.storage.sql, "member_hub", STEPS);
     this.clientIds = new ClientIdClaims(this.ctx.storage.sql, env);
     this.admission = new SocketAdmission(this.ctx.storage, env);
+    this.sends = new SendBudget(env);
     void this.ctx.blockConcurrencyWhile(async () => {
       this.bell = (await this.ctx.storage.get<number>(BELL_KEY)) ?? 0;
     });
@@ -413,17 +415,18 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   }
 
   /**
-   * Counts one message the member is about to send, in any conversation: the send limit is the
-   * member's, not each room's (docs/decisions/021). Answers the refusal past the limit (nothing
-   * is counted then), null otherwise.
+   * Up to `want` sends for the member in a conversation, counted against their send limit across
+   * every conversation (docs/decisions/021, 048; send-budget.ts): the grant, or the refusal past
+   * the limit (nothing counted then). `returned` is that room's last grant's unused sends.
    */
-  async countSend(limit: RateLimitSpec, now = Date.now()): Promise<Refusal | null> {
-    const { next, result } = slidingWindowHit(limit, this.sends, now);
-    if (!result.allowed) {
-      return { status: 429, message: SENDING_TOO_FAST, retryAfter: result.retryAfter };
-    }
-    this.sends = next;
-    return null;
+  async takeSends(
+    limit: RateLimitSpec,
+    memberId: string,
+    conversationId: string,
+    want: number,
+    returned: SendsReturned | null,
+  ): Promise<{ grant: SendGrant } | { refusal: Refusal }> {
+    return this.sends.take(limit, memberId, conversationId, want, returned);
   }
 
   /**

@@ -1,5 +1,11 @@
 import type { Env } from "./env.server";
-import type { ClientIdClaim, RateLimitSpec, Refusal } from "./room-api.server";
+import type {
+  ClientIdClaim,
+  RateLimitSpec,
+  Refusal,
+  SendGrant,
+  SendsReturned,
+} from "./room-api.server";
 import { memberHub } from "./member-hub.server";
 
 /**
@@ -12,15 +18,19 @@ import { memberHub } from "./member-hub.server";
 // Re-exported while the conversation room still imports it from here (room-api.server.ts).
 
 /**
- * Counts one message `userId` is about to send against their send limit, across every
- * conversation (their hub counts): the refusal past it, null otherwise.
+ * Asks `userId`'s hub for up to `want` sends in a conversation against their send limit, across
+ * every conversation (their hub counts), giving back the unused ones of the room's last grant:
+ * the grant, or the refusal past the limit.
  */
-export async function countMemberSend(
+export async function takeMemberSends(
   env: Env,
   userId: string,
+  conversationId: string,
   limit: RateLimitSpec,
-): Promise<Refusal | null> {
-  return memberHub(env, userId).countSend(limit);
+  want: number,
+  returned: SendsReturned | null,
+): Promise<{ grant: SendGrant } | { refusal: Refusal }> {
+  return memberHub(env, userId).takeSends(limit, userId, conversationId, want, returned);
 }
 
 /**

@@ -76,13 +76,15 @@ function verdict(w: ReturnType<typeof windowFor>, count: number, prev: number): 
 
 /**
  * The same sliding window counted elsewhere than D1 (a Durable Object's memory): `count` hits in
- * the fixed window starting at `windowStart`, `prev` in the one before. Returns the window the hit
- * at `now` falls in, the counts rolled over to it, and the verdict for one more hit.
+ * the fixed window starting at `windowStart`, `prev` in the one before. Returns the window `hits`
+ * more hits at `now` would leave (the counts rolled over to the window `now` falls in), and the
+ * verdict for them; with `hits` 0, what is left of the limit now.
  */
 export function slidingWindowHit(
   limit: RateLimitSpec,
   counter: { windowStart: number; count: number; prev: number } | undefined,
   now: number,
+  hits = 1,
 ) {
   const w = windowOf(limit, now);
   let count = 0;
@@ -94,9 +96,30 @@ export function slidingWindowHit(
     prev = counter.count;
   }
   return {
-    next: { windowStart: w.windowStart, count: count + 1, prev },
-    result: verdict(w, count + 1, prev),
+    next: { windowStart: w.windowStart, count: count + hits, prev },
+    result: verdict(w, count + hits, prev),
   };
+}
+
+/**
+ * Takes back `hits` counted in the window starting at `windowStart` (hits reserved and not
+ * used): from the current window's count or the previous one's, whichever it was; a window
+ * already out of the sliding window counts nothing any more.
+ */
+export function slidingWindowGiveBack(
+  limit: RateLimitSpec,
+  counter: { windowStart: number; count: number; prev: number } | undefined,
+  windowStart: number,
+  hits: number,
+) {
+  if (!counter || hits <= 0) return counter;
+  if (counter.windowStart === windowStart) {
+    return { ...counter, count: Math.max(0, counter.count - hits) };
+  }
+  if (counter.windowStart - limit.windowSeconds === windowStart) {
+    return { ...counter, prev: Math.max(0, counter.prev - hits) };
+  }
+  return counter;
 }
 
 /**

@@ -162,6 +162,7 @@ export interface ConversationRoomApi {
   erase(): Promise<void>;
   importLegacy(conversationId: string): Promise<number>;
   surrenderClientIds(senderId: string, epoch: number, since: string): Promise<string[]>;
+  returnSends(senderId: string, grantId: string): Promise<number | null>;
 }
 
 /**
@@ -172,6 +173,23 @@ export interface ConversationRoomApi {
 export interface ClientIdClaim {
   owner: string;
   lease: { epoch: number; elsewhere: string[] } | null;
+}
+
+/**
+ * Sends a member's hub granted a conversation's room (durable-objects/send-budget.ts): the grant's
+ * id, how many, and the window of the send limit they were counted in.
+ */
+export interface SendGrant {
+  id: string;
+  count: number;
+  windowStart: number;
+}
+
+/** The sends of a grant its room did not use, given back to the member's hub. */
+export interface SendsReturned {
+  id: string;
+  unused: number;
+  windowStart: number;
 }
 
 /** The hub of one member (durable-objects/member-hub.ts): their sockets and conversation list. */
@@ -198,7 +216,13 @@ export interface MemberHubApi {
   rememberConversation(conversationId: string): Promise<void>;
   presenceStart(userId: string, ticket?: TicketSession): Promise<PresenceStart | null>;
   presenceChanged(): Promise<void>;
-  countSend(limit: RateLimitSpec): Promise<Refusal | null>;
+  takeSends(
+    limit: RateLimitSpec,
+    memberId: string,
+    conversationId: string,
+    want: number,
+    returned: SendsReturned | null,
+  ): Promise<{ grant: SendGrant } | { refusal: Refusal }>;
   endSessions(sessions?: EndedSessions): Promise<string[]>;
   connectionCount(): Promise<number>;
 }

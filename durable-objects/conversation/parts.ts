@@ -3,6 +3,7 @@ import type { Env } from "~/server/env.server";
 import type { ClientIdLeases } from "./client-ids";
 import type { Outbox } from "./outbox";
 import type { RoomRulesCache } from "./rules";
+import type { SendLeases } from "./send-leases";
 import type { RoomSockets } from "./sockets";
 import type { ConversationStorage } from "./storage";
 
@@ -16,6 +17,8 @@ export interface RoomParts {
   readonly outbox: Outbox;
   /** The client-id leases of the members' hubs held here (client-ids.ts). */
   readonly clientIds: ClientIdLeases;
+  /** The sends the members' hubs granted here (send-leases.ts). */
+  readonly sends: SendLeases;
 }
 
 /** A refusal the API turns into a 4xx. */

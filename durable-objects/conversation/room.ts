@@ -15,6 +15,7 @@ import { Outbox } from "./outbox";
 import type { RoomParts } from "./parts";
 import { deleteMessage, openAttachment, page, react, read, received } from "./reading";
 import { RoomRulesCache } from "./rules";
+import { SendLeases } from "./send-leases";
 import { send, sendFromSocket } from "./sending";
 import { RoomSockets } from "./sockets";
 import { ConversationStorage, messageView, storedMessage } from "./storage";
@@ -66,6 +67,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
       sockets: new RoomSockets(ctx),
       outbox: new Outbox(ctx, env, storage, rules),
       clientIds: new ClientIdLeases(),
+      sends: new SendLeases(),
     };
     this.calls = new RoomCalls(this.room);
   }
@@ -306,6 +308,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     this.room.rules.forget();
     this.room.outbox.forget();
     this.room.clientIds.forget();
+    this.room.sends.forget();
   }
 
   /**
@@ -329,6 +332,14 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   async surrenderClientIds(senderId: string, epoch: number, since: string): Promise<string[]> {
     this.room.clientIds.surrender(senderId, epoch);
     return this.room.storage.clientIdsSince(senderId, since);
+  }
+
+  /**
+   * `senderId`'s hub takes back its grant `grantId` of sends (send-leases.ts): the sends unused,
+   * or null when this room no longer holds it.
+   */
+  async returnSends(senderId: string, grantId: string): Promise<number | null> {
+    return this.room.sends.giveBack(senderId, grantId);
   }
 
   override async alarm(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { ChatMessageView, SendFrame } from "~/realtime/chat";
 import { sendMessageSchema } from "~/schemas/chat";
-import { claimClientId, countMemberSend } from "~/server/chat-lists.server";
+import { claimClientId, takeMemberSends } from "~/server/chat-lists.server";
 import {
   CLIENT_ID_REUSED,
   CONVERSATION_NOT_FOUND,
@@ -65,9 +65,14 @@ export async function send(room: RoomParts, req: SendRequest): Promise<SendResul
   const earlier = replay();
   if (earlier) return again(earlier);
   // The send limit is the member's across every conversation, counted in their hub
-  // (docs/decisions/021): asked last, so that a refused send is not counted.
+  // (docs/decisions/021), which grants this room a few sends at a time (048): asked last, so
+  // that a refused send is not counted.
   const first =
-    refusalNow() ?? contentRefusal(rules, req) ?? (await countMemberSend(env, me, req.limit));
+    refusalNow() ??
+    contentRefusal(rules, req) ??
+    (await room.sends.spend(me, (want, returned) =>
+      takeMemberSends(env, me, req.conversationId, req.limit, want, returned),
+    ));
   if (first) return { ok: false, refusal: first };
 
   // The client id is claimed in the sender's hub, unless this room holds the sender's lease

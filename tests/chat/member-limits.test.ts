@@ -71,6 +71,28 @@ describe("chat limits per member", () => {
     expect((await send(bob.client, withBob, "Still here")).status).toBe(201);
   }, 60_000);
 
+  it("takes back the sends one conversation was granted and did not use before refusing one elsewhere", async () => {
+    const [alice, bob, carol] = await Promise.all([
+      verifiedMember(),
+      verifiedMember(),
+      verifiedMember(),
+    ]);
+    const withBob = await conversationWith(alice, bob);
+    const withCarol = await conversationWith(alice, carol);
+    const limited = withLimits(alice.client, { chat_send_account: "40/86400" });
+    // Ten quick messages to Bob: his room is granted more sends than it spends (048).
+    for (let i = 1; i <= 10; i += 1) {
+      expect((await send(limited, withBob, `bob ${i}`)).status).toBe(201);
+    }
+    // The other thirty of the forty go to Carol, all of them.
+    for (let i = 1; i <= 30; i += 1) {
+      expect((await send(limited, withCarol, `carol ${i}`)).status).toBe(201);
+    }
+    // And nothing more, in either.
+    expect((await send(limited, withBob, "bob 11")).status).toBe(429);
+    expect((await send(limited, withCarol, "carol 31")).status).toBe(429);
+  }, 60_000);
+
   it("does not count a retry of a stored message (the same client id) against the limit", async () => {
     const [alice, bob] = await Promise.all([verifiedMember(), verifiedMember()]);
     const id = await conversationWith(alice, bob);
