@@ -4,6 +4,7 @@ import { isbot } from "isbot";
 import { renderToReadableStream } from "react-dom/server";
 import { NonceProvider } from "~/lib/nonce";
 import { log, loggedError } from "~/server/log.server";
+import { preloadsAtLowPriority } from "~/server/preload-priority.server";
 
 export default async function handleRequest(
   request: Request,
@@ -29,7 +30,10 @@ export default async function handleRequest(
   );
   if (isbot(request.headers.get("user-agent") || "")) await body.allReady;
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-  return new Response(body, { headers: responseHeaders, status });
+  return new Response(body.pipeThrough(preloadsAtLowPriority()), {
+    headers: responseHeaders,
+    status,
+  });
 }
 
 /**

@@ -62,6 +62,12 @@ describe("security headers", () => {
       else expect(scripts.length, path).toBeGreaterThan(0);
       for (const attrs of scripts)
         expect(attrs, `${path} <script${attrs}>`).toContain(`nonce="${nonce}"`);
+      // The modules load after the stylesheets and first photos (entry.server.tsx).
+      const preloads = [...html.matchAll(/<link\b[^>]*rel="modulepreload"[^>]*>/g)].map(
+        (m) => m[0],
+      );
+      expect(preloads.length > 0, path).toBe(expected === "scripts");
+      for (const link of preloads) expect(link, path).toContain('fetchpriority="low"');
     }
     // A fresh nonce for every response.
     expect(nonces.size).toBe(pages.length);
