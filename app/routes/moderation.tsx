@@ -13,6 +13,7 @@ import { AppLink } from "~/components/link";
 import {
   ItemHead,
   KeptConversation,
+  KeptPhotos,
   ModerationAction,
   RejectVerification,
 } from "~/components/moderation/parts";
@@ -161,7 +162,7 @@ export default function ModerationPage() {
                 ) : null}
                 <div className="page-actions">
                   <AppLink to={`/moderation/reports/${report.id}`} className="btn btn-ghost btn-sm">
-                    Read their conversation
+                    Photos and conversation
                   </AppLink>
                   <ModerationAction
                     intent="dismiss"
@@ -361,8 +362,8 @@ export default function ModerationPage() {
           </h2>
           <p className="muted small">
             Reports against members who deleted their account, with their profile and their
-            conversation with the reporter as they stood then. Readable by moderators only, and
-            erased on the date shown.
+            conversation with the reporter as they stood then, and their photos as they stood at the
+            report. Readable by moderators only, and erased on the date shown.
           </p>
           {evidence.length === 0 ? (
             <p className="empty-state">Nothing kept.</p>
@@ -389,6 +390,9 @@ export default function ModerationPage() {
                     </blockquote>
                   ) : null}
                   {kept.profile.bio ? <p className="bio">{kept.profile.bio}</p> : null}
+                  {kept.photos.length ? (
+                    <KeptPhotos photos={kept.photos} name={`@${kept.profile.username}`} />
+                  ) : null}
                   {kept.conversation ? (
                     <details>
                       <summary>{`Their conversation (${kept.conversation.length} messages)`}</summary>

@@ -287,6 +287,11 @@ export async function deleteAccount(env: Env, userId: string, origin: string): P
     sql`DELETE FROM profile_views WHERE viewer_id = ${userId} OR viewed_id = ${userId}`,
     sql`DELETE FROM likes WHERE liker_id = ${userId} OR liked_id = ${userId}`,
     sql`DELETE FROM blocks WHERE blocker_id = ${userId} OR blocked_id = ${userId}`,
+    // Photos kept with reports that go now without evidence (those the member made, and any
+    // against them not kept) are erased at the next housekeeping run (ADR 049).
+    sql`UPDATE report_photos SET erase_after = ${nowIso()}
+     WHERE report_id IN (SELECT id FROM reports WHERE reporter_id = ${userId} OR reported_id = ${userId})
+       AND report_id NOT IN (SELECT id FROM report_evidence)`,
     sql`DELETE FROM reports WHERE reporter_id = ${userId} OR reported_id = ${userId}`,
     sql`DELETE FROM photos WHERE user_id = ${userId}`,
     sql`DELETE FROM sessions WHERE user_id = ${userId}`,

@@ -12,6 +12,7 @@ import { hmacSign, hmacVerify, newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, notFound } from "./errors.server";
+import { erasePhotosAfter } from "./evidence.server";
 import { emailKey } from "./returning.server";
 import type { SessionUser } from "./session.server";
 import { all, first, run, statement } from "./sql.server";
@@ -246,15 +247,30 @@ export async function grantAppeal(
   const lift =
     appeal.kind === "hidden"
       ? [
-          sql`UPDATE reports SET status = 'dismissed', reviewed_at = ${at}, reviewed_by = ${moderator.id}
+          // The photos kept with the reports dismissed go with them (ADR 049).
+          erasePhotosAfter(
+            env,
+            sql`SELECT id FROM reports WHERE reported_id = ${appeal.user_id} AND status = 'open'`,
+            at,
+          ),
+          statement(
+            env.DB,
+            sql`UPDATE reports SET status = 'dismissed', reviewed_at = ${at}, reviewed_by = ${moderator.id}
               WHERE reported_id = ${appeal.user_id} AND status = 'open'`,
+          ),
         ]
       : [
-          sql`UPDATE users SET status = 'active', updated_at = ${at} WHERE id = ${appeal.user_id}`,
-          sql`DELETE FROM review_emails WHERE email_key = ${await emailKey(env, appeal.email)}
+          statement(
+            env.DB,
+            sql`UPDATE users SET status = 'active', updated_at = ${at} WHERE id = ${appeal.user_id}`,
+          ),
+          statement(
+            env.DB,
+            sql`DELETE FROM review_emails WHERE email_key = ${await emailKey(env, appeal.email)}
               AND reason = 'suspended'`,
+          ),
         ];
-  await env.DB.batch([decide, ...lift].map((q) => statement(env.DB, q)));
+  await env.DB.batch([statement(env.DB, decide), ...lift]);
   return { message: APPEAL_MESSAGES.granted };
 }
 
