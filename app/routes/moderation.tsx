@@ -80,17 +80,21 @@ export function action({ request, context }: ActionFunctionArgs) {
     const moderator = requireModeratorPage(context, request);
     const body = await readBody(request);
     const id = typeof body.id === "string" ? body.id : "";
+    // The app's address, for the links of the emails a decision sends the member.
+    const origin = new URL(request.url).origin;
     if (body.intent === "dismiss") return json(await dismissReport(context.env, moderator, id));
     if (body.intent === "suspend") return json(await suspendMember(context.env, moderator, id));
     if (body.intent === "clear") return json(await clearReview(context.env, id));
-    if (body.intent === "grant") return json(await grantAppeal(context.env, moderator, id));
-    if (body.intent === "deny") return json(await denyAppeal(context.env, moderator, id));
+    if (body.intent === "grant") {
+      return json(await grantAppeal(context.env, moderator, id, origin));
+    }
+    if (body.intent === "deny") return json(await denyAppeal(context.env, moderator, id, origin));
     if (body.intent === "approve") {
-      return json(await approveVerification(context.env, moderator, id));
+      return json(await approveVerification(context.env, moderator, id, origin));
     }
     if (body.intent === "reject") {
       const { reason } = parseInput(rejectVerificationSchema, body);
-      return json(await rejectVerification(context.env, moderator, id, reason));
+      return json(await rejectVerification(context.env, moderator, id, reason, origin));
     }
     throw new ValidationError({ intent: ["Unknown action."] });
   });
