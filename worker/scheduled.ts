@@ -12,7 +12,7 @@ import { CLEAN_STORED_PHOTOS } from "~/server/photos.server";
 import { SWEEP_CHAT_ATTACHMENTS } from "~/server/chat-attachments.server";
 import { FILL_PLACE_COORDINATES } from "~/server/places.server";
 import { END_LAPSED_TRAVEL } from "~/server/travel.server";
-import { endedConversationsJob } from "~/server/evidence.server";
+import { endedConversationsJob, reportPhotosJob } from "~/server/evidence.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
 
 /**
@@ -29,6 +29,8 @@ const JOBS: Job[] = [
   FILL_PLACE_COORDINATES,
   END_LAPSED_TRAVEL,
   endedConversationsJob,
+  // After housekeeping's report_evidence: a report's kept photos go in the run that erases it.
+  reportPhotosJob,
   SWEEP_CHAT_ATTACHMENTS,
 ];
 

@@ -38,11 +38,35 @@ export function notificationText(n: NotificationView): string {
     }
     case "profile_view":
       return `${name} viewed your profile`;
+    case "verification":
+      return n.data.status === "verified"
+        ? "Your photos are verified: your profile now shows the badge"
+        : "Your verification selfie was not accepted: see why and try again";
+    case "appeal":
+      return appealText(n.data);
   }
 }
 
-/** Where a notification leads: the conversation for messages and gifts, else the member. */
+/** An appeal's decision (account notice `appeal`: the measure appealed, and the decision). */
+function appealText(data: NotificationView["data"]): string {
+  const suspended = data.measure === "suspended";
+  if (data.decision === "granted") {
+    return suspended
+      ? "Your appeal was granted: your account is active again"
+      : "Your appeal was granted: your profile is back in search";
+  }
+  return suspended
+    ? "Your appeal was turned down: your account stays suspended"
+    : "Your appeal was turned down: your profile stays hidden from search";
+}
+
+/**
+ * Where a notification leads: the member's own page for an account notice, the conversation for
+ * messages and gifts, else the member.
+ */
 export function notificationHref(n: NotificationView): string {
+  if (n.type === "verification") return "/my/verification";
+  if (n.type === "appeal") return "/my/appeal";
   const conversation = text(n.data.conversation_id);
   if ((n.type === "message" || n.type === "gift") && conversation) {
     return `/chat?conversation=${encodeURIComponent(conversation)}`;
@@ -58,4 +82,6 @@ export const NOTIFICATION_ICONS: Record<NotificationView["type"], string> = {
   gift: "🎁",
   message: "✉",
   profile_view: "👁",
+  verification: "✓",
+  appeal: "⚖",
 };

@@ -1,5 +1,5 @@
 import { z } from "~/schemas/zod";
-import { NOTIFICATION_TYPES } from "~/schemas/notification-types";
+import { NOTIFICATION_KINDS } from "~/schemas/notification-types";
 import {
   guardFrame,
   isInt,
@@ -26,7 +26,7 @@ export const notificationFrame = z.object({
   type: z.literal("notification"),
   notification: z.object({
     id: z.string(),
-    type: z.enum(NOTIFICATION_TYPES),
+    type: z.enum(NOTIFICATION_KINDS),
     data: z.record(z.string(), z.unknown()),
     read_at: z.string().nullable(),
     created_at: z.string(),
@@ -120,7 +120,7 @@ export type MemberClientFrame = z.infer<typeof memberClientFrame>;
 const isNotification = (n: unknown) =>
   isObject(n) &&
   isString(n.id) &&
-  (NOTIFICATION_TYPES as readonly unknown[]).includes(n.type) &&
+  (NOTIFICATION_KINDS as readonly unknown[]).includes(n.type) &&
   isObject(n.data) &&
   isStringOrNull(n.read_at) &&
   isString(n.created_at);

@@ -13,6 +13,7 @@ import { AppLink } from "~/components/link";
 import {
   ItemHead,
   KeptConversation,
+  KeptPhotos,
   ModerationAction,
   RejectVerification,
 } from "~/components/moderation/parts";
@@ -79,17 +80,21 @@ export function action({ request, context }: ActionFunctionArgs) {
     const moderator = requireModeratorPage(context, request);
     const body = await readBody(request);
     const id = typeof body.id === "string" ? body.id : "";
+    // The app's address, for the links of the emails a decision sends the member.
+    const origin = new URL(request.url).origin;
     if (body.intent === "dismiss") return json(await dismissReport(context.env, moderator, id));
     if (body.intent === "suspend") return json(await suspendMember(context.env, moderator, id));
     if (body.intent === "clear") return json(await clearReview(context.env, id));
-    if (body.intent === "grant") return json(await grantAppeal(context.env, moderator, id));
-    if (body.intent === "deny") return json(await denyAppeal(context.env, moderator, id));
+    if (body.intent === "grant") {
+      return json(await grantAppeal(context.env, moderator, id, origin));
+    }
+    if (body.intent === "deny") return json(await denyAppeal(context.env, moderator, id, origin));
     if (body.intent === "approve") {
-      return json(await approveVerification(context.env, moderator, id));
+      return json(await approveVerification(context.env, moderator, id, origin));
     }
     if (body.intent === "reject") {
       const { reason } = parseInput(rejectVerificationSchema, body);
-      return json(await rejectVerification(context.env, moderator, id, reason));
+      return json(await rejectVerification(context.env, moderator, id, reason, origin));
     }
     throw new ValidationError({ intent: ["Unknown action."] });
   });
@@ -161,7 +166,7 @@ export default function ModerationPage() {
                 ) : null}
                 <div className="page-actions">
                   <AppLink to={`/moderation/reports/${report.id}`} className="btn btn-ghost btn-sm">
-                    Read their conversation
+                    Photos and conversation
                   </AppLink>
                   <ModerationAction
                     intent="dismiss"
@@ -361,8 +366,8 @@ export default function ModerationPage() {
           </h2>
           <p className="muted small">
             Reports against members who deleted their account, with their profile and their
-            conversation with the reporter as they stood then. Readable by moderators only, and
-            erased on the date shown.
+            conversation with the reporter as they stood then, and their photos as they stood at the
+            report. Readable by moderators only, and erased on the date shown.
           </p>
           {evidence.length === 0 ? (
             <p className="empty-state">Nothing kept.</p>
@@ -389,6 +394,9 @@ export default function ModerationPage() {
                     </blockquote>
                   ) : null}
                   {kept.profile.bio ? <p className="bio">{kept.profile.bio}</p> : null}
+                  {kept.photos.length ? (
+                    <KeptPhotos photos={kept.photos} name={`@${kept.profile.username}`} />
+                  ) : null}
                   {kept.conversation ? (
                     <details>
                       <summary>{`Their conversation (${kept.conversation.length} messages)`}</summary>

@@ -1,17 +1,29 @@
 import { z } from "./zod";
 import {
+  ACCOUNT_NOTICE_TYPES,
+  NOTIFICATION_KINDS,
   NOTIFICATION_TYPE_LABELS,
   NOTIFICATION_TYPES,
+  type AccountNoticeType,
+  type NotificationKind,
   type NotificationType,
 } from "./notification-types";
 import { pageQuery } from "./query";
 
-export { NOTIFICATION_TYPE_LABELS, NOTIFICATION_TYPES, type NotificationType };
+export {
+  ACCOUNT_NOTICE_TYPES,
+  NOTIFICATION_KINDS,
+  NOTIFICATION_TYPE_LABELS,
+  NOTIFICATION_TYPES,
+  type AccountNoticeType,
+  type NotificationKind,
+  type NotificationType,
+};
 
 /** docs/api.md "Notifications": one notification as the list and the live channel show it. */
 export interface NotificationView {
   id: string;
-  type: NotificationType;
+  type: NotificationKind;
   /** What the kind carries (a conversation, a gift…) plus `actor`: the member's card, or null. */
   data: Record<string, unknown>;
   read_at: string | null;

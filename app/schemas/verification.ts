@@ -57,6 +57,23 @@ export const VERIFICATION_MESSAGES = {
   reason: "Please choose why the selfie is turned down.",
 } as const;
 
+/**
+ * What the selfie page says when the camera cannot be used (app/components/verification): the
+ * member can always choose a photo of themself instead.
+ */
+export const CAMERA_MESSAGES = {
+  /** Refused: at the browser's prompt, or turned off for the site before. */
+  refused:
+    "Camera access is turned off for Heartline in this browser. You can choose a photo of yourself below instead, or allow the camera in your browser's site settings and reload the page.",
+  /** The browser found no camera. */
+  missing: "No camera was found on this device. Choose a photo of yourself below instead.",
+  /** A camera is there but would not start (another app holds it, a hardware error). */
+  busy: "The camera could not start: another app may be using it. Close it and try again, or choose a photo of yourself below.",
+  /** Anything else. */
+  failed: "The camera could not be opened. You can choose a photo of yourself below instead.",
+} as const;
+export type CameraProblem = keyof typeof CAMERA_MESSAGES;
+
 /** The moderator's reject form. */
 export const rejectVerificationSchema = z.object({
   reason: z.enum(REJECT_REASON_IDS, { error: VERIFICATION_MESSAGES.reason }),

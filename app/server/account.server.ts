@@ -1,3 +1,4 @@
+import { poseById, REJECT_REASONS, type RejectReason } from "~/schemas/verification";
 import { conversationRoom, eraseConversationsOf, memberSuspended } from "./chat-rooms.server";
 import { keepEvidenceOf } from "./evidence.server";
 import { rememberAddressOf } from "./returning.server";
@@ -98,7 +99,9 @@ async function chatOf(env: Env, userId: string) {
  * gave with the comment they wrote and what it landed on), messages they sent and reactions they
  * gave, notifications and their settings, the browsers that get pushes (the push service and when;
  * not the endpoint, which is a capability to push to that browser), blocks, reports they made,
- * profile views, credits and activity.
+ * profile views, credits and activity, their photo verification requests (status, pose, when sent
+ * and decided, the decision and its reason in the words they were told) and their appeals (the
+ * measure, their text, its outcome, when). Never who decided a request or an appeal.
  */
 export async function exportAccount(env: Env, userId: string, now = Date.now()) {
   const account = await getDb(env.DB)
@@ -107,6 +110,7 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
       username: schema.users.username,
       email: schema.users.email,
       email_verified_at: schema.users.emailVerifiedAt,
+      photo_verified_at: schema.users.photoVerifiedAt,
       hide_online: schema.users.hideOnline,
       last_seen_at: schema.users.lastSeenAt,
       created_at: schema.users.createdAt,
@@ -132,6 +136,8 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
     activities,
     notificationSettings,
     pushBrowsers,
+    verifications,
+    appeals,
   ] = await Promise.all([
     all(
       env.DB,
@@ -191,6 +197,30 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
       sql`SELECT endpoint, created_at FROM push_subscriptions WHERE user_id = ${userId}
        ORDER BY created_at, id`,
     ),
+    // Not decided_by: who decided is the moderators' record, not the member's data.
+    all<{
+      pose_id: string;
+      status: "pending" | "verified" | "rejected";
+      reason: string | null;
+      compared_photo_ids: string | null;
+      created_at: string;
+      decided_at: string | null;
+    }>(
+      env.DB,
+      sql`SELECT pose_id, status, reason, compared_photo_ids, created_at, decided_at
+       FROM photo_verifications WHERE user_id = ${userId} ORDER BY created_at, id`,
+    ),
+    all<{
+      kind: string;
+      text: string;
+      status: string;
+      created_at: string;
+      decided_at: string | null;
+    }>(
+      env.DB,
+      sql`SELECT kind, text, status, created_at, decided_at FROM appeals
+       WHERE user_id = ${userId} ORDER BY created_at, id`,
+    ),
   ]);
 
   const parse = (data: string): unknown => {
@@ -223,6 +253,25 @@ export async function exportAccount(env: Env, userId: string, now = Date.now()) 
       transactions,
     },
     activities: activities.map((a) => ({ ...a, data: parse(a.data) })),
+    photo_verifications: verifications.map((v) => ({
+      status: v.status,
+      pose: { id: v.pose_id, instruction: poseById(v.pose_id)?.instruction ?? null },
+      submitted_at: v.created_at,
+      decided_at: v.decided_at,
+      // A rejection's reason, as the member was told it.
+      reason:
+        v.status === "rejected" && v.reason
+          ? (REJECT_REASONS[v.reason as RejectReason] ?? null)
+          : null,
+      compared_photo_ids: v.compared_photo_ids ? parse(v.compared_photo_ids) : null,
+    })),
+    appeals: appeals.map((a) => ({
+      measure: a.kind,
+      text: a.text,
+      status: a.status,
+      submitted_at: a.created_at,
+      decided_at: a.decided_at,
+    })),
   };
 }
 
@@ -287,6 +336,11 @@ export async function deleteAccount(env: Env, userId: string, origin: string): P
     sql`DELETE FROM profile_views WHERE viewer_id = ${userId} OR viewed_id = ${userId}`,
     sql`DELETE FROM likes WHERE liker_id = ${userId} OR liked_id = ${userId}`,
     sql`DELETE FROM blocks WHERE blocker_id = ${userId} OR blocked_id = ${userId}`,
+    // Photos kept with reports that go now without evidence (those the member made, and any
+    // against them not kept) are erased at the next housekeeping run (ADR 049).
+    sql`UPDATE report_photos SET erase_after = ${nowIso()}
+     WHERE report_id IN (SELECT id FROM reports WHERE reporter_id = ${userId} OR reported_id = ${userId})
+       AND report_id NOT IN (SELECT id FROM report_evidence)`,
     sql`DELETE FROM reports WHERE reporter_id = ${userId} OR reported_id = ${userId}`,
     sql`DELETE FROM photos WHERE user_id = ${userId}`,
     sql`DELETE FROM sessions WHERE user_id = ${userId}`,

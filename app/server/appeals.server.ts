@@ -7,11 +7,13 @@ import {
   type AppealKind,
   type StandingView,
 } from "~/schemas/verification";
+import { tellAppealDecision } from "./account-notices.server";
 import { cookieName, expireCookie, readCookie, serializeCookie } from "./cookies.server";
 import { hmacSign, hmacVerify, newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { HttpError, notFound } from "./errors.server";
+import { erasePhotosAfter } from "./evidence.server";
 import { emailKey } from "./returning.server";
 import type { SessionUser } from "./session.server";
 import { all, first, run, statement } from "./sql.server";
@@ -231,12 +233,14 @@ async function openAppeal(env: Env, id: string) {
 /**
  * Grants an appeal: the measure is lifted. Hidden: the member's open reports are dismissed (which
  * shows them in search again). Suspended: the account is active again and its address no longer
- * sends a new registration to review.
+ * sends a new registration to review. The member is told (a notice and an email, links at
+ * `origin`: account-notices.server.ts).
  */
 export async function grantAppeal(
   env: Env,
   moderator: SessionUser,
   id: string,
+  origin: string,
   now = Date.now(),
 ): Promise<{ message: string }> {
   const appeal = await openAppeal(env, id);
@@ -246,30 +250,56 @@ export async function grantAppeal(
   const lift =
     appeal.kind === "hidden"
       ? [
-          sql`UPDATE reports SET status = 'dismissed', reviewed_at = ${at}, reviewed_by = ${moderator.id}
+          // The photos kept with the reports dismissed go with them (ADR 049).
+          erasePhotosAfter(
+            env,
+            sql`SELECT id FROM reports WHERE reported_id = ${appeal.user_id} AND status = 'open'`,
+            at,
+          ),
+          statement(
+            env.DB,
+            sql`UPDATE reports SET status = 'dismissed', reviewed_at = ${at}, reviewed_by = ${moderator.id}
               WHERE reported_id = ${appeal.user_id} AND status = 'open'`,
+          ),
         ]
       : [
-          sql`UPDATE users SET status = 'active', updated_at = ${at} WHERE id = ${appeal.user_id}`,
-          sql`DELETE FROM review_emails WHERE email_key = ${await emailKey(env, appeal.email)}
+          statement(
+            env.DB,
+            sql`UPDATE users SET status = 'active', updated_at = ${at} WHERE id = ${appeal.user_id}`,
+          ),
+          statement(
+            env.DB,
+            sql`DELETE FROM review_emails WHERE email_key = ${await emailKey(env, appeal.email)}
               AND reason = 'suspended'`,
+          ),
         ];
-  await env.DB.batch([decide, ...lift].map((q) => statement(env.DB, q)));
+  const [decided] = await env.DB.batch([statement(env.DB, decide), ...lift]);
+  // Told once: a second moderator's grant of the same appeal decided nothing.
+  if (decided?.meta.changes) {
+    await tellAppealDecision(env, appeal.user_id, { measure: appeal.kind, granted: true }, origin);
+  }
   return { message: APPEAL_MESSAGES.granted };
 }
 
-/** Denies an appeal: the measure stays, and the member cannot appeal it again. */
+/**
+ * Denies an appeal: the measure stays, and the member cannot appeal it again. The member is told
+ * (a notice and an email, links at `origin`).
+ */
 export async function denyAppeal(
   env: Env,
   moderator: SessionUser,
   id: string,
+  origin: string,
   now = Date.now(),
 ): Promise<{ message: string }> {
-  await openAppeal(env, id);
-  await run(
+  const appeal = await openAppeal(env, id);
+  const decided = await run(
     env.DB,
     sql`UPDATE appeals SET status = 'denied', decided_at = ${nowIso(now)}, decided_by = ${moderator.id}
         WHERE id = ${id} AND status = 'open'`,
   );
+  if (decided.meta.changes) {
+    await tellAppealDecision(env, appeal.user_id, { measure: appeal.kind, granted: false }, origin);
+  }
   return { message: APPEAL_MESSAGES.denied };
 }

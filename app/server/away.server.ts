@@ -1,5 +1,6 @@
 import { displayName } from "~/lib/members";
 import { notificationActor, notificationHref } from "~/lib/notifications";
+import { isSwitchedKind } from "~/schemas/notification-types";
 import type {
   NotificationSettings,
   NotificationType,
@@ -130,11 +131,12 @@ export function messageEvent(update: ListUpdate, name: string): AwayEvent | null
 
 /**
  * A like, match or profile view (a notification the member's channel carries), or null: messages
- * and gifts come from the conversation's room instead (messageEvent), with every message counted.
+ * and gifts come from the conversation's room instead (messageEvent), with every message counted;
+ * an account notice (a moderator's decision) is told by its own email, never pushed (ADR 049).
  */
 export function notificationEvent(n: NotificationView): AwayEvent | null {
   const actor = notificationActor(n);
-  if (!actor) return null;
+  if (!actor || !isSwitchedKind(n.type)) return null;
   const tags: Partial<Record<AwayKind, string>> = {
     like: "likes",
     profile_view: "profile_views",

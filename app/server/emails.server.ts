@@ -69,6 +69,82 @@ export function passwordResetNoAccountEmail(to: string, url: string): Email {
   };
 }
 
+/**
+ * A moderator decided the member's photo verification (an account email: always sent, whatever
+ * the notification switches; docs/decisions/049). `reason` is what a rejection says, in plain
+ * words.
+ */
+export function verificationDecisionEmail(
+  to: string,
+  name: string,
+  decision: { verified: true } | { verified: false; reason: string },
+  url: string,
+): Email {
+  if (decision.verified) {
+    return {
+      to,
+      subject: "Your photos are verified",
+      text: `Hi ${name},
+
+A moderator compared your selfie with the photos on your profile: your profile is verified, and your cards and profile now show the badge. Your selfie has been deleted.
+
+See your verification: ${url}`,
+      html: layout(
+        "Your photos are verified",
+        `<p>Hi ${escape(name)}, a moderator compared your selfie with the photos on your profile: your profile is verified, and your cards and profile now show the badge. Your selfie has been deleted.</p>`,
+        { label: "See your verification", url },
+      ),
+    };
+  }
+  return {
+    to,
+    subject: "Your photo verification was not accepted",
+    text: `Hi ${name},
+
+A moderator looked at your selfie and could not verify your profile. ${decision.reason}
+
+Your selfie has been deleted. You can try again with a new pose: ${url}`,
+    html: layout(
+      "Your photo verification was not accepted",
+      `<p>Hi ${escape(name)}, a moderator looked at your selfie and could not verify your profile. ${escape(decision.reason)}</p><p>Your selfie has been deleted. You can try again with a new pose.</p>`,
+      { label: "Try again", url },
+    ),
+  };
+}
+
+/**
+ * A moderator decided the member's appeal of a measure (hidden from search, or suspended): an
+ * account email, always sent (docs/decisions/049).
+ */
+export function appealDecisionEmail(
+  to: string,
+  name: string,
+  appeal: { measure: "hidden" | "suspended"; granted: boolean },
+  url: string,
+): Email {
+  const outcome = appeal.granted
+    ? appeal.measure === "suspended"
+      ? "We granted your appeal: your account is active again, and you can sign in."
+      : "We granted your appeal: the reports were dismissed and your profile is back in search."
+    : appeal.measure === "suspended"
+      ? "We reviewed your appeal and your account stays suspended. This decision is final."
+      : "We reviewed your appeal and your profile stays hidden from search. This decision is final.";
+  const subject = appeal.granted ? "Your appeal was granted" : "Your appeal was turned down";
+  return {
+    to,
+    subject,
+    text: `Hi ${name},
+
+${outcome}
+
+See the decision: ${url}`,
+    html: layout(subject, `<p>Hi ${escape(name)},</p><p>${escape(outcome)}</p>`, {
+      label: "See the decision",
+      url,
+    }),
+  };
+}
+
 /** One line of a digest: what happened, and the page that shows it. */
 export interface DigestLine {
   text: string;

@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
-import type { EvidenceMessage } from "~/schemas/evidence";
+import { sql, type SQL } from "drizzle-orm";
+import type { EvidenceMessage, KeptPhoto } from "~/schemas/evidence";
 import type { ReportReasonType } from "~/schemas/report";
 import { conversationRoom } from "./chat-rooms.server";
 import { nowIso } from "./db.server";
@@ -8,7 +8,7 @@ import { notFound } from "./errors.server";
 import type { Job } from "./housekeeping.server";
 import { logFailure } from "./log.server";
 import { memberHub } from "./member-hub.server";
-import { all, first, statement } from "./sql.server";
+import { all, first, run, statement } from "./sql.server";
 
 /**
  * Evidence that outlives a deletion (docs/decisions/005, "What is kept after deletion"): when a
@@ -17,6 +17,10 @@ import { all, first, statement } from "./sql.server";
  * its reporter, so that deleting oneself before a moderator looks erases nothing a moderator
  * needs. Readable by moderators only (GET /moderation/evidence and the moderation page), erased by
  * housekeeping REPORT_RETENTION_DAYS after the deletion.
+ *
+ * The reported member's photos are copied at the report itself (docs/decisions/049), since a
+ * photo can go without the account: a copy of each, as the profile showed it then, is kept with
+ * the report while it is open and as long as its evidence after a deletion, for moderators only.
  */
 
 /** Days a report's evidence is kept after the reported member deleted their account. */
@@ -42,7 +46,7 @@ export interface EvidenceProfile {
   status: string;
 }
 
-export type { EvidenceMessage };
+export type { EvidenceMessage, KeptPhoto };
 
 export interface Evidence {
   id: string;
@@ -57,6 +61,8 @@ export interface Evidence {
   reported_at: string;
   profile: EvidenceProfile;
   conversation: EvidenceMessage[] | null;
+  /** The reported member's photos as they stood at the report. */
+  photos: KeptPhoto[];
   kept_at: string;
   erase_after: string;
 }
@@ -72,6 +78,197 @@ interface ReportRow {
   weight: number;
   created_at: string;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Photos at the report
+
+/** Where the copy of a reported member's photo is kept: a prefix no photo route serves. */
+export const reportPhotoKey = (reportId: string, photoId: string) =>
+  `evidence/${reportId}/${photoId}`;
+
+export const reportPhotoUrl = (reportId: string, photoId: string) =>
+  `/moderation/reports/${encodeURIComponent(reportId)}/photos/${encodeURIComponent(photoId)}`;
+
+/**
+ * At a report (POST /reports, a first one or the same pair's again): copies each photo of the
+ * reported member, as the profile shows it now, to `evidence/<report>/`, so that what the
+ * reporter saw stays for the moderators when the member deletes a photo or the account. Copies
+ * of photos gone since an earlier report of the same pair are kept again with it. A photo that
+ * cannot be copied is logged and the report stands without it. Says how many were copied.
+ */
+export async function keepReportedPhotos(
+  env: Env,
+  reportId: string,
+  reportedId: string,
+  now = Date.now(),
+): Promise<number> {
+  const photos = await all<{ id: string; r2_key: string; content_type: string; position: number }>(
+    env.DB,
+    sql`SELECT id, r2_key, content_type, position FROM photos WHERE user_id = ${reportedId}
+     ORDER BY position, id`,
+  );
+  const keptAt = nowIso(now);
+  const rows: ReturnType<typeof statement>[] = [];
+  // One at a time: a photo is read whole (up to its size limit) before it is written again.
+  for (const photo of photos) {
+    try {
+      const object = await env.PHOTOS.get(photo.r2_key);
+      // Deleted since it was listed: nothing to keep of it.
+      if (!object) continue;
+      const bytes = await object.arrayBuffer();
+      const key = reportPhotoKey(reportId, photo.id);
+      const contentType = object.httpMetadata?.contentType ?? photo.content_type;
+      await env.PHOTOS.put(key, bytes, { httpMetadata: { contentType } });
+      rows.push(
+        statement(
+          env.DB,
+          sql`INSERT INTO report_photos (report_id, photo_id, position, r2_key, content_type, size,
+             kept_at, erase_after)
+           VALUES (${reportId}, ${photo.id}, ${photo.position}, ${key}, ${contentType},
+             ${bytes.byteLength}, ${keptAt}, NULL)
+           ON CONFLICT (report_id, photo_id) DO UPDATE SET position = excluded.position,
+             r2_key = excluded.r2_key, content_type = excluded.content_type,
+             size = excluded.size, kept_at = excluded.kept_at, erase_after = NULL`,
+        ),
+      );
+    } catch (error) {
+      logFailure("evidence_photo", error, { report_id: reportId, photo_id: photo.id });
+    }
+  }
+  await env.DB.batch([
+    statement(
+      env.DB,
+      sql`UPDATE report_photos SET erase_after = NULL WHERE report_id = ${reportId}`,
+    ),
+    ...rows,
+  ]);
+  return rows.length;
+}
+
+/**
+ * When the photos kept with some reports are erased (`reportIds`: a query of report ids): a
+ * statement for the batch of the change that decides it (a dismissal: now; an upheld report:
+ * REPORT_RETENTION_DAYS after the decision).
+ */
+export function erasePhotosAfter(env: Env, reportIds: SQL, eraseAfter: string) {
+  return statement(
+    env.DB,
+    sql`UPDATE report_photos SET erase_after = ${eraseAfter} WHERE report_id IN (${reportIds})`,
+  );
+}
+
+/** When the photos of reports upheld at `now` are erased. */
+export const upheldPhotosEraseAfter = (env: Env, now = Date.now()) =>
+  nowIso(now + retentionDays(env) * 86_400_000);
+
+/**
+ * The photos kept with each of these reports, in their order on the profile at the report; what
+ * housekeeping is due to erase is left out.
+ */
+async function photosKeptWith(
+  env: Env,
+  reportIds: string[],
+  now = Date.now(),
+): Promise<Map<string, KeptPhoto[]>> {
+  const kept = new Map<string, KeptPhoto[]>(reportIds.map((id) => [id, []]));
+  if (!reportIds.length) return kept;
+  const rows = await all<{
+    report_id: string;
+    photo_id: string;
+    position: number;
+    kept_at: string;
+  }>(
+    env.DB,
+    sql`SELECT report_id, photo_id, position, kept_at FROM report_photos
+     WHERE report_id IN (SELECT value FROM json_each(${JSON.stringify(reportIds)}))
+       AND (erase_after IS NULL OR erase_after > ${nowIso(now)})
+     ORDER BY report_id, position, kept_at, photo_id`,
+  );
+  for (const r of rows) {
+    kept.get(r.report_id)?.push({
+      id: r.photo_id,
+      position: r.position,
+      url: reportPhotoUrl(r.report_id, r.photo_id),
+      kept_at: r.kept_at,
+    });
+  }
+  return kept;
+}
+
+/**
+ * GET /moderation/reports/{id}/photos: the reported member's photos kept with a report (open,
+ * decided, or kept after the member's deletion); 404 for a report that is neither.
+ */
+export async function reportPhotos(env: Env, reportId: string, now = Date.now()) {
+  const known = await first(
+    env.DB,
+    sql`SELECT 1 AS ok FROM reports WHERE id = ${reportId}
+     UNION ALL SELECT 1 AS ok FROM report_evidence WHERE id = ${reportId}`,
+  );
+  if (!known) throw notFound("Report not found.");
+  return {
+    report_id: reportId,
+    photos: (await photosKeptWith(env, [reportId], now)).get(reportId) ?? [],
+  };
+}
+
+/**
+ * GET /moderation/reports/{id}/photos/{photoId}: the kept copy's bytes, for moderators (404 when
+ * there is none: never kept, or erased or due to be).
+ */
+export async function reportPhotoObject(
+  env: Env,
+  reportId: string,
+  photoId: string,
+  now = Date.now(),
+) {
+  const row = await first<{ r2_key: string }>(
+    env.DB,
+    sql`SELECT r2_key FROM report_photos WHERE report_id = ${reportId} AND photo_id = ${photoId}
+     AND (erase_after IS NULL OR erase_after > ${nowIso(now)})`,
+  );
+  const object = row ? await env.PHOTOS.get(row.r2_key) : null;
+  if (!object) throw notFound("Photo not found.");
+  return object;
+}
+
+/** R2 deletes at most this many keys a call. */
+const R2_DELETE_MAX = 1000;
+
+/**
+ * Housekeeping: erases the photo copies whose `erase_after` has passed (their report dismissed,
+ * gone with its reporter, upheld REPORT_RETENTION_DAYS ago, or its evidence erased), objects
+ * first and then their rows, HOUSEKEEPING_BATCH's batch size at a time, by the
+ * report_photos_erase_after index. A copy its report took back meanwhile (the same pair reported
+ * again) keeps its row.
+ */
+export const reportPhotosJob: Job = {
+  name: "report_photos",
+  async run(env, now, { batchSize, maxBatches }) {
+    const limit = Math.min(batchSize, R2_DELETE_MAX);
+    const due = nowIso(now);
+    let deleted = 0;
+    for (let batches = 1; batches <= maxBatches; batches++) {
+      const rows = await all<{ r2_key: string }>(
+        env.DB,
+        sql`SELECT r2_key FROM report_photos INDEXED BY report_photos_erase_after
+         WHERE erase_after <= ${due} LIMIT ${limit}`,
+      );
+      if (rows.length) {
+        const keys = rows.map((r) => r.r2_key);
+        await env.PHOTOS.delete(keys);
+        await run(
+          env.DB,
+          sql`DELETE FROM report_photos WHERE erase_after <= ${due}
+           AND r2_key IN (SELECT value FROM json_each(${JSON.stringify(keys)}))`,
+        );
+      }
+      deleted += rows.length;
+      if (rows.length < limit) return { deleted, batches, done: true };
+    }
+    return { deleted, batches: maxBatches, done: false };
+  },
+};
 
 /**
  * The conversations of `reported` and `reporter` (one that an unmatch ended, then a new one after
@@ -172,7 +369,16 @@ export async function keepEvidenceOf(env: Env, userId: string, now = Date.now())
       );
     }),
   );
-  await env.DB.batch(rows);
+  await env.DB.batch([
+    ...rows,
+    // The photos kept with each report go with its evidence (kept once: the first deletion's date).
+    statement(
+      env.DB,
+      sql`UPDATE report_photos SET erase_after = (SELECT e.erase_after FROM report_evidence e
+           WHERE e.id = report_photos.report_id)
+         WHERE report_id IN (SELECT id FROM report_evidence WHERE reported_id = ${userId})`,
+    ),
+  ]);
   return reports.length;
 }
 
@@ -183,16 +389,25 @@ export async function listEvidence(env: Env, page = 1) {
   const current = Number.isInteger(page) && page > 0 ? page : 1;
   // The row as stored: the profile and the conversation are JSON text.
   const rows = await all<
-    Omit<Evidence, "profile" | "conversation"> & { profile: string; conversation: string | null }
+    Omit<Evidence, "profile" | "conversation" | "photos"> & {
+      profile: string;
+      conversation: string | null;
+    }
   >(
     env.DB,
     sql`SELECT * FROM report_evidence ORDER BY kept_at DESC, id
      LIMIT ${EVIDENCE_PAGE_SIZE + 1} OFFSET ${(current - 1) * EVIDENCE_PAGE_SIZE}`,
   );
-  const evidence: Evidence[] = rows.slice(0, EVIDENCE_PAGE_SIZE).map((r) => ({
+  const shown = rows.slice(0, EVIDENCE_PAGE_SIZE);
+  const photos = await photosKeptWith(
+    env,
+    shown.map((r) => r.id),
+  );
+  const evidence: Evidence[] = shown.map((r) => ({
     ...r,
     profile: JSON.parse(r.profile) as EvidenceProfile,
     conversation: r.conversation ? (JSON.parse(r.conversation) as EvidenceMessage[]) : null,
+    photos: photos.get(r.id) ?? [],
   }));
   return {
     evidence,

@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import {
   DEFAULT_CHANNELS,
   NOTIFICATION_TYPES,
+  type AccountNoticeType,
   type NotificationPreferences,
   type NotificationSettings,
   type NotificationSettingsChange,
@@ -31,6 +32,8 @@ import { isActiveMember, isBlockedEitherWay, neitherBlocked } from "./visibility
  *   for a gift (data: conversation_id, message_id, preview, gift);
  * - profile views: `{type: "profile_view"}`, at most once per viewer and day.
  * The acting member's card is added as `data.actor` when a notification is read or pushed.
+ * Account notices (a moderator's decision on the member's verification or appeal) are written by
+ * `notifyAccount`, outside the member's switches (account-notices.server.ts).
  */
 
 export const NOTIFICATIONS_PER_PAGE = 20;
@@ -129,11 +132,15 @@ async function present(env: Env, rows: NotificationRow[]): Promise<NotificationV
 }
 
 /** A notification's row (its seq is given when it is written: notificationStatement). */
-function notificationRow(input: NotifyInput, id = newId(), inApp = true): NotificationRow {
+function notificationRow(
+  input: NotifyInput | AccountNoticeInput,
+  id = newId(),
+  inApp = true,
+): NotificationRow {
   return {
     id,
     userId: input.to,
-    actorId: input.actorId ?? null,
+    actorId: "actorId" in input ? (input.actorId ?? null) : null,
     type: input.type,
     data: input.data ?? {},
     readAt: null,
@@ -189,6 +196,28 @@ export async function notify(env: Env, input: NotifyInput): Promise<Notification
   const [notification] = await present(env, [row]);
   await notifyAway(env, row.userId, notification!);
   return null;
+}
+
+/** An account notice for a member (docs/decisions/049): what a moderator decided about them. */
+export interface AccountNoticeInput {
+  to: string;
+  type: AccountNoticeType;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Stores an account notice and pushes it to the member's open pages. No switch turns it off and
+ * it has no actor (a moderator's decision names no moderator), so it always reaches the bell;
+ * the member's hub hears it like any notification, and pushes nothing for it (away.server.ts
+ * `notificationEvent`): its email tells a member who is away.
+ */
+export async function notifyAccount(
+  env: Env,
+  input: AccountNoticeInput,
+): Promise<NotificationView> {
+  const row = notificationRow(input);
+  await notificationStatement(env, row).run();
+  return announce(env, row);
 }
 
 /**

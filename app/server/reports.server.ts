@@ -10,6 +10,7 @@ import {
 import { cutOffRealtime } from "./account.server";
 import { conversationOfMessage, conversationRoom } from "./chat-rooms.server";
 import { newId } from "./crypto.server";
+import { erasePhotosAfter, keepReportedPhotos, upheldPhotosEraseAfter } from "./evidence.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
 import { forbidden, HttpError, notFound, ValidationError } from "./errors.server";
@@ -19,7 +20,7 @@ import { rememberAddressOf } from "./returning.server";
 import { stopRenewal } from "./subscriptions.server";
 import { users } from "./db/schema";
 import { reports } from "./db/safety";
-import { all, first, firstOf, run, selection, statement } from "./sql.server";
+import { all, first, firstOf, selection, statement } from "./sql.server";
 
 /**
  * Reports and moderation: a member reports another (one report per reporter and member, so each
@@ -192,6 +193,8 @@ export async function reportMember(
      RETURNING id, reported_id, reason_type, details, message_id, status, created_at`,
   );
   if (!row) throw new HttpError(500, "The report could not be stored.");
+  // The reported member's photos as the reporter saw them, kept for the moderators (ADR 049).
+  await keepReportedPhotos(env, row.id, input.user_id, now);
   return {
     message: REPORTED_MESSAGE,
     report: {
@@ -325,14 +328,25 @@ export async function listOpenReports(env: Env, page = 1, now = Date.now()) {
   };
 }
 
-/** A moderator closes one report without action. */
+/**
+ * A moderator closes one report without action; the photos kept with it are erased at the next
+ * housekeeping run (nothing of a dismissed report is kept: ADR 005, 049).
+ */
 export async function dismissReport(env: Env, moderator: SessionUser, reportId: string) {
-  const result = await run(
-    env.DB,
-    sql`UPDATE reports SET status = 'dismissed', reviewed_at = ${nowIso()}, reviewed_by = ${moderator.id}
-     WHERE id = ${reportId} AND status = 'open'`,
-  );
-  if (result.meta.changes === 0) {
+  const at = nowIso();
+  const [result] = await env.DB.batch([
+    statement(
+      env.DB,
+      sql`UPDATE reports SET status = 'dismissed', reviewed_at = ${at}, reviewed_by = ${moderator.id}
+       WHERE id = ${reportId} AND status = 'open'`,
+    ),
+    erasePhotosAfter(
+      env,
+      sql`SELECT id FROM reports WHERE id = ${reportId} AND status = 'dismissed'`,
+      at,
+    ),
+  ]);
+  if (!result?.meta.changes) {
     const exists = await first(env.DB, sql`SELECT 1 FROM reports WHERE id = ${reportId}`);
     if (!exists) throw notFound("Report not found.");
   }
@@ -358,6 +372,12 @@ export async function suspendMember(env: Env, moderator: SessionUser, userId: st
     statement(
       env.DB,
       sql`UPDATE users SET status = 'suspended', updated_at = ${now} WHERE id = ${userId}`,
+    ),
+    // The photos kept with the reports now upheld stay REPORT_RETENTION_DAYS (ADR 049).
+    erasePhotosAfter(
+      env,
+      sql`SELECT id FROM reports WHERE reported_id = ${userId} AND status = 'open'`,
+      upheldPhotosEraseAfter(env),
     ),
     statement(
       env.DB,

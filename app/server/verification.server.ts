@@ -17,6 +17,7 @@ import {
   type RejectReason,
   type VerificationView,
 } from "~/schemas/verification";
+import { tellVerificationDecision } from "./account-notices.server";
 import { hmacSign, newId } from "./crypto.server";
 import { nowIso } from "./db.server";
 import type { Env } from "./env.server";
@@ -280,12 +281,14 @@ async function pendingRequest(env: Env, moderator: SessionUser, id: string) {
 
 /**
  * Approves a waiting selfie: the member is verified, against the photos on their profile now
- * (the ones the moderator saw beside it); the selfie is erased.
+ * (the ones the moderator saw beside it); the selfie is erased, and the member is told (a notice
+ * and an email, links at `origin`: account-notices.server.ts).
  */
 export async function approveVerification(
   env: Env,
   moderator: SessionUser,
   id: string,
+  origin: string,
   now = Date.now(),
 ): Promise<{ message: string }> {
   const row = await pendingRequest(env, moderator, id);
@@ -310,15 +313,21 @@ export async function approveVerification(
   ]);
   if (row.r2_key) await env.PHOTOS.delete(row.r2_key);
   if (!decided?.meta.changes) throw new HttpError(409, "This request was already decided.");
+  // Told once: only the approval that decided the request gets here.
+  await tellVerificationDecision(env, row.user_id, { verified: true }, origin);
   return { message: VERIFICATION_MESSAGES.approved };
 }
 
-/** Rejects a waiting selfie with a reason the member is told in plain words; the selfie is erased. */
+/**
+ * Rejects a waiting selfie with a reason the member is told in plain words (on their page, in a
+ * notice and an email, links at `origin`); the selfie is erased.
+ */
 export async function rejectVerification(
   env: Env,
   moderator: SessionUser,
   id: string,
   reason: RejectReason,
+  origin: string,
   now = Date.now(),
 ): Promise<{ message: string }> {
   const row = await pendingRequest(env, moderator, id);
@@ -330,5 +339,6 @@ export async function rejectVerification(
   );
   if (row.r2_key) await env.PHOTOS.delete(row.r2_key);
   if (!result.meta.changes) throw new HttpError(409, "This request was already decided.");
+  await tellVerificationDecision(env, row.user_id, { verified: false, reason }, origin);
   return { message: VERIFICATION_MESSAGES.rejected };
 }

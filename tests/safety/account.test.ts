@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { REJECT_REASONS } from "~/schemas/verification";
 import { ACCOUNT_DELETED_MESSAGE } from "~/server/account.server";
 import { CREDENTIALS_MESSAGE } from "~/server/auth.server";
 import { roomMessages } from "../chat/helpers";
@@ -12,8 +13,10 @@ import {
   converse,
   countRows,
   expirePasswordConfirmation,
+  makeModerator,
   memberWithPhoto,
   page,
+  seasonedMember,
 } from "./helpers";
 
 async function r2Keys(userId: string) {
@@ -117,6 +120,99 @@ describe("data export", () => {
     expect(data.exported_at).toMatch(/Z$/);
     // Nothing secret leaves: no password hash, no session.
     expect(JSON.stringify(data)).not.toMatch(/password_hash|passwordHash|id_hash/);
+  });
+
+  it("holds the member's verification requests and appeals, never who decided them", async () => {
+    const member = await memberWithPhoto();
+    const mod = await verifiedMember();
+    await makeModerator(mod.id);
+    if (!member.client.csrfToken) await member.client.loadCsrfFromPage("/dashboard");
+    /** Sends a selfie copying the pose asked; the request's id and its pose. */
+    const sendSelfie = async () => {
+      const { pose } = (
+        await member.client.json<{ pose: { id: string; instruction: string } }>(
+          "GET",
+          "/my/verification",
+        )
+      ).body;
+      const form = new FormData();
+      form.append("selfie", new File([imageBytes("png")], "selfie.png", { type: "image/png" }));
+      form.append("pose_id", pose.id);
+      const sent = await member.client.fetch("/my/verification", {
+        method: "POST",
+        headers: { Accept: "application/json", "X-CSRF-Token": member.client.csrfToken },
+        body: form,
+      });
+      expect(sent.status).toBe(202);
+      const row = await env.DB.prepare(
+        "SELECT id FROM photo_verifications WHERE user_id = ?1 AND status = 'pending'",
+      )
+        .bind(member.id)
+        .first<{ id: string }>();
+      return { id: row!.id, pose };
+    };
+    const first = await sendSelfie();
+    const rejected = await mod.client.json("POST", `/moderation/verifications/${first.id}/reject`, {
+      reason: "face_unclear",
+    });
+    expect(rejected.status).toBe(200);
+    const second = await sendSelfie();
+    expect(
+      (await mod.client.json("POST", `/moderation/verifications/${second.id}/approve`)).status,
+    ).toBe(200);
+    // Hidden from search by three members' reports, the member appeals; the moderator denies it.
+    for (let i = 0; i < 3; i++) {
+      const reporter = await seasonedMember();
+      await reporter.client.json("POST", "/reports", { user_id: member.id, reason_type: "spam" });
+    }
+    const appealed = await member.client.json("POST", "/my/appeal", {
+      text: "Those were my own holiday photos.",
+    });
+    expect(appealed.status).toBe(201);
+    const { id: appealId } = (await env.DB.prepare("SELECT id FROM appeals WHERE user_id = ?1")
+      .bind(member.id)
+      .first<{ id: string }>())!;
+    expect((await mod.client.json("POST", `/moderation/appeals/${appealId}/deny`)).status).toBe(
+      200,
+    );
+
+    const res = await member.client.fetch("/my/export");
+    expect(res.status).toBe(200);
+    const data = (await res.json()) as Record<string, unknown>;
+    expect(data.account).toMatchObject({ photo_verified_at: expect.any(String) });
+    expect(data.photo_verifications).toEqual([
+      {
+        status: "rejected",
+        pose: first.pose,
+        submitted_at: expect.any(String),
+        decided_at: expect.any(String),
+        reason: REJECT_REASONS.face_unclear,
+        compared_photo_ids: null,
+      },
+      {
+        status: "verified",
+        pose: second.pose,
+        submitted_at: expect.any(String),
+        decided_at: expect.any(String),
+        reason: null,
+        compared_photo_ids: [member.photoId],
+      },
+    ]);
+    expect(data.appeals).toEqual([
+      {
+        measure: "hidden",
+        text: "Those were my own holiday photos.",
+        status: "denied",
+        submitted_at: expect.any(String),
+        decided_at: expect.any(String),
+      },
+    ]);
+    // Never the moderator who decided.
+    const text = JSON.stringify(data);
+    expect(text).not.toContain(mod.id);
+    expect(text).not.toContain(mod.details.username);
+    expect(text).not.toContain(mod.details.email);
+    expect(text).not.toMatch(/decided_by|moderator/);
   });
 
   it("needs a signed-in member (but not a verified email)", async () => {

@@ -338,6 +338,10 @@ const ROWS: Record<string, Row> = {
   "GET /moderation/reports/:id/conversation": unrelated(
     "moderators only; the reported conversation",
   ),
+  "GET /moderation/reports/:id/photos": unrelated(
+    "moderators only; the reported member's photos as they stood at the report",
+  ),
+  "GET /moderation/reports/:id/photos/:photoId": unrelated("moderators only"),
   "GET /moderation/evidence": unrelated(
     "moderators only; what deleted members left, kept for them",
   ),
@@ -947,7 +951,9 @@ const ROWS: Record<string, Row> = {
   "PAGE /confirm-password": unrelated("password confirmation"),
   "PAGE /account-deleted": unrelated("after deleting one's own account"),
   "PAGE /moderation": unrelated("moderators only"),
-  "PAGE /moderation/reports/:id": unrelated("moderators only; the reported conversation"),
+  "PAGE /moderation/reports/:id": unrelated(
+    "moderators only; the reported member's photos at the report, and the conversation",
+  ),
   "PAGE /dev/mailbox": unrelated("local development only"),
   "PAGE /email/unsubscribe": unrelated("the member's own digest, from a signed link"),
   "PAGE /terms": unrelated("the terms of use"),

@@ -4,7 +4,8 @@ import { keepEvidenceOf, type Evidence } from "~/server/evidence.server";
 import { emailKey } from "~/server/returning.server";
 import { runCron } from "../helpers/cron";
 import { verifiedMember } from "../helpers/members";
-import { converse, countRows, makeModerator, type Member } from "./helpers";
+import { imageBytes, upload } from "../profile/fixtures";
+import { converse, countRows, makeModerator, memberWithPhoto, type Member } from "./helpers";
 
 /**
  * Evidence that outlives a deletion (docs/api.md "Unmatch, verification, appeals and message
@@ -229,5 +230,193 @@ describe("an unmatched conversation, kept for moderators only, then erased", () 
     // The room itself holds nothing any more.
     const stub = env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(conversationId));
     expect(await stub.allMessages(conversationId)).toEqual([]);
+  });
+});
+
+describe("a reported member's photos, kept as they stood at the report", () => {
+  interface KeptPhotos {
+    report_id: string;
+    photos: { id: string; position: number; url: string }[];
+  }
+
+  /** The stored bytes of an R2 object (null when there is none). */
+  async function r2Bytes(key: string) {
+    const object = await env.PHOTOS.get(key);
+    return object ? new Uint8Array(await object.arrayBuffer()) : null;
+  }
+
+  /**
+   * Sam has two photos and a conversation with Rita, who reports him; Nia is another member, and
+   * a moderator looks.
+   */
+  async function reportedWithPhotos() {
+    const sam = await memberWithPhoto();
+    const added = await upload(sam.client, [{ bytes: imageBytes("jpeg", 2048) }]);
+    expect(added.status).toBe(201);
+    const photoIds = added.body.photos!.map((p) => p.id);
+    const rita = await verifiedMember();
+    const nia = await verifiedMember();
+    const moderator = await verifiedMember();
+    await makeModerator(moderator.id);
+    await converse(sam, rita, "Hi Rita");
+    const originals = await Promise.all(photoIds.map((id) => r2Bytes(`photos/${sam.id}/${id}`)));
+    const report = await rita.client.json<{ report: { id: string } }>("POST", "/reports", {
+      user_id: sam.id,
+      reason_type: "fake_profile",
+    });
+    expect(report.status).toBe(201);
+    return { sam, rita, nia, moderator, photoIds, originals, reportId: report.body.report.id };
+  }
+
+  const keptWith = (member: Member, reportId: string) =>
+    member.client.json<KeptPhotos>("GET", `/moderation/reports/${reportId}/photos`);
+
+  it("survives the photo's deletion, an unmatch and the account's deletion, for moderators only", async () => {
+    const { sam, rita, nia, moderator, photoIds, originals, reportId } = await reportedWithPhotos();
+    const [first, second] = photoIds as [string, string];
+    const url = (photoId: string) => `/moderation/reports/${reportId}/photos/${photoId}`;
+
+    // Sam unmatches Rita and deletes the photo she saw first.
+    expect((await sam.client.json("DELETE", `/my/matches/${rita.id}`)).status).toBe(204);
+    expect((await sam.client.json("DELETE", `/my/photos/${first}`)).status).toBe(204);
+    expect(await r2Bytes(`photos/${sam.id}/${first}`)).toBeNull();
+    expect((await rita.client.fetch(`/photos/${first}`)).status).toBe(404);
+
+    // The moderator still has both, in their order at the report, with the same bytes.
+    const listed = await keptWith(moderator, reportId);
+    expect(listed.status).toBe(200);
+    expect(listed.body.photos.map((p) => [p.id, p.position, p.url])).toEqual([
+      [first, 0, url(first)],
+      [second, 1, url(second)],
+    ]);
+    const served = await moderator.client.fetch(url(first));
+    expect(served.status).toBe(200);
+    expect(served.headers.get("Cache-Control")).toBe("private, no-store");
+    expect(served.headers.get("Content-Type")).toBe("image/png");
+    expect(new Uint8Array(await served.arrayBuffer())).toEqual(originals[0]);
+    const page = await moderator.client.fetch(`/moderation/reports/${reportId}`, {
+      headers: { Accept: "text/html" },
+    });
+    expect(await page.text()).toContain(`src="${url(first)}"`);
+
+    // Nobody else: not the reporter, not the member reported, not another member.
+    for (const member of [rita, sam, nia]) {
+      expect((await keptWith(member, reportId)).status).toBe(404);
+      expect((await member.client.fetch(url(first))).status).toBe(404);
+    }
+
+    // Sam deletes his account: the photos stay with the report's evidence.
+    expect((await sam.client.json("DELETE", "/my/account")).status).toBe(200);
+    expect(await countRows("photos", "user_id = ?1", sam.id)).toBe(0);
+    const [kept] = (await keptEvidence(moderator)).filter((e) => e.reported_id === sam.id);
+    expect(kept?.photos.map((p) => p.id)).toEqual([first, second]);
+    for (const [i, photoId] of [first, second].entries()) {
+      const res = await moderator.client.fetch(url(photoId));
+      expect(res.status).toBe(200);
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(originals[i]);
+    }
+    const moderation = await moderator.client.fetch("/moderation", {
+      headers: { Accept: "text/html" },
+    });
+    const html = (await moderation.text()).replaceAll("<!-- -->", "");
+    expect(html).toContain(`alt="Photo 1 of @${sam.details.username} at the report"`);
+    expect(html).toContain(`src="${url(second)}"`);
+    for (const member of [rita, nia]) {
+      expect((await member.client.fetch(url(second))).status).toBe(404);
+      expect((await keptWith(member, reportId)).status).toBe(404);
+    }
+  });
+
+  it("is erased with the evidence REPORT_RETENTION_DAYS after the deletion, not before", async () => {
+    const { sam, photoIds, reportId } = await reportedWithPhotos();
+    expect((await sam.client.json("DELETE", "/my/account")).status).toBe(200);
+    const copies = () => countRows("report_photos", "report_id = ?1", reportId);
+    const objects = async () =>
+      (await env.PHOTOS.list({ prefix: `evidence/${reportId}/` })).objects.length;
+    expect([await copies(), await objects()]).toEqual([2, 2]);
+
+    await runCron(Date.now() + 89 * DAY);
+    expect([await copies(), await objects()]).toEqual([2, 2]);
+    await runCron(Date.now() + 90 * DAY + 60_000);
+    expect([await copies(), await objects()]).toEqual([0, 0]);
+    expect(await countRows("report_evidence", "id = ?1", reportId)).toBe(0);
+    // A moderator signed in now (that housekeeping also ended the earlier one's idle session).
+    const moderator = await verifiedMember();
+    await makeModerator(moderator.id);
+    const res = await moderator.client.fetch(
+      `/moderation/reports/${reportId}/photos/${photoIds[0]}`,
+    );
+    expect(res.status).toBe(404);
+  });
+
+  it("a dismissed report keeps nothing; an upheld one keeps them REPORT_RETENTION_DAYS", async () => {
+    const dismissed = await reportedWithPhotos();
+    const upheld = await reportedWithPhotos();
+    const objects = async (reportId: string) =>
+      (await env.PHOTOS.list({ prefix: `evidence/${reportId}/` })).objects.length;
+    expect(await objects(dismissed.reportId)).toBe(2);
+
+    const dismiss = await dismissed.moderator.client.json(
+      "POST",
+      `/moderation/reports/${dismissed.reportId}/dismiss`,
+    );
+    expect(dismiss.status).toBe(200);
+    // Not shown from the dismissal on, and erased at the next housekeeping run.
+    expect((await keptWith(dismissed.moderator, dismissed.reportId)).body.photos).toEqual([]);
+    const suspend = await upheld.moderator.client.json(
+      "POST",
+      `/moderation/members/${upheld.sam.id}/suspend`,
+    );
+    expect(suspend.status).toBe(200);
+    await runCron(Date.now() + 60_000);
+    expect(await objects(dismissed.reportId)).toBe(0);
+    expect(await countRows("report_photos", "report_id = ?1", dismissed.reportId)).toBe(0);
+
+    // The upheld report's photos stay for the moderators (an appeal may follow), then go.
+    expect((await keptWith(upheld.moderator, upheld.reportId)).body.photos).toHaveLength(2);
+    await runCron(Date.now() + 89 * DAY);
+    expect(await objects(upheld.reportId)).toBe(2);
+    await runCron(Date.now() + 90 * DAY + 60_000);
+    expect(await objects(upheld.reportId)).toBe(0);
+    expect(await countRows("report_photos", "report_id = ?1", upheld.reportId)).toBe(0);
+  });
+
+  it("a report gone with its reporter's account takes its photos along", async () => {
+    const { rita, reportId } = await reportedWithPhotos();
+    expect((await rita.client.json("DELETE", "/my/account")).status).toBe(200);
+    await runCron(Date.now() + 60_000);
+    expect((await env.PHOTOS.list({ prefix: `evidence/${reportId}/` })).objects).toEqual([]);
+    expect(await countRows("report_photos", "report_id = ?1", reportId)).toBe(0);
+  });
+
+  it("the same pair's report again keeps the photos gone since, and adds the new ones", async () => {
+    const { sam, rita, moderator, photoIds, reportId } = await reportedWithPhotos();
+    expect((await sam.client.json("DELETE", `/my/photos/${photoIds[0]}`)).status).toBe(204);
+    const added = await upload(sam.client, [{ bytes: imageBytes("webp") }]);
+    const newest = added.body.photos!.at(-1)!.id;
+    const again = await rita.client.json<{ report: { id: string } }>("POST", "/reports", {
+      user_id: sam.id,
+      reason_type: "scam",
+    });
+    expect(again.body.report.id).toBe(reportId);
+    const listed = await keptWith(moderator, reportId);
+    expect(listed.body.photos.map((p) => p.id).sort()).toEqual(
+      [photoIds[0], photoIds[1], newest].sort(),
+    );
+  });
+
+  it("a member without photos leaves none to keep", async () => {
+    const quiet = await verifiedMember();
+    const reporter = await verifiedMember();
+    const moderator = await verifiedMember();
+    await makeModerator(moderator.id);
+    const report = await reporter.client.json<{ report: { id: string } }>("POST", "/reports", {
+      user_id: quiet.id,
+      reason_type: "spam",
+    });
+    expect(report.status).toBe(201);
+    const listed = await keptWith(moderator, report.body.report.id);
+    expect(listed.body).toEqual({ report_id: report.body.report.id, photos: [] });
+    expect((await keptWith(moderator, "no-such-report")).status).toBe(404);
   });
 });

@@ -14,7 +14,12 @@ import {
   requireModerator,
   suspendMember,
 } from "~/server/reports.server";
-import { listEvidence, reportConversation } from "~/server/evidence.server";
+import {
+  listEvidence,
+  reportConversation,
+  reportPhotoObject,
+  reportPhotos,
+} from "~/server/evidence.server";
 import { clearReview, listReviews } from "~/server/returning.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { signOut } from "~/server/web-auth.server";
@@ -66,6 +71,26 @@ safetyApi.post("/moderation/reviews/:id/clear", requireUser, async (c) => {
 safetyApi.get("/moderation/reports/:id/conversation", requireUser, async (c) => {
   requireModerator(currentUser(c).user);
   return c.json(await reportConversation(c.env, c.req.param("id")));
+});
+
+/** The reported member's photos as they stood at the report, kept for moderators (ADR 049). */
+safetyApi.get("/moderation/reports/:id/photos", requireUser, async (c) => {
+  requireModerator(currentUser(c).user);
+  return c.json(await reportPhotos(c.env, c.req.param("id")));
+});
+
+/** One kept photo's bytes, for moderators only, never cached. */
+safetyApi.get("/moderation/reports/:id/photos/:photoId", requireUser, async (c) => {
+  requireModerator(currentUser(c).user);
+  const object = await reportPhotoObject(c.env, c.req.param("id"), c.req.param("photoId"));
+  return c.body(object.body, 200, {
+    "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream",
+    "Content-Length": String(object.size),
+    "Cache-Control": "private, no-store",
+    "Content-Disposition": "inline",
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+    "X-Content-Type-Options": "nosniff",
+  });
 });
 
 safetyApi.post("/moderation/reports/:id/dismiss", requireUser, async (c) => {

@@ -31,6 +31,9 @@ import type { AppBindings } from "../types";
  */
 export const verificationApi = new Hono<AppBindings>();
 
+/** The app's address the request came to (the links of the emails a decision sends). */
+const originOf = (c: Context<AppBindings>) => new URL(c.req.url).origin;
+
 verificationApi.get("/my/verification", async (c, next) => {
   if (!wantsJson(c)) return next();
   const user = verifiedUser(c);
@@ -61,13 +64,13 @@ verificationApi.get("/moderation/verifications/:id/selfie", requireUser, async (
 
 verificationApi.post("/moderation/verifications/:id/approve", requireUser, async (c) => {
   const moderator = requireModerator(currentUser(c).user);
-  return c.json(await approveVerification(c.env, moderator, c.req.param("id")));
+  return c.json(await approveVerification(c.env, moderator, c.req.param("id"), originOf(c)));
 });
 
 verificationApi.post("/moderation/verifications/:id/reject", requireUser, async (c) => {
   const moderator = requireModerator(currentUser(c).user);
   const { reason } = parseInput(rejectVerificationSchema, await readBody(c.req.raw));
-  return c.json(await rejectVerification(c.env, moderator, c.req.param("id"), reason));
+  return c.json(await rejectVerification(c.env, moderator, c.req.param("id"), reason, originOf(c)));
 });
 
 /** The signed-in member, or a suspended member through their appeal cookie (401 otherwise). */
@@ -96,10 +99,10 @@ verificationApi.get("/moderation/appeals", requireUser, async (c) => {
 
 verificationApi.post("/moderation/appeals/:id/grant", requireUser, async (c) => {
   const moderator = requireModerator(currentUser(c).user);
-  return c.json(await grantAppeal(c.env, moderator, c.req.param("id")));
+  return c.json(await grantAppeal(c.env, moderator, c.req.param("id"), originOf(c)));
 });
 
 verificationApi.post("/moderation/appeals/:id/deny", requireUser, async (c) => {
   const moderator = requireModerator(currentUser(c).user);
-  return c.json(await denyAppeal(c.env, moderator, c.req.param("id")));
+  return c.json(await denyAppeal(c.env, moderator, c.req.param("id"), originOf(c)));
 });

@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { CsrfInput } from "~/components/form";
-import type { EvidenceMessage } from "~/schemas/evidence";
+import type { EvidenceMessage, KeptPhoto } from "~/schemas/evidence";
 import { REJECT_REASON_IDS, REJECT_REASON_LABELS } from "~/schemas/verification";
 
 /** One moderator action on the moderation page: a small form posting its intent and id. */
@@ -60,6 +60,36 @@ export function KeptConversation({
         </li>
       ))}
     </ol>
+  );
+}
+
+/**
+ * The reported member's photos kept with a report, as they stood at it: each links to the copy at
+ * its full size (moderators only, like this page).
+ */
+export function KeptPhotos({
+  photos,
+  name,
+}: {
+  photos: KeptPhoto[];
+  /** How the reported member is named ("@sam", "the reported member"). */
+  name: string;
+}) {
+  return (
+    <ul className="kept-photos" aria-label={`Photos of ${name} at the report`}>
+      {photos.map((p, i) => (
+        <li key={p.id}>
+          <a href={p.url} target="_blank" rel="noreferrer">
+            <img
+              src={p.url}
+              alt={`Photo ${i + 1} of ${name} at the report`}
+              width={120}
+              loading="lazy"
+            />
+          </a>
+        </li>
+      ))}
+    </ul>
   );
 }
 

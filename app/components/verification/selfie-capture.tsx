@@ -1,5 +1,19 @@
 import { useEffect, useRef, useState } from "react";
 import { PHOTO_ACCEPT } from "~/schemas/photos";
+import { CAMERA_MESSAGES, type CameraProblem } from "~/schemas/verification";
+
+/** Why getUserMedia failed, by the error's name (the names browsers use, old ones included). */
+function cameraProblem(error: unknown): CameraProblem {
+  const name = error instanceof Error || error instanceof DOMException ? error.name : "";
+  if (["NotAllowedError", "SecurityError", "PermissionDeniedError"].includes(name)) {
+    return "refused";
+  }
+  if (["NotFoundError", "OverconstrainedError", "DevicesNotFoundError"].includes(name)) {
+    return "missing";
+  }
+  if (["NotReadableError", "TrackStartError", "AbortError"].includes(name)) return "busy";
+  return "failed";
+}
 
 /**
  * The selfie of photo verification: from the camera (getUserMedia, front camera) when the browser
@@ -7,18 +21,53 @@ import { PHOTO_ACCEPT } from "~/schemas/photos";
  * input, so the form posts the same either way (and works as a plain upload before hydration).
  * The camera is on only while the member is taking the selfie: taking it, or choosing a photo
  * instead, turns it off.
+ *
+ * A camera that cannot be used is said in plain words (CAMERA_MESSAGES) and the file input takes
+ * its place: refused at the browser's prompt, or turned off for the site before (the Permissions
+ * API says so on load, and again when the member changes it), the camera button goes and the
+ * file input takes the focus; no camera, or one that would not start, leaves the button to try
+ * again.
  */
 export function SelfieCapture() {
   const video = useRef<HTMLVideoElement>(null);
   const input = useRef<HTMLInputElement>(null);
   const [stream, setStream] = useState<MediaStream | null>(null);
   const [preview, setPreview] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
+  const [problem, setProblem] = useState<CameraProblem | null>(null);
   const [hasCamera, setHasCamera] = useState(false);
   // The camera's first frame has arrived: before it there is nothing to take.
   const [ready, setReady] = useState(false);
+  // The browser refuses the camera to this site (its permission is "denied").
+  const [refused, setRefused] = useState(false);
 
-  useEffect(() => setHasCamera(Boolean(navigator.mediaDevices?.getUserMedia)), []);
+  useEffect(() => {
+    setHasCamera(Boolean(navigator.mediaDevices?.getUserMedia));
+    // Where the Permissions API knows the camera: a refusal shows at once, and a change of the
+    // site's setting while the page is open brings the camera back (or takes it away).
+    let status: PermissionStatus | null = null;
+    let left = false;
+    const follow = () => {
+      if (!status) return;
+      const denied = status.state === "denied";
+      setRefused(denied);
+      if (!denied) setProblem((p) => (p === "refused" ? null : p));
+    };
+    navigator.permissions
+      ?.query({ name: "camera" as PermissionName })
+      .then((found) => {
+        if (left) return;
+        status = found;
+        follow();
+        found.addEventListener("change", follow);
+      })
+      .catch(() => {
+        // A browser that cannot tell about the camera: the request itself will.
+      });
+    return () => {
+      left = true;
+      status?.removeEventListener("change", follow);
+    };
+  }, []);
   useEffect(() => {
     if (video.current && stream) video.current.srcObject = stream;
     return () => stream?.getTracks().forEach((t) => t.stop());
@@ -46,9 +95,15 @@ export function SelfieCapture() {
       });
       if (mine === attempt.current) setStream(opened);
       else opened.getTracks().forEach((t) => t.stop());
-    } catch {
-      if (mine === attempt.current) {
-        setProblem("The camera could not be opened. You can choose a photo instead.");
+    } catch (error) {
+      if (mine !== attempt.current) return;
+      const found = cameraProblem(error);
+      setProblem(found);
+      if (found === "refused") {
+        // Asking again would be refused again: the file input takes the button's place (and
+        // the focus, which was on the button).
+        setRefused(true);
+        input.current?.focus();
       }
     }
   }
@@ -75,6 +130,10 @@ export function SelfieCapture() {
     );
   }
 
+  const canUseCamera = hasCamera && !refused;
+  // A refusal the browser holds is said even before the member asks for the camera.
+  const shown: CameraProblem | null = refused ? "refused" : problem;
+
   return (
     <div className="selfie-capture stack">
       {stream ? (
@@ -92,18 +151,20 @@ export function SelfieCapture() {
             Take selfie
           </button>
         </>
-      ) : hasCamera ? (
+      ) : canUseCamera ? (
         <button type="button" className="btn btn-secondary" onClick={start}>
           {preview ? "Take it again" : "Use the camera"}
         </button>
       ) : null}
       {preview ? <img src={preview} alt="Your selfie" className="selfie-preview" /> : null}
-      {problem ? (
-        <p className="alert alert-warning" role="status">
-          {problem}
+      {shown ? (
+        <p className="alert alert-warning" role="status" data-testid="camera-problem">
+          {CAMERA_MESSAGES[shown]}
         </p>
       ) : null}
-      <label htmlFor="selfie-file">Or choose a photo</label>
+      <label htmlFor="selfie-file">
+        {canUseCamera ? "Or choose a photo" : "Choose a photo of yourself"}
+      </label>
       <input
         ref={input}
         id="selfie-file"

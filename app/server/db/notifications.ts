@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { NOTIFICATION_TYPES } from "../../schemas/notifications";
+import { NOTIFICATION_KINDS, NOTIFICATION_TYPES } from "../../schemas/notifications";
 import { users } from "./schema";
 
 /** Stored notifications (docs/api.md "Notifications"), newest first per member. */
@@ -13,7 +13,8 @@ export const notifications = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     /** The member whose action caused it (hidden from the recipient if either blocks the other). */
     actorId: text("actor_id").references(() => users.id, { onDelete: "cascade" }),
-    type: text("type", { enum: NOTIFICATION_TYPES }).notNull(),
+    /** A kind the member switches, or an account notice (no actor, always on the bell). */
+    type: text("type", { enum: NOTIFICATION_KINDS }).notNull(),
     data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     readAt: text("read_at"),
     createdAt: text("created_at")

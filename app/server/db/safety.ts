@@ -1,5 +1,12 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 import { REPORT_REASON_TYPES } from "../../schemas/report";
 import { users } from "./schema";
 
@@ -77,6 +84,37 @@ export const reportEvidence = sqliteTable(
   (t) => [
     index("report_evidence_erase_after").on(t.eraseAfter),
     index("report_evidence_kept").on(t.keptAt),
+  ],
+);
+
+/**
+ * The reported member's photos as they stood at a report (docs/decisions/049): a copy of each in
+ * R2 (`r2_key`, under `evidence/<report>/`, a prefix no photo route serves), for moderators only,
+ * so that deleting a photo or the account after a report takes nothing from them. Kept while the
+ * report is open; `erase_after` is set once the report no longer needs them (dismissed: at once;
+ * upheld: REPORT_RETENTION_DAYS after the decision; kept after the reported member's deletion:
+ * with the report's evidence; gone with its reporter's account: at once), and housekeeping
+ * erases the copy then. No foreign keys: the report's row goes with a deletion while its evidence
+ * stays.
+ */
+export const reportPhotos = sqliteTable(
+  "report_photos",
+  {
+    /** The report's id (also its `report_evidence` row's, once kept after a deletion). */
+    reportId: text("report_id").notNull(),
+    /** The profile photo it is a copy of (which may be gone since). */
+    photoId: text("photo_id").notNull(),
+    /** Its place on the profile at the report (0: the main photo). */
+    position: integer("position").notNull(),
+    r2Key: text("r2_key").notNull(),
+    contentType: text("content_type").notNull(),
+    size: integer("size").notNull(),
+    keptAt: text("kept_at").notNull(),
+    eraseAfter: text("erase_after"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.reportId, t.photoId] }),
+    index("report_photos_erase_after").on(t.eraseAfter),
   ],
 );
 
