@@ -36,6 +36,7 @@ import { SendBudget } from "./send-budget";
 import { SocketAdmission } from "./socket-admission";
 import { upgradeStorage, type StorageStep } from "./storage-version";
 import type { EndedSessions, TicketSession } from "~/server/socket-ticket.server";
+import { reportFailuresToTracker } from "~/server/error-tracker.server";
 
 /**
  * What a hub socket carries: whether the hub ended it (the session ended): an ended socket
@@ -99,6 +100,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    reportFailuresToTracker(env);
     this.ctx.setWebSocketAutoResponse(
       new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'),
     );

@@ -4,6 +4,7 @@ import * as Sentry from "@sentry/cloudflare";
 // @ts-ignore -- the file only exists after a build; its shape is Remix's ServerBuild.
 import * as remixBuild from "../build/server/index.js";
 import type { Env } from "~/server/env.server";
+import { reportFailuresToTracker, trackerOptions } from "~/server/error-tracker.server";
 import { createApp } from "./app";
 import { queue } from "./queue";
 import { scheduled } from "./scheduled";
@@ -26,22 +27,28 @@ const handler = {
  * set; without it nothing of the SDK runs.
  */
 const tracked = Sentry.withSentry(
-  (env: Env) => ({
-    dsn: env.SENTRY_DSN,
-    release: env.SENTRY_RELEASE,
-    environment: env.APP_ENV,
-    // Errors only: no tracing. The SDK's default sends no cookies, bodies or addresses.
-    tracesSampleRate: 0,
-  }),
+  (env: Env) => trackerOptions(env),
   // A copy: the SDK instruments the object it is given in place, and `handler` stays plain.
   { ...handler } as ExportedHandler<Env>,
 );
 
+/** With the tracker on, a failure the Worker logs and answers anyway reaches it too. */
+function trackedWith<T>(env: Env, run: () => T): T {
+  reportFailuresToTracker(env);
+  return run();
+}
+
 export default {
   fetch: (request, env, ctx) =>
-    env.SENTRY_DSN ? tracked.fetch!(request, env, ctx) : handler.fetch(request, env, ctx),
+    env.SENTRY_DSN
+      ? trackedWith(env, () => tracked.fetch!(request, env, ctx))
+      : handler.fetch(request, env, ctx),
   scheduled: (controller, env, ctx) =>
-    env.SENTRY_DSN ? tracked.scheduled!(controller, env, ctx) : handler.scheduled(controller, env),
+    env.SENTRY_DSN
+      ? trackedWith(env, () => tracked.scheduled!(controller, env, ctx))
+      : handler.scheduled(controller, env),
   queue: (batch, env, ctx) =>
-    env.SENTRY_DSN ? tracked.queue!(batch, env, ctx) : handler.queue(batch, env),
+    env.SENTRY_DSN
+      ? trackedWith(env, () => tracked.queue!(batch, env, ctx))
+      : handler.queue(batch, env),
 } satisfies ExportedHandler<Env>;

@@ -84,10 +84,26 @@ export function log(entry: LogEvent): void {
   else console.info(line);
 }
 
+/** Where a failure goes besides the log: the error tracker, when it is on (error-tracker.server.ts). */
+export type FailureReporter = (error: unknown, tags: Record<string, string>) => void;
+let failureReporter: FailureReporter | null = null;
+
+/** Sets this isolate's failure reporter (null: none). */
+export function reportFailuresTo(reporter: FailureReporter | null): void {
+  failureReporter = reporter;
+}
+
 /**
  * A failure that is logged rather than answered (best-effort deliveries, background work): `what`
- * names what failed, `detail` the ids it concerned, and the error keeps its stack.
+ * names what failed, `detail` the ids it concerned, and the error keeps its stack. With the error
+ * tracker on, it is reported there too, tagged with `what` and the ids.
  */
 export function logFailure(what: string, error: unknown, detail: Record<string, unknown> = {}) {
   log({ event: "failure", level: "error", what, ...detail, error: loggedError(error) });
+  if (!failureReporter) return;
+  const tags: Record<string, string> = { what };
+  for (const [key, value] of Object.entries(detail)) {
+    if (typeof value === "string" || typeof value === "number") tags[key] = String(value);
+  }
+  failureReporter(error, tags);
 }

@@ -21,6 +21,7 @@ import { RoomSockets } from "./sockets";
 import { ConversationStorage, messageView, storedMessage } from "./storage";
 import { closeNormally } from "../close-socket";
 import { FrameRate } from "../frame-rate";
+import { reportFailuresToTracker } from "~/server/error-tracker.server";
 
 /**
  * One room per conversation, addressed by the conversation id: the home of its messages
@@ -53,6 +54,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    reportFailuresToTracker(env);
     this.ctx.setWebSocketAutoResponse(
       new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'),
     );

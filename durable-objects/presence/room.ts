@@ -35,6 +35,7 @@ import {
 import { WatchIndex } from "./watch-index";
 import { closeNormally } from "../close-socket";
 import { FrameRate } from "../frame-rate";
+import { reportFailuresToTracker } from "~/server/error-tracker.server";
 
 /**
  * One shard of the presence room (docs/realtime.md "Presence room", docs/decisions/011).
@@ -89,6 +90,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    reportFailuresToTracker(env);
     this.config = presenceConfig(env);
     this.sockets = new ShardSockets(ctx);
     this.lastSeen = new LastSeen(env);
