@@ -23,7 +23,7 @@ import type {
   SendGrant,
   SendsReturned,
 } from "~/server/room-api.server";
-import { log } from "~/server/log.server";
+import { log, loggedAlarm } from "~/server/log.server";
 import { exec } from "~/server/sql.server";
 import { callEvent, messageEvent, notificationEvent } from "~/server/away.server";
 import { notificationActor } from "~/lib/notifications";
@@ -505,7 +505,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   /** Sends the pushes that are due (away-pushes.ts). */
   override async alarm(): Promise<void> {
-    await this.away.alarm(this.openSockets());
+    await loggedAlarm("member_hub_alarm_failed", () => this.away.alarm(this.openSockets()));
   }
 
   override async webSocketMessage(socket: WebSocket, raw: string | ArrayBuffer): Promise<void> {

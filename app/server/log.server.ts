@@ -107,3 +107,16 @@ export function logFailure(what: string, error: unknown, detail: Record<string, 
   }
   failureReporter(error, tags);
 }
+
+/**
+ * Runs a Durable Object's alarm: a failure is logged (and reported, with the tracker on) before
+ * it is thrown back to the runtime, which tries the alarm again.
+ */
+export async function loggedAlarm(what: string, alarm: () => Promise<void>): Promise<void> {
+  try {
+    await alarm();
+  } catch (error) {
+    logFailure(what, error);
+    throw error;
+  }
+}

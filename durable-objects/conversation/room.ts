@@ -6,6 +6,7 @@ import {
   type ChatServerFrame,
 } from "~/realtime/chat";
 import { accessRefusal } from "~/server/chat-rules.server";
+import { loggedAlarm } from "~/server/log.server";
 import type { Env } from "~/server/env.server";
 import type { ConversationRoomApi, SendRequest, StoredMessage } from "~/server/room-api.server";
 import { RoomCalls } from "./calls";
@@ -345,6 +346,6 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   }
 
   override async alarm(): Promise<void> {
-    await this.room.outbox.alarm();
+    await loggedAlarm("chat_room_alarm_failed", () => this.room.outbox.alarm());
   }
 }

@@ -13,7 +13,7 @@ import {
   type PresenceConfig,
 } from "~/realtime/presence-shards";
 import type { Env } from "~/server/env.server";
-import { log, logFailure } from "~/server/log.server";
+import { log, loggedAlarm, logFailure } from "~/server/log.server";
 import type { Change, PresenceRoomApi } from "~/server/room-api.server";
 import { AlarmSchedule } from "./alarm-schedule";
 import { MemberBlocks } from "./blocks";
@@ -344,6 +344,10 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
   // Grace periods, the online count and last_seen_at (the alarm)
 
   override async alarm(): Promise<void> {
+    await loggedAlarm("presence_alarm_failed", () => this.ring());
+  }
+
+  private async ring(): Promise<void> {
     const now = Date.now();
     // The liveness tick (AlarmSchedule): if the instance dies with nobody reconnecting, the alarm
     // wakes the next one soon and its members leave (load()) instead of at the next periodic task.

@@ -1,6 +1,7 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { conversationRoom } from "~/server/chat-rooms.server";
+import { memberHub } from "~/server/member-hub.server";
 import type { Env } from "~/server/env.server";
 import { reportFailuresToTracker } from "~/server/error-tracker.server";
 import { reportFailuresTo } from "~/server/log.server";
@@ -76,6 +77,23 @@ describe("a room's failures and the error tracker", () => {
     expect(exception.value).toMatch(/no such table: messages/);
     expect(exception.stacktrace?.frames.length).toBeGreaterThan(0);
     socket.close();
+  });
+
+  it("an alarm that fails in a member's hub reaches the tracker, and is thrown back to be tried again", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    reportFailuresToTracker({ ...env, SENTRY_DSN: env.SENTRY_TEST_DSN } as Env);
+    const { alice } = await conversationPair();
+    const hub = memberHub(env, alice.id);
+    // The hub loses its table of pushes due: its next alarm fails.
+    await runInDurableObject(hub, async (_instance, state) => {
+      state.storage.sql.exec("DROP TABLE away_push");
+      await state.storage.setAlarm(Date.now() + 3_600_000);
+    });
+    const before = await itemCount();
+    await expect(runDurableObjectAlarm(hub)).rejects.toThrow(/no such table: away_push/);
+    const events = await eventsSince(before, (e) => e.tags?.what === "member_hub_alarm_failed");
+    expect(events).toHaveLength(1);
+    expect(events[0]!.exception!.values.at(-1)!.stacktrace?.frames.length).toBeGreaterThan(0);
   });
 
   it("is off without a DSN: a room's failure is logged and reaches nothing", async () => {
