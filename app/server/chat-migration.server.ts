@@ -6,9 +6,11 @@ import { all, statement } from "./sql.server";
 /**
  * Moving the messages stored in D1 (before the rooms held them) into their conversations' rooms
  * (docs/decisions/012-chat-in-rooms.md "Migration"). A room imports its conversation's D1 messages
- * itself the first time it starts; `migrateConversations` walks every conversation so that all of
- * them are moved before migration 0015 drops the D1 tables. Every step is an upsert: rerunning it,
- * or resuming it from any cursor, changes nothing that was already moved.
+ * itself the first time it starts; `migrateConversations` walks every conversation. Migration 0015
+ * keeps what was not moved in D1's legacy tables (`legacy_messages`, the members' list and read
+ * state in `legacy_conversation_members`), so both run after the whole upgrade; a database that
+ * dropped its messages once they were moved has these tables empty (0042). Every step is an
+ * upsert: rerunning it, or resuming it from any cursor, changes nothing that was already moved.
  */
 
 /** A message row, as a room stores it and as the migration reads it from D1 (with its gift). */
@@ -48,8 +50,8 @@ export const LEGACY_PAGE = 500;
 const isMissingTable = (error: unknown) => /no such (table|column)/.test(String(error));
 
 /**
- * A page of the conversation's D1 messages after `afterSeq`, in order; null when D1 no longer has
- * the table (migration 0015 ran: nothing is left to move).
+ * A page of the conversation's D1 messages after `afterSeq`, in order; null when D1 has no legacy
+ * table (a schema from before 0042 that dropped them: nothing is left to move).
  */
 export async function legacyMessages(
   env: Env,
@@ -62,7 +64,7 @@ export async function legacyMessages(
       sql`SELECT m.seq, m.id, m.sender_id, m.client_id, m.message, m.gift_id, g.name AS gift_name,
          g.icon AS gift_icon, coalesce(t.amount, g.price_credits) AS gift_price, m.sent_at,
          m.read_at, m.deleted_at
-       FROM messages m
+       FROM legacy_messages m
        LEFT JOIN gifts g ON g.id = m.gift_id
        LEFT JOIN credit_transactions t ON t.reason = 'gift' AND t.reference = m.id
        WHERE m.conversation_id = ${conversationId} AND m.seq > ${afterSeq} ORDER BY m.seq LIMIT ${LEGACY_PAGE}`,
@@ -74,7 +76,10 @@ export async function legacyMessages(
   }
 }
 
-/** Both members' list and read state as D1 held it; null once 0015 dropped those columns. */
+/**
+ * Both members' list and read state as D1 held it before the rooms; null when D1 holds none for the
+ * conversation (started after the rooms, or its messages dropped once moved).
+ */
 export async function legacyMemberStates(
   env: Env,
   conversationId: string,
@@ -82,10 +87,10 @@ export async function legacyMemberStates(
   try {
     const results = await all<LegacyMemberState>(
       env.DB,
-      sql`SELECT user_id, listed, archived_at, last_read_seq FROM conversation_members
+      sql`SELECT user_id, listed, archived_at, last_read_seq FROM legacy_conversation_members
        WHERE conversation_id = ${conversationId}`,
     );
-    return results;
+    return results.length > 0 ? results : null;
   } catch (error) {
     if (isMissingTable(error)) return null;
     throw error;
@@ -101,7 +106,7 @@ export async function indexLegacyMessages(env: Env, conversationId: string): Pro
     statement(
       env.DB,
       sql`INSERT INTO message_rooms (message_id, conversation_id)
-       SELECT id, conversation_id FROM messages WHERE conversation_id = ${conversationId}
+       SELECT id, conversation_id FROM legacy_messages WHERE conversation_id = ${conversationId}
        ON CONFLICT DO NOTHING`,
     ),
     statement(
@@ -111,7 +116,7 @@ export async function indexLegacyMessages(env: Env, conversationId: string): Pro
        SELECT m.id, m.conversation_id, m.sender_id,
          CASE WHEN c.user_low = m.sender_id THEN c.user_high ELSE c.user_low END, m.gift_id,
          coalesce(t.amount, g.price_credits), m.sent_at
-       FROM messages m
+       FROM legacy_messages m
        JOIN conversations c ON c.id = m.conversation_id
        JOIN gifts g ON g.id = m.gift_id
        LEFT JOIN credit_transactions t ON t.reason = 'gift' AND t.reference = m.id

@@ -7,16 +7,15 @@ import { archived, conversations, page, roomMessages, type Member } from "./help
 
 /**
  * The move of D1's messages into the rooms (docs/decisions/012-chat-in-rooms.md "Migration").
- * Migration 0015 dropped the D1 tables, so each test first puts back the schema as it was before
- * 0015 and fills it the way the code before the rooms did.
+ * Each test first puts back the schema as it was before 0015 (tests/upgrade covers the whole
+ * upgrade from each release), fills it the way the code before the rooms did, then applies 0015,
+ * which keeps those rows in the legacy tables that today's code moves into the rooms.
  */
 async function restoreLegacySchema() {
-  const legacy = await env.DB.prepare(
-    "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'messages'",
-  ).first();
-  if (legacy) return;
   await env.DB.batch(
     [
+      "DROP TABLE legacy_messages",
+      "DROP TABLE legacy_conversation_members",
       "DROP INDEX conversation_members_user",
       "ALTER TABLE conversation_members ADD COLUMN listed integer DEFAULT false NOT NULL",
       "ALTER TABLE conversation_members ADD COLUMN archived_at text",
@@ -31,6 +30,12 @@ async function restoreLegacySchema() {
       "CREATE UNIQUE INDEX messages_sender_client_id ON messages (sender_id, client_id)",
     ].map((q) => env.DB.prepare(q)),
   );
+}
+
+/** Today's 0015 over the legacy schema. */
+async function applyMigration0015() {
+  const keep = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0015"))!;
+  await env.DB.batch(keep.queries.map((q) => env.DB.prepare(q)));
 }
 
 interface LegacyRow {
@@ -109,7 +114,7 @@ async function legacyConversation(
 async function legacyRows(conversationId: string) {
   const { results } = await env.DB.prepare(
     `SELECT id, seq, sender_id, client_id, message, gift_id, sent_at, read_at, deleted_at
-     FROM messages WHERE conversation_id = ?1 ORDER BY seq`,
+     FROM legacy_messages WHERE conversation_id = ?1 ORDER BY seq`,
   )
     .bind(conversationId)
     .all<LegacyRow>();
@@ -137,7 +142,7 @@ async function expectMoved(conversationId: string) {
 }
 
 describe("moving D1's messages into the rooms", () => {
-  it("migrates every conversation in resumable batches, reruns without change, and lets 0015 drop D1's copy", async () => {
+  it("keeps D1's messages through 0015, then migrates every conversation in resumable batches and reruns without change", async () => {
     await restoreLegacySchema();
     const alice = await verifiedMember();
     const bob = await verifiedMember();
@@ -148,11 +153,13 @@ describe("moving D1's messages into the rooms", () => {
       await legacyConversation(carol, alice, 0, { listedForB: false }),
     ];
 
-    // 0015 refuses to drop anything while messages are not in their rooms.
-    const drop = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0015"))!;
-    const applyDrop = () => env.DB.batch(drop.queries.map((q) => env.DB.prepare(q)));
-    await expect(applyDrop()).rejects.toThrow(/run_the_chat_migration_step_first/);
+    // 0015 applies with the messages not moved yet, and keeps every one of them.
+    await applyMigration0015();
+    expect(
+      await env.DB.prepare("SELECT name FROM sqlite_master WHERE name = 'messages'").first(),
+    ).toBeNull();
     expect(await legacyRows(ids[0]!)).toHaveLength(130);
+    expect(await legacyRows(ids[1]!)).toHaveLength(4);
 
     // One conversation a call, resumed from the cursor each time.
     const seen: string[] = [];
@@ -201,11 +208,13 @@ describe("moving D1's messages into the rooms", () => {
     const gifts = await listGiftHistory(env, alice.id, "sent");
     expect(gifts.gifts).toMatchObject([{ gift: { id: "rose" }, price_credits: 5 }]);
 
-    // Now 0015 may drop D1's copy, and the rooms still hold everything.
-    await applyDrop();
-    expect(
-      await env.DB.prepare("SELECT name FROM sqlite_master WHERE name = 'messages'").first(),
-    ).toBeNull();
+    // A database that dropped its moved messages (0015 before it kept them) has the legacy
+    // tables empty (0042): the rooms still hold everything, and the step finds nothing to add.
+    await env.DB.batch([
+      env.DB.prepare("DELETE FROM legacy_messages"),
+      env.DB.prepare("DELETE FROM legacy_conversation_members"),
+    ]);
+    expect(await migrateConversations(env, { limit: 100 })).toMatchObject({ messages: 134 });
     expect((await roomMessages(ids[0]!)).length).toBe(130);
     expect((await page(bob.client, ids[0]!, "after=0")).body.messages).toHaveLength(50);
   }, 60_000);
@@ -215,6 +224,7 @@ describe("moving D1's messages into the rooms", () => {
     const alice = await verifiedMember();
     const bob = await verifiedMember();
     const id = await legacyConversation(alice, bob, 12);
+    await applyMigration0015();
     // Never migrated: the first read finds every message, and a new one follows them.
     const first = await page(alice.client, id, "after=0");
     expect(first.body.messages.map((m) => m.seq)).toEqual(
