@@ -56,8 +56,16 @@ BEGIN
     OR NEW.state_code IS NOT OLD.state_code OR NEW.city_name IS NOT OLD.city_name);
 END;
 --> statement-breakpoint
--- Every member's full-text rows again, with their place tokens (the same rows and keys).
-INSERT INTO `member_search_fts` (`member_search_fts`) VALUES ('delete-all');--> statement-breakpoint
-INSERT INTO `member_search_fts` (rowid, username, first_name, bio, interests, tags)
-SELECT s.sort_key, v.username, v.first_name, v.bio, v.interests, v.tags
-FROM `member_search` s JOIN `member_search_source` v ON v.user_id = s.user_id;
+-- Every member's full-text rows again: not here. Written in one statement, that took 164 s at a
+-- million members, past D1's 30 s limit on a statement. Until 2026-11-29 this migration ended with
+-- `delete-all` and that statement; a database that applied it then has its rows rewritten already.
+-- One that applies it now, with members, marks the rows for a rebuild in batches by sort key,
+-- which housekeeping runs (app/server/search/text-rebuild.server.ts, docs/decisions/050).
+CREATE TABLE IF NOT EXISTS `search_text_rebuild` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`after` integer DEFAULT 0 NOT NULL,
+	`started_at` text NOT NULL
+);--> statement-breakpoint
+INSERT INTO `search_text_rebuild` (`id`, `after`, `started_at`)
+SELECT 1, 0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE EXISTS (SELECT 1 FROM `member_search`)
+ON CONFLICT (`id`) DO UPDATE SET `after` = 0;

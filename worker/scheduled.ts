@@ -14,6 +14,7 @@ import { FILL_PLACE_COORDINATES } from "~/server/places.server";
 import { END_LAPSED_TRAVEL } from "~/server/travel.server";
 import { endedConversationsJob, reportPhotosJob } from "~/server/evidence.server";
 import { TEST_PROVIDER_RENEWALS } from "~/server/plan-changes.server";
+import { SEARCH_TEXT_REBUILD } from "~/server/search/text-rebuild.server";
 
 /**
  * Background work's one entry (wrangler.toml [triggers] crons): a small dispatcher. Each job is
@@ -32,6 +33,8 @@ const JOBS: Job[] = [
   // After housekeeping's report_evidence: a report's kept photos go in the run that erases it.
   reportPhotosJob,
   SWEEP_CHAT_ATTACHMENTS,
+  // Last: it may take its whole time budget while a rebuild is under way (docs/decisions/050).
+  SEARCH_TEXT_REBUILD,
 ];
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {

@@ -119,3 +119,17 @@ export const memberPlaces = sqliteTable(
     index("member_places_by_cell").on(t.cell, t.x, t.y, t.z),
   ],
 );
+
+/**
+ * A rebuild of the full-text rows under way (docs/decisions/050): present while one is wanted, with
+ * the sort key it has reached. Migrations 0017, 0019 and 0020 change what the full-text rows hold;
+ * on a database with members they mark the rows for a rebuild here instead of writing every row
+ * again in one statement (164 s at a million members, past D1's 30 s limit), and housekeeping
+ * writes them again in batches by sort key (app/server/search/text-rebuild.server.ts). One row,
+ * id 1.
+ */
+export const searchTextRebuild = sqliteTable("search_text_rebuild", {
+  id: integer("id").primaryKey(),
+  after: integer("after").notNull().default(0),
+  startedAt: text("started_at").notNull(),
+});
