@@ -108,6 +108,8 @@ async function main() {
         `slowest ${slowest.toFixed(0)} ms${slowest > D1_STATEMENT_LIMIT_MS ? " OVER D1's limit" : ""}; ` +
         `${(sum / 1000).toFixed(1)} s of batches, ${(wall / 1000).toFixed(1)} s in all`,
     );
+    const over = (ms: number) => times.filter((t) => t > ms).length;
+    console.info(`  batches over 1 s: ${over(1_000)}, over 5 s: ${over(5_000)}`);
     console.info(
       `  at ${REBUILD_SECONDS_PER_RUN} s a housekeeping run: ${Math.ceil(sum / 1000 / REBUILD_SECONDS_PER_RUN)} runs`,
     );

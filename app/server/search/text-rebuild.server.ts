@@ -15,8 +15,12 @@ import { first, statement } from "../sql.server";
  * which recreates the index): ADR 050 says how long that lasts.
  */
 
-/** Rows written again per batch: about 0.3 s of D1 at a million members (bench/search/fts-rebuild.ts). */
-export const REBUILD_ROWS = 2_000;
+/**
+ * Rows written again per batch: at a million members 0.11 s of D1 a batch at the median, 2.6 s at
+ * the 99th percentile and 3.9 s at worst, when FTS5 merges its segments (2,000 rows: 0.28 s, 8.2 s
+ * and 11 s; bench/search/fts-rebuild.ts, docs/decisions/050).
+ */
+export const REBUILD_ROWS = 500;
 
 export interface RebuildStep {
   /** Search rows written again by this step. */
