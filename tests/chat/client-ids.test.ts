@@ -1,4 +1,6 @@
-import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import { conversationRoom } from "~/server/chat-rooms.server";
+import { restartObject } from "../helpers/restart";
 import { describe, expect, it } from "vitest";
 import type { MemberHub } from "../../durable-objects/member-hub";
 import { verifiedMember } from "../helpers/members";
@@ -45,7 +47,7 @@ describe("client ids under the conversation's lease", () => {
     expect(await claims(alice)).toEqual([["a-1", id]]);
 
     // The room restarts (its lease was in memory only); the hub hands it back on the next claim.
-    await abortAllDurableObjects();
+    await restartObject(conversationRoom(env, id));
     for (const n of [4, 5]) {
       expect((await send(alice.client, id, `a${n}`, { client_id: `a-${n}` })).status).toBe(201);
     }

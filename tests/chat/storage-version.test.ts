@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ConversationRoom } from "../../durable-objects/conversation/room";
 import type { MemberHub } from "../../durable-objects/member-hub";
 import { hasColumn, storageVersion } from "../../durable-objects/storage-version";
+import { restartObject } from "../helpers/restart";
 import { imageBytes } from "../profile/fixtures";
 import { conversationPair, matchedPair, page, roomMessages, sendFile, sent } from "./helpers";
 
@@ -15,25 +16,12 @@ import { conversationPair, matchedPair, page, roomMessages, sendFile, sent } fro
 const roomOf = (id: string) => env.CONVERSATION_ROOM.get(env.CONVERSATION_ROOM.idFromName(id));
 const hubOf = (id: string) => env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(id));
 
-/**
- * Runs `change` on a room's storage, then restarts the room, as a deploy does. Only that room:
- * `abortAllDurableObjects` also cut the members' hubs in the middle of their push alarms, whose
- * failed runs the runtime then retried while the next test file waited.
- */
+/** Runs `change` on a room's storage, then restarts the room, as a deploy does. */
 async function rewriteAndRestart(id: string, change: (sql: SqlStorage) => void) {
   await runInDurableObject(roomOf(id), (_room: ConversationRoom, state) =>
     change(state.storage.sql),
   );
-  await restart(roomOf(id));
-}
-
-/** Restarts one object (its next call finds a new instance on the same storage). */
-async function restart(stub: DurableObjectStub) {
-  await runInDurableObject(stub, (_instance: unknown, state) => state.abort("restarted")).catch(
-    (error: unknown) => {
-      if (!String(error).includes("restarted")) throw error;
-    },
-  );
+  await restartObject(roomOf(id));
 }
 
 /** The room's storage version this code writes. */

@@ -1,4 +1,6 @@
-import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import { conversationRoom } from "~/server/chat-rooms.server";
+import { restartObject } from "../helpers/restart";
 import { describe, expect, it } from "vitest";
 import { giftMessageId, spendForGift } from "~/server/gifts.server";
 import type { ConversationRoom } from "../../durable-objects/conversation/room";
@@ -51,7 +53,7 @@ describe("the room's own storage", () => {
     expect((await alice.client.json("DELETE", `/chat/messages/${ids[58]}`)).status).toBe(204);
 
     // The room is evicted: everything acknowledged is still there.
-    await abortAllDurableObjects();
+    await restartObject(conversationRoom(env, id));
     const stored = await roomMessages(id);
     expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
     expect(stored[58]).toMatchObject({ message: "", deleted_at: expect.any(String) });
@@ -121,7 +123,7 @@ describe("the room's own storage", () => {
   it("the lists follow the sends across an eviction of the room", async () => {
     const { alice, bob, id } = await conversationPair();
     await sent(alice.client, id, "first");
-    await abortAllDurableObjects();
+    await restartObject(conversationRoom(env, id));
     await sent(alice.client, id, "second");
     const list = (await conversations(bob.client)).body.conversations;
     expect(list[0]).toMatchObject({ id, last_message: "second", unread_count: 2 });
