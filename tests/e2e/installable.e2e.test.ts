@@ -17,6 +17,7 @@ import {
 import { describe, expect, test } from "vitest";
 import { ApiMember, idOf } from "./api-member";
 import {
+  ACTION_TIMEOUT_MS,
   baseUrl,
   CHROMIUM_ARGS,
   CHROMIUM_PATH,
@@ -164,7 +165,7 @@ describe("installable", () => {
       tag,
     });
     await expect
-      .poll(() => notifications(sw))
+      .poll(() => notifications(sw), { timeout: ACTION_TIMEOUT_MS })
       .toEqual([{ title: "Sam", body: "Sam sent you a message", tag, url: `/chat/${id}` }]);
     await push({
       type: "message",
@@ -174,7 +175,7 @@ describe("installable", () => {
       tag,
     });
     await expect
-      .poll(() => notifications(sw))
+      .poll(() => notifications(sw), { timeout: ACTION_TIMEOUT_MS })
       .toEqual([{ title: "Sam", body: "Sam sent 3 messages", tag, url: `/chat/${id}` }]);
     // A payload that points away from Heartline opens the notifications page instead.
     await push({
@@ -185,7 +186,9 @@ describe("installable", () => {
       tag: "like",
     });
     await expect
-      .poll(async () => (await notifications(sw)).find((n) => n.tag === "like")?.url)
+      .poll(async () => (await notifications(sw)).find((n) => n.tag === "like")?.url, {
+        timeout: ACTION_TIMEOUT_MS,
+      })
       .toBe("/notifications");
 
     // The click: the member's open window goes to the conversation.
@@ -195,7 +198,9 @@ describe("installable", () => {
       (url) => url.pathname === "/chat" && url.searchParams.get("conversation") === id,
     );
     await page.getByTestId("message").getByText("Hello there!").waitFor();
-    await expect.poll(async () => (await notifications(sw)).map((n) => n.tag)).toEqual(["like"]);
+    await expect
+      .poll(async () => (await notifications(sw)).map((n) => n.tag), { timeout: ACTION_TIMEOUT_MS })
+      .toEqual(["like"]);
   });
 
   test("notification settings: each kind by channel, quiet hours in this device's time zone, and push explained when the browser blocks it", async () => {
