@@ -17,6 +17,8 @@ import {
   memberWithPhoto,
   page,
   seasonedMember,
+  pendingVerificationId,
+  sendSelfie,
 } from "./helpers";
 
 async function r2Keys(userId: string) {
@@ -126,37 +128,23 @@ describe("data export", () => {
     const member = await memberWithPhoto();
     const mod = await verifiedMember();
     await makeModerator(mod.id);
-    if (!member.client.csrfToken) await member.client.loadCsrfFromPage("/dashboard");
     /** Sends a selfie copying the pose asked; the request's id and its pose. */
-    const sendSelfie = async () => {
+    const sendPosedSelfie = async () => {
       const { pose } = (
         await member.client.json<{ pose: { id: string; instruction: string } }>(
           "GET",
           "/my/verification",
         )
       ).body;
-      const form = new FormData();
-      form.append("selfie", new File([imageBytes("png")], "selfie.png", { type: "image/png" }));
-      form.append("pose_id", pose.id);
-      const sent = await member.client.fetch("/my/verification", {
-        method: "POST",
-        headers: { Accept: "application/json", "X-CSRF-Token": member.client.csrfToken },
-        body: form,
-      });
-      expect(sent.status).toBe(202);
-      const row = await env.DB.prepare(
-        "SELECT id FROM photo_verifications WHERE user_id = ?1 AND status = 'pending'",
-      )
-        .bind(member.id)
-        .first<{ id: string }>();
-      return { id: row!.id, pose };
+      expect((await sendSelfie(member.client, pose.id)).status).toBe(202);
+      return { id: await pendingVerificationId(member.id), pose };
     };
-    const first = await sendSelfie();
+    const first = await sendPosedSelfie();
     const rejected = await mod.client.json("POST", `/moderation/verifications/${first.id}/reject`, {
       reason: "face_unclear",
     });
     expect(rejected.status).toBe(200);
-    const second = await sendSelfie();
+    const second = await sendPosedSelfie();
     expect(
       (await mod.client.json("POST", `/moderation/verifications/${second.id}/approve`)).status,
     ).toBe(200);

@@ -8,7 +8,6 @@ import { TestClient } from "../helpers/client";
 import { emailsTo } from "../helpers/auth";
 import { verifiedMember } from "../helpers/members";
 import { openSocket } from "../helpers/sockets";
-import { imageBytes } from "../profile/fixtures";
 import { attemptsAt, subscribeBrowser } from "../push/browser";
 import {
   countRows,
@@ -17,6 +16,8 @@ import {
   page,
   seasonedMember,
   type Member,
+  pendingVerificationId,
+  sendSelfie,
 } from "./helpers";
 
 /**
@@ -79,22 +80,8 @@ async function pendingMember() {
   const member = await memberWithPhoto();
   const { pose } = (await member.client.json<{ pose: { id: string } }>("GET", "/my/verification"))
     .body;
-  if (!member.client.csrfToken) await member.client.loadCsrfFromPage("/dashboard");
-  const form = new FormData();
-  form.append("selfie", new File([imageBytes("png")], "selfie.png", { type: "image/png" }));
-  form.append("pose_id", pose.id);
-  const sent = await member.client.fetch("/my/verification", {
-    method: "POST",
-    headers: { Accept: "application/json", "X-CSRF-Token": member.client.csrfToken },
-    body: form,
-  });
-  expect(sent.status).toBe(202);
-  const row = await env.DB.prepare(
-    "SELECT id FROM photo_verifications WHERE user_id = ?1 AND status = 'pending'",
-  )
-    .bind(member.id)
-    .first<{ id: string }>();
-  return { member, id: row!.id };
+  expect((await sendSelfie(member.client, pose.id)).status).toBe(202);
+  return { member, id: await pendingVerificationId(member.id) };
 }
 
 /** A member hidden from search by three seasoned members' reports; returns them and reporters. */

@@ -72,3 +72,32 @@ export async function countRows(table: string, where = "1 = 1", ...params: unkno
 export function page(client: TestClient, path: string) {
   return client.fetch(path, { headers: { Accept: "text/html" } });
 }
+
+/** Sends a selfie for photo verification with the pose `poseId` (POST /my/verification). */
+export async function sendSelfie(
+  client: TestClient,
+  poseId: string,
+  bytes: Uint8Array = imageBytes("png"),
+  type = "image/png",
+) {
+  if (!client.csrfToken) await client.loadCsrfFromPage("/dashboard");
+  const form = new FormData();
+  form.append("selfie", new File([new Uint8Array(bytes)], "selfie", { type }));
+  form.append("pose_id", poseId);
+  const res = await client.fetch("/my/verification", {
+    method: "POST",
+    headers: { Accept: "application/json", "X-CSRF-Token": client.csrfToken },
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** The id of `userId`'s photo verification request that waits for a moderator. */
+export async function pendingVerificationId(userId: string): Promise<string> {
+  const row = await env.DB.prepare(
+    "SELECT id FROM photo_verifications WHERE user_id = ?1 AND status = 'pending'",
+  )
+    .bind(userId)
+    .first<{ id: string }>();
+  return row!.id;
+}

@@ -1,12 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { REJECT_REASONS, VERIFICATION_MESSAGES } from "~/schemas/verification";
-import type { TestClient } from "../helpers/client";
 import { expiryOf, photoUrlsUntil } from "../helpers/photo-urls";
 import { verifiedMember } from "../helpers/members";
 import { imageBytes, upload } from "../profile/fixtures";
 import { foundIds, searcher } from "../discovery/fixtures";
-import { countRows, makeModerator, memberWithPhoto, type Member } from "./helpers";
+import { countRows, makeModerator, memberWithPhoto, sendSelfie, type Member } from "./helpers";
 
 interface Standing {
   status: "none" | "pending" | "verified" | "rejected";
@@ -24,24 +23,6 @@ function jpegWithExif(): Uint8Array {
   const payload = new TextEncoder().encode("Exif\0\0GPS-48.8584N-2.2945E-SECRET");
   const segment = [0xff, 0xe1, (payload.length + 2) >> 8, (payload.length + 2) & 255, ...payload];
   return new Uint8Array([...plain.subarray(0, 2), ...segment, ...plain.subarray(2)]);
-}
-
-async function sendSelfie(
-  client: TestClient,
-  poseId: string,
-  bytes: Uint8Array = imageBytes("png"),
-  type = "image/png",
-) {
-  if (!client.csrfToken) await client.loadCsrfFromPage("/dashboard");
-  const form = new FormData();
-  form.append("selfie", new File([new Uint8Array(bytes)], "selfie", { type }));
-  form.append("pose_id", poseId);
-  const res = await client.fetch("/my/verification", {
-    method: "POST",
-    headers: { Accept: "application/json", "X-CSRF-Token": client.csrfToken },
-    body: form,
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 async function moderator() {
