@@ -20,6 +20,7 @@ import {
   digestWanted,
   type UnreadConversation,
 } from "~/server/digest.server";
+import { RING_TIMEOUT_MS } from "~/realtime/chat";
 import type { Env } from "~/server/env.server";
 import { queueEmail } from "~/server/mail.server";
 import { logFailure } from "~/server/log.server";
@@ -154,12 +155,23 @@ export class AwayPushes {
     return name;
   }
 
-  /** A page of the member opened: they will see everything there; nothing waits to be pushed. */
-  async here(): Promise<void> {
+  /**
+   * A page of the member opened: they will see everything there; nothing waits to be pushed. A
+   * ring a browser was shown and that still rings is kept, and so is its end waiting to be sent
+   * (missed, or answered on a page): that replaces the ring on that browser's screen.
+   */
+  async here(now = Date.now()): Promise<void> {
     if (this.settled) return;
     // Set first: anything added while this clears makes it unsettled again.
     this.settled = true;
-    this.sql.exec("DELETE FROM away_push");
+    this.sql.exec(
+      `DELETE FROM away_push WHERE NOT (
+         sent_at >= json_extract(fold, '$.rang_at')
+         AND (json_extract(fold, '$.kind') = 'call' AND json_extract(fold, '$.rang_at') > ?1
+           OR json_extract(fold, '$.kind') IN ('missed_call', 'call_answered')
+             AND due_at IS NOT NULL))`,
+      now - RING_TIMEOUT_MS,
+    );
     this.awaySince = undefined;
     await this.ctx.storage.delete(AWAY_SINCE_KEY);
     const digest = await this.digest();
@@ -229,7 +241,14 @@ export class AwayPushes {
     const held = row ? (JSON.parse(row.fold) as AwayFold) : null;
     if (held?.call_id === callId && held.kind === "missed_call") return;
     if (event.kind === "missed_call" && held?.kind === "call" && held.call_id !== callId) return;
-    const next: AwayFold = { ...fold(null, event), call_id: callId };
+    // The ring's time stays with its call's end: whether a browser was shown the ring (`send`).
+    const rangAt =
+      event.kind === "call" ? now : held?.call_id === callId ? held.rang_at : undefined;
+    const next: AwayFold = {
+      ...fold(null, event),
+      call_id: callId,
+      ...(rangAt !== undefined ? { rang_at: rangAt } : {}),
+    };
     this.sql.exec(
       `INSERT INTO away_push (tag, fold, sent_at, due_at) VALUES (?1, ?2, NULL, ?3)
        ON CONFLICT (tag) DO UPDATE SET fold = ?2, due_at = ?3, failures = 0`,
@@ -239,6 +258,41 @@ export class AwayPushes {
     );
     await this.schedule(now);
     if (event.kind === "missed_call") await this.scheduleDigest(now);
+  }
+
+  /** Whether a browser was shown this call's ring (a page opened since keeps it: `here`). */
+  ringPushed(conversationId: string, callId: string): boolean {
+    const row = this.row(callTag(conversationId));
+    if (!row || row.sent_at === null) return false;
+    const held = JSON.parse(row.fold) as AwayFold;
+    return (
+      held.kind === "call" && held.call_id === callId && row.sent_at >= (held.rang_at ?? Infinity)
+    );
+  }
+
+  /**
+   * The member answered or declined a call on one of their pages. A browser this hub rang by push
+   * still shows the ring: the same tag now says what became of it, quietly (the service worker
+   * shows nothing where a page of Heartline is in front). A ring not pushed yet is not pushed.
+   */
+  async answeredCall(
+    conversationId: string,
+    callId: string,
+    answered: "accepted" | "declined",
+    now = Date.now(),
+  ): Promise<void> {
+    const row = this.row(callTag(conversationId));
+    const held = row ? (JSON.parse(row.fold) as AwayFold) : null;
+    if (!row || !held || held.kind !== "call" || held.call_id !== callId) return;
+    this.settled = false;
+    const next: AwayFold = { ...held, kind: "call_answered", answered };
+    this.sql.exec(
+      "UPDATE away_push SET fold = ?1, due_at = ?2, failures = 0 WHERE tag = ?3",
+      JSON.stringify(next),
+      now,
+      row.tag,
+    );
+    await this.schedule(now);
   }
 
   /** A conversation's calls are not pushed any more (it was hidden by a block, or is gone). */
@@ -296,10 +350,8 @@ export class AwayPushes {
    * the alarm for what is due next.
    */
   async alarm(openSockets: number, now = Date.now()): Promise<void> {
-    if (openSockets > 0) {
-      await this.here();
-      return;
-    }
+    // A page is open: nothing is pushed but the end of a ring some browser still shows.
+    if (openSockets > 0) await this.here(now);
     const due = this.sql
       .exec<FoldRow>("SELECT * FROM away_push WHERE due_at <= ? ORDER BY due_at", now)
       .toArray();
@@ -308,7 +360,7 @@ export class AwayPushes {
       for (const row of due) await this.send(row, context, now);
     }
     let digest = await this.digest();
-    if (digest.due !== null && digest.due <= now) {
+    if (openSockets === 0 && digest.due !== null && digest.due <= now) {
       digest = await this.sendDigest(digest, now);
     }
     const next = this.sql
@@ -347,7 +399,7 @@ export class AwayPushes {
 
   private async send(row: FoldRow, context: PushContext | null, now: number): Promise<void> {
     const held = JSON.parse(row.fold) as AwayFold;
-    const reason = context ? withheld(context.settings, held.kind, new Date(now)) : "no_context";
+    const reason = context ? pushWithheld(row, held, context, now) : "no_context";
     let sent = false;
     let retry = false;
     if (!reason && context && context.subscriptions.length > 0) {
@@ -425,4 +477,17 @@ export class AwayPushes {
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
+}
+
+/**
+ * Why a fold is not pushed now, or null. An answer replaces only a ring some browser was shown
+ * (one withheld or never sent is left alone), and then whatever the settings and the hour: it
+ * silences a ring already on a screen.
+ */
+function pushWithheld(row: FoldRow, held: AwayFold, context: PushContext, now: number) {
+  if (held.kind === "call_answered") {
+    const ringShown = row.sent_at !== null && row.sent_at >= (held.rang_at ?? Infinity);
+    return ringShown ? null : "not_rung";
+  }
+  return withheld(context.settings, held.kind, new Date(now));
 }

@@ -378,7 +378,15 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       if (actor) this.away.rememberName(actor.id, displayName(actor));
       if (delivered === 0) await this.awayNotification(frame.notification, userId);
     }
-    if (frame.type === "call" && delivered === 0) await this.awayCall(frame, userId);
+    if (frame.type === "call") {
+      if (frame.answered) {
+        await this.away.answeredCall(frame.conversation_id, frame.call_id, frame.answered);
+      } else if (delivered === 0 || this.away.ringPushed(frame.conversation_id, frame.call_id)) {
+        // Pushed when no page is open; and a ring some browser was shown is followed there by
+        // its missed call even if a page opened meanwhile.
+        await this.awayCall(frame, userId);
+      }
+    }
     return delivered;
   }
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { AppLink } from "~/components/link";
 import { api } from "~/lib/http";
+import { closeRingNotification } from "~/lib/service-worker";
 import { displayName } from "~/lib/members";
 import type { CallRingFrame } from "~/realtime/member";
 import { subscribeMemberFrames } from "~/realtime/client";
@@ -26,6 +27,7 @@ export function IncomingCall() {
         if (frame.type !== "call") return;
         if (!frame.ringing) {
           setRing((r) => (r?.call_id === frame.call_id ? null : r));
+          closeRingNotification(frame.conversation_id);
           return;
         }
         if (showsConversation(frame.conversation_id)) return;

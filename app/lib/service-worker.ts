@@ -35,3 +35,21 @@ export function showAppBadge(count: number): void {
     // Not installed, or the permission is not there: the bell in the page still counts.
   });
 }
+
+/**
+ * A call stopped ringing (answered, declined or ended, on any page): its ring's notification in
+ * this browser goes too (app/service-worker/sw.js shows it under the tag `call:{conversation}`).
+ */
+export function closeRingNotification(conversationId: string): void {
+  if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+  navigator.serviceWorker
+    .getRegistration("/")
+    .then((registration) => registration?.getNotifications({ tag: `call:${conversationId}` }))
+    .then((shown) => {
+      for (const n of shown ?? [])
+        if ((n.data as { type?: string } | null)?.type === "call") n.close();
+    })
+    .catch(() => {
+      // No worker, or notifications not allowed: nothing is on screen.
+    });
+}

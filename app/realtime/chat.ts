@@ -55,6 +55,11 @@ export const CALL_ACTIONS = [
   "candidate",
 ] as const;
 export type CallAction = (typeof CALL_ACTIONS)[number];
+/**
+ * A ring nobody answers is missed after this long: the room ends it then, the caller's page gives
+ * up, and a ring's push notification is taken off the screen after it (docs/decisions/039).
+ */
+export const RING_TIMEOUT_MS = 45_000;
 /** The largest `data` of a call frame (an SDP offer with both media is a few KB). */
 export const CALL_DATA_MAX_CHARS = 16_000;
 

@@ -80,6 +80,11 @@ export const callRingFrame = z.object({
    * conversation closed (a block, an unmatch, a suspension).
    */
   missed: z.boolean().optional(),
+  /**
+   * With `ringing: false`: the member answered (`accepted`) or declined it on one of their pages.
+   * A browser that was rung by push while away replaces that ring with a quiet notice.
+   */
+  answered: z.enum(["accepted", "declined"]).optional(),
 });
 export type CallRingFrame = z.infer<typeof callRingFrame>;
 

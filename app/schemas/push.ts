@@ -7,7 +7,8 @@ import { z } from "./zod";
 
 /**
  * What a push is about; the service worker picks its wording and icon by it. `call` rings (a
- * call for a member with no page open), `missed_call` replaces it when nobody answered.
+ * call for a member with no page open), `missed_call` replaces it when nobody answered, and
+ * `call_answered` when the member answered or declined it on another device.
  */
 export const PUSH_TYPES = [
   "message",
@@ -17,6 +18,7 @@ export const PUSH_TYPES = [
   "profile_view",
   "call",
   "missed_call",
+  "call_answered",
   "test",
 ] as const;
 export type PushType = (typeof PUSH_TYPES)[number];
@@ -33,6 +35,11 @@ export interface PushPayload {
    * conversation's calls).
    */
   tag: string;
+  /**
+   * A ring's: when it stops ringing (milliseconds since the epoch). A browser takes the ring off
+   * the screen once it is past, if nothing replaced it.
+   */
+  ends_at?: number;
 }
 
 export const PUSH_ENDPOINT_MAX_LENGTH = 2000;

@@ -7,6 +7,7 @@ import type {
   NotificationView,
   QuietHours,
 } from "~/schemas/notifications";
+import { RING_TIMEOUT_MS } from "~/realtime/chat";
 import type { CallRingFrame } from "~/realtime/member";
 import type { PushPayload, PushType } from "~/schemas/push";
 import { secondsSettingMs, type Env } from "./env.server";
@@ -65,8 +66,12 @@ export interface AwayFold {
   count: number;
   text: string | null;
   url: string;
-  /** A call's fold (`call` ringing, `missed_call`): which call it tells of. */
+  /** A call's fold (`call` ringing, `missed_call`, `call_answered`): which call it tells of. */
   call_id?: string;
+  /** A ring's: when the hub heard it (its push says when it stops ringing). */
+  rang_at?: number;
+  /** `call_answered`'s: what the member did with the call on another device. */
+  answered?: "accepted" | "declined";
 }
 
 /** At most this many names are kept per tag (a push names one, and counts the others). */
@@ -83,11 +88,11 @@ export const callTag = (conversationId: string) => `call:${conversationId}`;
 
 const conversationUrl = (conversationId: string) => `/chat/${encodeURIComponent(conversationId)}`;
 
-/** The kinds a call is told as: ringing, or rung out unanswered. */
-export type CallKind = Extract<AwayKind, "call" | "missed_call">;
+/** The kinds a call is told as: ringing, rung out unanswered, or answered on another device. */
+export type CallKind = Extract<AwayKind, "call" | "missed_call" | "call_answered">;
 
 export const isCallKind = (kind: AwayKind): kind is CallKind =>
-  kind === "call" || kind === "missed_call";
+  kind === "call" || kind === "missed_call" || kind === "call_answered";
 
 /**
  * A call for the member (their channel's `call` frame, which reached no page of theirs): ringing,
@@ -216,12 +221,28 @@ export function awayPayload(f: AwayFold, preview: boolean): PushPayload {
             : `${name} liked you`,
       };
     case "call":
-    case "missed_call": {
+    case "missed_call":
+    case "call_answered": {
       // Voice or video is what the call carries beyond who calls: shown with previews on only.
       const kind = preview && f.text ? `${f.text} call` : "call";
-      return f.kind === "call"
-        ? { ...base, title: `Incoming ${kind}`, body: `${name} is calling you` }
-        : { ...base, title: `Missed ${kind}`, body: `Missed ${kind} from ${name}` };
+      if (f.kind === "call") {
+        const ends_at = (f.rang_at ?? Date.now()) + RING_TIMEOUT_MS;
+        return { ...base, title: `Incoming ${kind}`, body: `${name} is calling you`, ends_at };
+      }
+      if (f.kind === "missed_call") {
+        return { ...base, title: `Missed ${kind}`, body: `Missed ${kind} from ${name}` };
+      }
+      return f.answered === "declined"
+        ? {
+            ...base,
+            title: `Declined ${kind}`,
+            body: `You declined ${name}'s call on another device`,
+          }
+        : {
+            ...base,
+            title: `Answered ${kind}`,
+            body: `You answered ${name}'s call on another device`,
+          };
     }
     case "profile_view":
       return {
@@ -251,6 +272,9 @@ export function awayPushOptions(kind: AwayKind): PushOptions {
       return { ttl: 60, urgency: "high" };
     case "missed_call":
       return { ttl: 24 * 60 * 60, urgency: "high" };
+    // It only takes a ring off a screen: worth nothing once the ring itself would have expired.
+    case "call_answered":
+      return { ttl: 120, urgency: "high" };
   }
 }
 

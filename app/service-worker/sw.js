@@ -10,7 +10,9 @@
  * - shows a push (`{type, title, body, url, tag}`) as a notification that replaces the previous one
  *   of its tag, and opens its `url` when the notification is clicked (a call's opens its
  *   conversation, where the call rings again and is answered; a ringing call stays on screen
- *   until the member acts, and its missed call replaces it under the same tag);
+ *   until the member acts, its missed call replaces it under the same tag, and so does, quietly,
+ *   its answer on another device; a ring past its end is taken off the screen whenever the worker
+ *   next wakes: a push, a click, a page of Heartline opened);
  * - updates itself without a reload: a new version takes over at once (it keeps no page or script
  *   of the old version that could disagree with the new one), and serves the next navigation.
  */
@@ -51,6 +53,7 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (request.mode === "navigate") {
+    event.waitUntil(closeEndedRings());
     event.respondWith(navigate(event));
   } else if (KEPT.includes(url.pathname) && url.search === "") {
     event.respondWith(fetch(request).catch(() => kept(url.pathname)));
@@ -76,23 +79,66 @@ async function kept(path) {
 self.addEventListener("push", (event) => {
   const push = readPush(event.data);
   event.waitUntil(
-    Promise.all([
-      self.registration.showNotification(push.title, {
-        body: push.body,
-        tag: push.tag,
-        // Pushes of one tag are folded by the server; each one that arrives is worth a sound.
-        renotify: true,
-        // A call rings for 45 s: it stays on screen until then (its missed call replaces it).
-        requireInteraction: push.type === "call",
-        icon: "/icons/icon-192.png",
-        badge: "/icons/badge-96.png",
-        data: { url: push.url, type: push.type },
-      }),
-      // The exact count is the page's to set (it knows the bell); here: "something new".
-      self.navigator.setAppBadge ? self.navigator.setAppBadge().catch(() => {}) : undefined,
-    ]),
+    (async () => {
+      await closeEndedRings();
+      if (push.type === "call_answered" && !(await stillRinging(push.tag))) {
+        // This browser's ring is gone already (answered here, or dismissed). A page of Heartline
+        // in front is where the member is: nothing to show. Otherwise a browser requires a push
+        // to show something, and the answer is shown quietly.
+        if (await pageInFront()) return;
+      }
+      await Promise.all([
+        self.registration.showNotification(push.title, notificationOptions(push)),
+        // The exact count is the page's to set (it knows the bell); here: "something new".
+        push.type === "call_answered" || !self.navigator.setAppBadge
+          ? undefined
+          : self.navigator.setAppBadge().catch(() => {}),
+      ]);
+    })(),
   );
 });
+
+/** How a push shows: a ring stays on screen with a sound; an answer elsewhere replaces it quietly. */
+function notificationOptions(push) {
+  const quiet = push.type === "call_answered";
+  return {
+    body: push.body,
+    tag: push.tag,
+    // Pushes of one tag are folded by the server; each one that arrives is worth a sound.
+    renotify: !quiet,
+    silent: quiet,
+    // A call rings for 45 s: it stays on screen until then (its missed call replaces it).
+    requireInteraction: push.type === "call",
+    icon: "/icons/icon-192.png",
+    badge: "/icons/badge-96.png",
+    data: { url: push.url, type: push.type, ends_at: push.endsAt },
+  };
+}
+
+/** Whether a ring is on screen under this tag. */
+async function stillRinging(tag) {
+  const shown = await self.registration.getNotifications({ tag });
+  return shown.some((n) => n.data?.type === "call");
+}
+
+/** Whether a window of Heartline is visible now. */
+async function pageInFront() {
+  const windows = await self.clients.matchAll({ type: "window" });
+  return windows.some((client) => client.visibilityState === "visible");
+}
+
+/**
+ * Takes off the screen every ring past its end that nothing replaced: one whose call ended by a
+ * block, or whose missed call did not reach this browser.
+ */
+async function closeEndedRings() {
+  const now = Date.now();
+  for (const n of await self.registration.getNotifications()) {
+    if (n.data?.type === "call" && typeof n.data.ends_at === "number" && n.data.ends_at <= now) {
+      n.close();
+    }
+  }
+}
 
 /**
  * A push's payload, or a plain notice when it cannot be read: a browser requires every push to
@@ -112,6 +158,7 @@ function readPush(data) {
     body: text(push?.body) ?? "Something new is waiting for you.",
     url: pagePath(push?.url),
     tag: text(push?.tag) ?? "heartline",
+    endsAt: typeof push?.ends_at === "number" ? push.ends_at : null,
   };
 }
 
@@ -125,6 +172,7 @@ function pagePath(value) {
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
+  event.waitUntil(closeEndedRings());
   const opening = openPage(pagePath(event.notification.data?.url));
   // A click the browser reports keeps the worker alive until the page is open; an event made by a
   // script is not trusted with that, and the page opens all the same.

@@ -1,4 +1,4 @@
-import type { CallServerFrame } from "~/realtime/chat";
+import { RING_TIMEOUT_MS, type CallServerFrame } from "~/realtime/chat";
 
 /**
  * A call in the open conversation, as this tab sees it (docs/api.md "Calls"): pure transitions,
@@ -46,8 +46,8 @@ export const idleCall: CallState = {
   error: null,
 };
 
-/** A caller's ring that nobody answers ends after this long (the room's RING_TIMEOUT_MS). */
-export const CALL_RING_MS = 45_000;
+/** A caller's ring that nobody answers ends after this long (as the room ends it). */
+export const CALL_RING_MS = RING_TIMEOUT_MS;
 
 /** What the call's panel says once it ended. */
 export const CALL_END_TEXT: Record<CallEndReason, string> = {

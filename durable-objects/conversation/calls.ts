@@ -1,11 +1,13 @@
 import {
   CALL_ACTIONS,
   CALL_DATA_MAX_CHARS,
+  RING_TIMEOUT_MS,
   type CallAction,
   type CallClientFrame,
   type CallLine,
   type ChatServerFrame,
 } from "~/realtime/chat";
+import type { CallRingFrame } from "~/realtime/member";
 import {
   accessRefusal,
   CANNOT_MESSAGE,
@@ -36,9 +38,6 @@ export const CALL_NOT_FOUND = "This call has ended.";
 export const CALL_ACTION_UNKNOWN = "Unknown call action.";
 export const CALL_DATA_TOO_LARGE = "This call frame is too large.";
 export const CALL_NOT_YOURS = "Only the member called can answer this call.";
-
-/** A ring nobody answers is missed after this long (the caller's page also ends it then). */
-export const RING_TIMEOUT_MS = 45_000;
 
 const refusal = (status: number, message: string): Refusal => ({ status, message });
 
@@ -130,7 +129,9 @@ export class RoomCalls {
       }
       if (action === "accept") storage.acceptCall(call.call_id, now);
       else this.finish(a.conversationId, call, now, "declined");
-      this.ringElsewhere(a.conversationId, call, false);
+      this.ringElsewhere(a.conversationId, call, false, {
+        answered: action === "accept" ? "accepted" : "declined",
+      });
       this.relay(socket, me, other, { call_id: call.call_id, action });
       return null;
     }
@@ -200,7 +201,12 @@ export class RoomCalls {
    * The member called hears on their own channel that a call rings, or rings no more (`missed`:
    * it rang out unanswered). Their hub pushes it when no page of theirs is open (away-pushes.ts).
    */
-  private ringElsewhere(conversationId: string, call: CallRow, ringing: boolean, missed = false) {
+  private ringElsewhere(
+    conversationId: string,
+    call: CallRow,
+    ringing: boolean,
+    { missed = false, answered }: Pick<CallRingFrame, "missed" | "answered"> = {},
+  ) {
     this.room.ctx.waitUntil(
       publishToMember(this.room.env, call.callee_id, {
         type: "call",
@@ -210,6 +216,7 @@ export class RoomCalls {
         video: call.video === 1,
         ringing,
         ...(missed ? { missed } : {}),
+        ...(answered ? { answered } : {}),
       }),
     );
   }
@@ -268,7 +275,7 @@ export class RoomCalls {
     const { storage } = this.room;
     storage.endCall(call.call_id, at);
     if (call.state === "ringing" && outcome !== "declined") {
-      this.ringElsewhere(conversationId, call, false, !closed);
+      this.ringElsewhere(conversationId, call, false, { missed: !closed });
     }
     const line: CallLine = {
       caller_id: call.caller_id,

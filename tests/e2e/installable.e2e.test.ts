@@ -203,6 +203,57 @@ describe("installable", () => {
       .toEqual(["like"]);
   });
 
+  test("a ring leaves the screen when it ends, and an answer on another device replaces it quietly", async () => {
+    const { page } = await registerVerifiedMember(browser(), "rung");
+    await page.context().grantPermissions(["notifications"], { origin: baseUrl() });
+    await visit(page, "/dashboard");
+    const sw = await serviceWorkerOf(page);
+    const cdp = await page.context().newCDPSession(page);
+    const registration = await registrationId(cdp);
+    const push = (payload: object) =>
+      cdp.send("ServiceWorker.deliverPushMessage", {
+        origin: baseUrl(),
+        registrationId: registration,
+        data: JSON.stringify(payload),
+      });
+    const ring = (tag: string, endsAt: number) =>
+      push({
+        type: "call",
+        title: "Incoming call",
+        body: "Sam is calling you",
+        url: "/chat",
+        tag,
+        ends_at: endsAt,
+      });
+    const answered = (tag: string) =>
+      push({
+        type: "call_answered",
+        title: "Answered call",
+        body: "You answered Sam's call on another device",
+        url: "/chat",
+        tag,
+      });
+    const shown = async () => (await notifications(sw)).map((n) => `${n.tag} ${n.title}`).sort();
+
+    // Answered on another device: the same tag now says so.
+    await ring("call:a", Date.now() + 60_000);
+    await expect.poll(shown, { timeout: ACTION_TIMEOUT_MS }).toEqual(["call:a Incoming call"]);
+    await answered("call:a");
+    await expect.poll(shown, { timeout: ACTION_TIMEOUT_MS }).toEqual(["call:a Answered call"]);
+
+    // An answer for a ring this browser no longer shows, with a page of Heartline in front:
+    // nothing to show.
+    await answered("call:b");
+    // A ring whose call ended with nothing to replace it (a block): gone at the next page opened.
+    await ring("call:c", Date.now() + 1_500);
+    await expect
+      .poll(shown, { timeout: ACTION_TIMEOUT_MS })
+      .toEqual(["call:a Answered call", "call:c Incoming call"]);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    await visit(page, "/my/matches");
+    await expect.poll(shown, { timeout: ACTION_TIMEOUT_MS }).toEqual(["call:a Answered call"]);
+  });
+
   test("notification settings: each kind by channel, quiet hours in this device's time zone, and push explained when the browser blocks it", async () => {
     const member = uniqueMember("settings");
     const page = await openPage(browser(), { timezoneId: "Asia/Tokyo" });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { RING_TIMEOUT_MS } from "~/realtime/chat";
 import { callTag } from "~/server/away.server";
 import { pushTopic } from "~/server/push.server";
 import { block, matchedPair, type Member } from "../chat/helpers";
@@ -82,7 +83,12 @@ describe("a call for a member with no page open", () => {
       body: `${name} is calling you`,
       url: `/chat/${id}`,
       tag: callTag(id),
+      ends_at: expect.any(Number),
     });
+    // It says when it stops ringing, so that a browser can take it off the screen then.
+    const endsAt = plaintextOf(ring!).ends_at as number;
+    expect(endsAt - before).toBeGreaterThanOrEqual(RING_TIMEOUT_MS);
+    expect(endsAt - before).toBeLessThan(RING_TIMEOUT_MS + DELAY_MS);
     expect(ring!.headers.urgency).toBe("high");
     // A ring is worth nothing once it stopped: the push service drops it within a minute.
     expect(Number(ring!.headers.ttl)).toBeLessThanOrEqual(60);
@@ -128,8 +134,8 @@ describe("a call for a member with no page open", () => {
     ]);
   });
 
-  it("answered from the push: no missed call, and no push for the call's line afterwards", async () => {
-    const { bob, id, sub, caller } = await callPair();
+  it("answered: the ring is replaced, quietly, on every browser it rang; no missed call, and no push for the call's line afterwards", async () => {
+    const { alice, bob, id, sub, caller } = await callPair();
     call(caller, "a1", "ring", { video: true });
     await waitForAttempts(sub, 1);
 
@@ -139,17 +145,43 @@ describe("a call for a member with no page open", () => {
     await room.next(callFrame("a1", "ring"));
     call(room, "a1", "accept");
     await caller.next(callFrame("a1", "accept"));
+    // Sent while the page is open: the browser the ring was pushed to still shows it.
+    await waitForAttempts(sub, 2);
     // Bob closes the page: the call ends with it, and its line arrives while he is away.
     room.close();
     channel.close();
     await caller.next(callFrame("a1", "end"));
 
     await sleep(DELAY_MS + 500);
-    expect((await payloads(sub)).map((p) => p.type)).toEqual(["call"]);
+    const pushes = await pushesTo(sub);
+    expect(pushes.map((p) => plaintextOf(p).type)).toEqual(["call", "call_answered"]);
+    // Under the ring's tag (the browser that answered shows nothing: its ring went with the click).
+    expect(plaintextOf(pushes[1]!)).toEqual({
+      type: "call_answered",
+      title: "Answered call",
+      body: `You answered ${alice.details.username}'s call on another device`,
+      url: `/chat/${id}`,
+      tag: callTag(id),
+    });
+    expect(Number(pushes[1]!.headers.ttl)).toBeLessThanOrEqual(120);
+    expect(pushes[1]!.headers.topic).toBe(pushes[0]!.headers.topic);
   });
 
-  it("declined from the push: no missed call", async () => {
-    const { bob, id, sub, caller } = await callPair();
+  it("a ring shown before a page opened is still replaced by its missed call", async () => {
+    const { bob, sub, caller } = await callPair();
+    call(caller, "m1", "ring", { video: true });
+    await waitForAttempts(sub, 1);
+    // Bob opens Heartline somewhere else, but not the call; Alice gives up.
+    const channel = await socket(bob, "");
+    call(caller, "m1", "end");
+    await channel.next((f) => f.type === "call" && f.call_id === "m1" && f.missed === true);
+    await waitForAttempts(sub, 2);
+    expect((await payloads(sub)).map((p) => p.type)).toEqual(["call", "missed_call"]);
+    channel.close();
+  });
+
+  it("declined: the ring is replaced by the answer, and no missed call", async () => {
+    const { alice, bob, id, sub, caller } = await callPair();
     call(caller, "d1", "ring", { video: true });
     await waitForAttempts(sub, 1);
 
@@ -162,19 +194,37 @@ describe("a call for a member with no page open", () => {
     channel.close();
 
     await sleep(DELAY_MS + 500);
-    expect((await payloads(sub)).map((p) => p.type)).toEqual(["call"]);
+    expect(await payloads(sub)).toMatchObject([
+      { type: "call" },
+      {
+        type: "call_answered",
+        title: "Declined call",
+        body: `You declined ${alice.details.username}'s call on another device`,
+      },
+    ]);
   });
 
-  it("with a page open, rings there and pushes nothing, nor when it is missed", async () => {
-    const { bob, sub, caller } = await callPair();
+  it("with a page open, rings there and pushes nothing, nor when it is missed or answered", async () => {
+    const { bob, id, sub, caller } = await callPair();
     const channel = await socket(bob, "");
     call(caller, "o1", "ring", { video: true });
     await channel.next((f) => f.type === "call" && f.call_id === "o1" && f.ringing === true);
     call(caller, "o1", "end");
     await channel.next((f) => f.type === "call" && f.call_id === "o1" && f.ringing === false);
 
+    // Rung on the page and answered there: nothing was pushed, so nothing replaces it.
+    const room = await socket(bob, id);
+    call(caller, "o2", "ring", { video: false });
+    await room.next(callFrame("o2", "ring"));
+    call(room, "o2", "accept");
+    await channel.next(
+      (f) =>
+        f.type === "call" && f.call_id === "o2" && f.ringing === false && f.answered === "accepted",
+    );
+
     await sleep(DELAY_MS + 500);
     expect(await attemptsAt(sub)).toEqual([]);
+    room.close();
     channel.close();
   });
 });
@@ -203,7 +253,7 @@ describe("a call push is never sent", () => {
   });
 
   it("for a member who switched message pushes off, nor in their quiet hours", async () => {
-    const { bob, sub, caller } = await callPair();
+    const { bob, id, sub, caller } = await callPair();
     await settings(bob, { preferences: { message: { push: false } } });
     call(caller, "s1", "ring", { video: true });
     await sleep(300);
@@ -227,11 +277,22 @@ describe("a call push is never sent", () => {
     call(caller, "s2", "end");
     await sleep(DELAY_MS + 300);
     expect(await attemptsAt(sub)).toEqual([]);
+    // A ring withheld and then answered on a page: no answer is pushed either (nothing to replace).
+    call(caller, "s2b", "ring", { video: true });
+    await sleep(300);
+    const room = await socket(bob, id);
+    await room.next(callFrame("s2b", "ring"));
+    call(room, "s2b", "accept");
+    await caller.next(callFrame("s2b", "accept"));
+    room.close();
+    await caller.next(callFrame("s2b", "end"));
+    await sleep(DELAY_MS + 300);
+    expect(await attemptsAt(sub)).toEqual([]);
 
     // Without quiet hours, the next call rings.
     await settings(bob, { quiet_hours: null });
     call(caller, "s3", "ring", { video: true });
     await waitForAttempts(sub, 1);
     expect((await payloads(sub)).map((p) => p.type)).toEqual(["call"]);
-  });
+  }, 15_000);
 });

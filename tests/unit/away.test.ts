@@ -8,6 +8,7 @@ import {
   withheld,
   type AwayEvent,
 } from "~/server/away.server";
+import { RING_TIMEOUT_MS } from "~/realtime/chat";
 import { DEFAULT_CHANNELS } from "~/schemas/notifications";
 import type { ListUpdate } from "~/server/room-api.server";
 
@@ -123,6 +124,39 @@ describe("what becomes a push", () => {
       body: "Maya sent 4 messages",
     });
     expect(awayPayload(more, true).body).toBe("Maya sent 4 messages: ok?");
+  });
+
+  it("tells a call's ring with its end, and an answer on another device by what was done", () => {
+    const ring = {
+      ...fold(null, {
+        kind: "call",
+        tag: "call:c1",
+        actor: { id: "u1", name: "Sam" },
+        url: "/chat/c1",
+        count: 1,
+        text: "video",
+      }),
+      call_id: "k1",
+      rang_at: 1_000_000,
+    };
+    expect(awayPayload(ring, false)).toEqual({
+      type: "call",
+      title: "Incoming call",
+      body: "Sam is calling you",
+      url: "/chat/c1",
+      tag: "call:c1",
+      ends_at: 1_000_000 + RING_TIMEOUT_MS,
+    });
+    expect(awayPayload({ ...ring, kind: "call_answered", answered: "accepted" }, true)).toEqual({
+      type: "call_answered",
+      title: "Answered video call",
+      body: "You answered Sam's call on another device",
+      url: "/chat/c1",
+      tag: "call:c1",
+    });
+    expect(
+      awayPayload({ ...ring, kind: "call_answered", answered: "declined" }, false),
+    ).toMatchObject({ title: "Declined call", body: "You declined Sam's call on another device" });
   });
 
   it("reads the delay from its setting (30 s when it is missing or bad)", () => {
