@@ -1,5 +1,5 @@
 import { ApiError } from "~/lib/http";
-import type { ChatMessageView } from "~/realtime/chat";
+import type { AttachmentView, ChatMessageView } from "~/realtime/chat";
 import { ATTACHMENT_TEXT, type Gift } from "~/schemas/chat";
 import {
   archivedLoaded,
@@ -38,7 +38,7 @@ import {
   discardLocal,
   type ChatState,
 } from "./chat";
-import { forgetOutgoing, keepOutgoing, outgoingFor } from "./chat-outbox";
+import { forgetOutgoing, keepOutgoing, outgoingFor, type OutgoingAttachment } from "./chat-outbox";
 import { chatApi, newClientId, type ChatTransport } from "./chat-transport";
 import { atom, type Store } from "./jotai";
 
@@ -285,19 +285,26 @@ export const flushOutgoingAtom = atom(null, async (get, set) => {
     if (there && !there.status) {
       void forgetOutgoing(entry.client_id);
     } else if (!there) {
+      const a = entry.attachment;
+      if (a) files.set(entry.client_id, a);
       const message = localMessage({
         conversationId: id,
         senderId: me,
         clientId: entry.client_id,
-        text: entry.message,
+        text: a ? ATTACHMENT_TEXT[a.kind] : entry.message,
         gift: entry.gift,
         writtenAt: entry.written_at,
+        attachment: a ? localAttachment(a) : null,
       });
       set(chatStateAtom, sendWaiting(sendQueued(s, message), entry.client_id));
     }
   }
   for (const m of waitingMessages(get(chatStateAtom))) {
     if (get(chatStateAtom).activeConversationId !== id) return;
+    if (m.attachment) {
+      await set(sendAttachmentAtom, { clientId: m.client_id! });
+      continue;
+    }
     await set(sendMessageAtom, {
       text: typedText(m),
       gift: m.gift ?? undefined,
@@ -306,8 +313,22 @@ export const flushOutgoingAtom = atom(null, async (get, set) => {
   }
 });
 
-/** The files of photos and voice notes being sent from this tab, by client id (for a retry). */
-const files = new Map<string, { file: Blob; name: string; viewOnce: boolean }>();
+/**
+ * The files of photos and voice notes being sent from this tab, by client id (for a retry); the
+ * device's outbox keeps them too, for after a reload.
+ */
+const files = new Map<string, OutgoingAttachment>();
+
+/** A photo or voice note on its way, as its bubble shows it from this device. */
+const localAttachment = (a: OutgoingAttachment): AttachmentView => ({
+  kind: a.kind,
+  url: URL.createObjectURL(a.file),
+  content_type: a.file.type,
+  size: a.file.size,
+  ...(a.duration_ms ? { duration_ms: a.duration_ms } : {}),
+  view_once: a.view_once,
+  opened_at: null,
+});
 
 /**
  * Sends a photo or voice note: shown at once from this device (pending), then the stored message.
@@ -337,46 +358,58 @@ export const sendAttachmentAtom = atom(
       files.set(clientId, {
         file: input.file,
         name: input.name ?? "attachment",
-        viewOnce: input.viewOnce ?? false,
+        kind: input.kind ?? (input.file.type.startsWith("audio/") ? "voice" : "photo"),
+        view_once: input.viewOnce ?? false,
+        ...(input.durationMs ? { duration_ms: Math.max(1, Math.round(input.durationMs)) } : {}),
       });
     }
     const upload = files.get(clientId);
     if (!upload) return;
-    if (s.messages.some((m) => m.client_id === clientId && m.status)) {
+    const local = s.messages.find((m) => m.client_id === clientId && m.status);
+    if (local) {
       set(chatStateAtom, retryQueued(s, clientId));
     } else {
-      const kind = input.kind ?? (upload.file.type.startsWith("audio/") ? "voice" : "photo");
       const message = localMessage({
         conversationId: id,
         senderId: me,
         clientId,
-        text: ATTACHMENT_TEXT[kind],
+        text: ATTACHMENT_TEXT[upload.kind],
         gift: null,
         writtenAt: new Date().toISOString(),
-        attachment: {
-          kind,
-          url: URL.createObjectURL(upload.file),
-          content_type: upload.file.type,
-          size: upload.file.size,
-          ...(input.durationMs ? { duration_ms: Math.max(1, Math.round(input.durationMs)) } : {}),
-          view_once: upload.viewOnce,
-          opened_at: null,
-        },
+        attachment: localAttachment(upload),
       });
       set(chatStateAtom, sendQueued(s, message));
     }
     sending.add(clientId);
     try {
+      // Kept on this device, file and all, until the server has it (after a reload too).
+      await keepOutgoing({
+        client_id: clientId,
+        conversation_id: id,
+        sender_id: me,
+        message: "",
+        gift: null,
+        written_at: local?.sent_at ?? new Date().toISOString(),
+        attachment: upload,
+      });
       const { message } = await chatApi.sendAttachment(id, upload.file, {
         name: upload.name,
         clientId,
-        viewOnce: upload.viewOnce,
+        viewOnce: upload.view_once,
       });
-      const local = get(chatStateAtom).messages.find((m) => m.client_id === clientId && m.status);
-      if (local?.attachment?.url?.startsWith("blob:")) URL.revokeObjectURL(local.attachment.url);
+      const shown = get(chatStateAtom).messages.find((m) => m.client_id === clientId && m.status);
+      if (shown?.attachment?.url?.startsWith("blob:")) URL.revokeObjectURL(shown.attachment.url);
       files.delete(clientId);
+      void forgetOutgoing(clientId);
       set(chatStateAtom, sendSucceeded(get(chatStateAtom), message, me));
     } catch (error) {
+      if (!(error instanceof ApiError)) {
+        // The network did not take it: it waits on this device for the connection.
+        set(chatStateAtom, sendWaiting(get(chatStateAtom), clientId));
+        return;
+      }
+      // The server decided (a refusal): the member sees why, and may try again by hand.
+      void forgetOutgoing(clientId);
       set(chatStateAtom, sendFailed(get(chatStateAtom), clientId, failureReason(error)));
       set(chatStateAtom, withError(get(chatStateAtom), error, CHAT_ERRORS.send));
     } finally {

@@ -2,7 +2,8 @@ import type { Gift } from "~/schemas/chat";
 
 /**
  * Messages written on this device that the server has not stored yet, kept in the browser
- * (IndexedDB, by client id) so that neither a lost connection nor a reload loses one: the chat
+ * (IndexedDB, by client id; a photo's or voice note's file with it, as the Blob it was) so that
+ * neither a lost connection nor a reload loses one: the chat
  * sends them again when the connection returns or the conversation opens, with the same client
  * id, so the room stores each once and gives it its place in the order then. An entry leaves when
  * the server stored the message or refused it (the member sees why), or when the member discards
@@ -17,6 +18,17 @@ export interface OutboxEntry {
   gift: Gift | null;
   /** When it was written here (the order they are sent again in). */
   written_at: string;
+  /** A photo or voice note: its file and how it is sent (absent for text and gifts). */
+  attachment?: OutgoingAttachment;
+}
+
+export interface OutgoingAttachment {
+  file: Blob;
+  name: string;
+  kind: "photo" | "voice";
+  view_once: boolean;
+  /** A voice note's length as recorded (its bubble shows it until the server's). */
+  duration_ms?: number;
 }
 
 const DATABASE = "heartline-chat";

@@ -124,6 +124,40 @@ describe("photos, voice notes and calls in Chromium", () => {
     expect(await b.getByRole("button", { name: /View once photo/ }).count()).toBe(0);
   });
 
+  test("a photo sent offline waits on the device, and arrives once after a reload online", async () => {
+    const { a, b } = await matchedAndOpen();
+    const context = a.context();
+    const chatUrl = a.url();
+    const mine = (page: Page) =>
+      page
+        .getByTestId("message")
+        .filter({ has: page.getByRole("img", { name: "Photo you sent" }) });
+
+    await context.setOffline(true);
+    await sendPhoto(a, false);
+    await mine(a).getByTestId("message-waiting").waitFor();
+    expect(await mine(a).count()).toBe(1);
+
+    // The tab is closed before the network returns; the next page, online, sends it once.
+    await a.close();
+    await context.setOffline(false);
+    const again = await context.newPage();
+    await again.goto(chatUrl);
+    await mine(again)
+      .getByLabel(/^(Sent|Delivered|Read)$/)
+      .waitFor();
+    // Bob's open page receives it, blurred, once; and it stays once on both after a reload.
+    await b.getByRole("button", { name: "Show photo" }).waitFor();
+    await again.reload();
+    await mine(again)
+      .getByLabel(/^(Sent|Delivered|Read)$/)
+      .waitFor();
+    expect(await mine(again).count()).toBe(1);
+    await b.reload();
+    await b.getByRole("button", { name: "Show photo" }).waitFor();
+    expect(await b.getByRole("button", { name: "Show photo" }).count()).toBe(1);
+  });
+
   test("a voice note recorded in one browser plays in the other, at a chosen speed", async () => {
     const { a, b } = await matchedAndOpen();
     await a.getByRole("button", { name: "Record a voice note" }).click();
