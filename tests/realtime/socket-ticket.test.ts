@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import { mintSocketTicket, SOCKET_TICKET_TTL_MS } from "~/server/socket-ticket.server";
-import { signInAs } from "../helpers/auth";
+import { sessionRowOf, signInAs } from "../helpers/auth";
 import { d1Statements } from "../helpers/d1-count";
 import { TestClient } from "../helpers/client";
 import { verifiedMember } from "../helpers/members";
@@ -26,6 +26,21 @@ async function ticketOf(client: TestClient): Promise<string> {
   expect(res.body.expires_at).toBeGreaterThan(Date.now() + SOCKET_TICKET_TTL_MS - 60_000);
   return res.body.ticket;
 }
+
+const HOUR = 3_600_000;
+
+/** Makes the client's session end by itself `ms` from now (its absolute expiry); answers when. */
+async function sessionEndsIn(client: TestClient, ms: number): Promise<number> {
+  const row = await sessionRowOf(client);
+  const at = Date.now() + ms;
+  await env.DB.prepare("UPDATE sessions SET expires_at = ?1 WHERE id_hash = ?2")
+    .bind(new Date(at).toISOString(), row!.id_hash)
+    .run();
+  return at;
+}
+
+const sleepUntil = (at: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 
 /** A browser without the session cookie: only the ticket can open anything. */
 const cookieless = () => new TestClient();
@@ -116,7 +131,11 @@ describe("socket tickets", () => {
     const othersPayload = (await ticketOf(other.client)).split(".")[0];
     const { ticket: expired } = await mintSocketTicket(
       env,
-      { userId: member.id, idHash: "0".repeat(64) },
+      {
+        userId: member.id,
+        idHash: "0".repeat(64),
+        expiresAt: new Date(Date.now() + HOUR).toISOString(),
+      },
       Date.now() - SOCKET_TICKET_TTL_MS - 1,
     );
     for (const bad of [
@@ -225,5 +244,19 @@ describe("socket tickets", () => {
     await until(after, (online) => online.has(target.id));
     after.close();
     targetSocket.socket?.close();
+  });
+
+  it("a ticket never outlives its session: minted near the session's end, it is refused after", async () => {
+    const member = await verifiedMember();
+    const ends = await sessionEndsIn(member.client, 2500);
+    const res = await member.client.json<Ticket>("POST", "/my/socket-ticket");
+    expect(res.status).toBe(200);
+    expect(res.body.expires_at).toBe(ends);
+    expect(await outcome("/ws/me", res.body.ticket)).toBe("open");
+
+    await sleepUntil(ends + 50);
+    for (const path of ["/ws/me", "/ws/presence"]) {
+      expect(await outcome(path, res.body.ticket), path).toBe(SESSION_ENDED_CLOSE);
+    }
   });
 });
