@@ -24,6 +24,7 @@ import type {
   SendsReturned,
 } from "~/server/room-api.server";
 import { log, loggedAlarm } from "~/server/log.server";
+import { closeConversationSockets, closePresenceSockets } from "~/server/member-channel.server";
 import { exec } from "~/server/sql.server";
 import { callEvent, messageEvent, notificationEvent } from "~/server/away.server";
 import { notificationActor } from "~/lib/notifications";
@@ -486,16 +487,39 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
    */
   async endSessions(sessions: EndedSessions = "all"): Promise<string[]> {
     await this.admission.revoke(sessions);
+    return this.closeSessionSockets("Signed out.");
+  }
+
+  /** Closes every socket here; answers the conversations whose rooms may hold one of the member's. */
+  private async closeSessionSockets(reason: string): Promise<string[]> {
     for (const socket of this.ctx.getWebSockets()) {
       markEnded(socket);
       try {
-        socket.close(SESSION_ENDED_CLOSE, "Signed out.");
+        socket.close(SESSION_ENDED_CLOSE, reason);
       } catch {
         // Already closed.
       }
     }
     const noted = await this.ctx.storage.list<number>({ prefix: CONVERSATION_PREFIX });
     return [...noted.keys()].map((key) => key.slice(CONVERSATION_PREFIX.length));
+  }
+
+  /**
+   * Sessions whose tickets opened sockets here and that ended by themselves (their absolute
+   * expiry, socket-admission.ts): ended as a sign-out of each would end them (`endMemberSockets`
+   * with `{only}`), without reading D1: their tickets are revoked, the push settings read again,
+   * and the member's sockets here, in presence and in their conversations close.
+   */
+  private async endExpiredSessions(now = Date.now()): Promise<void> {
+    const due = await this.admission.sessionsDue(now);
+    if (!due) return;
+    for (const sid of due.sids) await this.admission.revoke({ only: sid }, now);
+    await this.away.invalidate();
+    const conversations = await this.closeSessionSockets(SESSION_EXPIRED);
+    await Promise.all([
+      closePresenceSockets(this.env, due.member),
+      closeConversationSockets(this.env, due.member, conversations),
+    ]);
   }
 
   async connectionCount(): Promise<number> {
@@ -511,9 +535,16 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     return open;
   }
 
-  /** Sends the pushes that are due (away-pushes.ts). */
+  /**
+   * Ends the sessions that expired (socket-admission.ts) and sends the pushes that are due
+   * (away-pushes.ts), then keeps the alarm at the earlier of what each waits for next.
+   */
   override async alarm(): Promise<void> {
-    await loggedAlarm("member_hub_alarm_failed", () => this.away.alarm(this.openSockets()));
+    await loggedAlarm("member_hub_alarm_failed", async () => {
+      await this.endExpiredSessions();
+      await this.away.alarm(this.openSockets());
+      await this.admission.scheduleSessionEnds();
+    });
   }
 
   override async webSocketMessage(socket: WebSocket, raw: string | ArrayBuffer): Promise<void> {
@@ -551,11 +582,19 @@ const BELL_KEY = "bell";
 /** The close reason of a socket whose ticket was refused. */
 const TICKET_REFUSED = "Ticket refused.";
 
+/** The close reason of a socket whose session ended by itself. */
+const SESSION_EXPIRED = "Session expired.";
+
 /** The ticket's session the Worker checked, from the upgrade's headers (null: none). */
 function ticketOf(request: Request): TicketSession {
   const sid = request.headers.get("X-Ticket-Session");
+  const sub = request.headers.get("X-Member-Id");
   const iat = Number(request.headers.get("X-Ticket-Issued"));
-  return sid && Number.isFinite(iat) ? { sid, iat } : null;
+  const ends = request.headers.has("X-Ticket-Ends")
+    ? Number(request.headers.get("X-Ticket-Ends"))
+    : null;
+  if (!sid || !sub || !Number.isFinite(iat)) return null;
+  return { sid, iat, sub, ends: ends !== null && Number.isFinite(ends) ? ends : null };
 }
 
 function attachmentOf(socket: WebSocket): HubAttachment | null {

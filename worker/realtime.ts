@@ -29,7 +29,10 @@ export function authorizeUpgrade(c: Context<AppBindings>): SocketMember {
     throw new HttpError(403, "Cross-origin websocket refused.");
   }
   const ticket = c.get("socketTicket");
-  if (ticket) return { id: ticket.sub, ticket: { sid: ticket.sid, iat: ticket.iat } };
+  if (ticket) {
+    const { sub, sid, iat, sxp } = ticket;
+    return { id: sub, ticket: { sid, iat, sub, ends: sxp ?? null } };
+  }
   return { id: verifiedUser(c).id, ticket: null };
 }
 
@@ -42,9 +45,12 @@ export function forwardUpgrade(c: Context<AppBindings>, member: SocketMember): R
   const headers = new Headers(c.req.raw.headers);
   headers.set("X-Member-Id", member.id);
   headers.set("X-Request-Id", c.get("requestId"));
+  // Only the Worker says what ticket a socket came with: a client's own headers of that name go.
+  for (const name of ["X-Ticket-Session", "X-Ticket-Issued", "X-Ticket-Ends"]) headers.delete(name);
   if (member.ticket) {
     headers.set("X-Ticket-Session", member.ticket.sid);
     headers.set("X-Ticket-Issued", String(member.ticket.iat));
+    if (member.ticket.ends !== null) headers.set("X-Ticket-Ends", String(member.ticket.ends));
   }
   return new Request(c.req.raw, { headers });
 }

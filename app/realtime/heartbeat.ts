@@ -1,13 +1,14 @@
 import { api, ApiError } from "~/lib/http";
+import { HEARTBEAT_INTERVAL_MS } from "~/lib/online";
 
 /**
  * docs/domain.md "Presence": POST /me/heartbeat keeps the member's last_seen_at fresh while a
  * signed-in page is open and its presence socket is not: while the socket is open, the presence
  * shard writes last_seen_at for all its members in one batch (durable-objects/presence/
  * last-seen.ts), and a heartbeat would be one more D1 read and write for nothing. A 419 (the
- * page's CSRF token expired) reloads the page; any other failure is only logged.
+ * page's CSRF token expired) reloads the page; any other failure is only logged. How often it
+ * beats is part of what "online" means (app/lib/online.ts).
  */
-export const HEARTBEAT_INTERVAL_MS = 60_000;
 
 export async function sendHeartbeat(reload: () => void = () => window.location.reload()) {
   try {

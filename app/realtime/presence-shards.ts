@@ -4,14 +4,20 @@
  * the Worker (which routes an upgrade), the shards themselves (which tell each other about watched
  * members) and the benchmark.
  */
+import { MAX_PRESENCE_GRACE_MS, PRESENCE_GRACE_MS } from "~/lib/online";
+
 export interface PresenceConfig {
   /** How many shards the room has (1 = one room for everyone). */
   shards: number;
-  /** How long a member who closed their last tab still counts as online (a reload does not flicker). */
+  /**
+   * How long a member who closed their last tab still counts as online (a reload does not
+   * flicker): PRESENCE_GRACE_MS of app/lib/online.ts unless configured, at most
+   * MAX_PRESENCE_GRACE_MS (so that whoever presence shows online, cards and search do too).
+   */
   graceMs: number;
 }
 
-export const PRESENCE_DEFAULTS: PresenceConfig = { shards: 16, graceMs: 5000 };
+export const PRESENCE_DEFAULTS: PresenceConfig = { shards: 16, graceMs: PRESENCE_GRACE_MS };
 
 function intOr(value: unknown, fallback: number, min: number, max: number): number {
   const n = typeof value === "number" ? value : Number.parseInt(String(value ?? ""), 10);
@@ -25,7 +31,7 @@ export function presenceConfig(vars: {
 }): PresenceConfig {
   return {
     shards: intOr(vars.PRESENCE_SHARDS, PRESENCE_DEFAULTS.shards, 1, 1024),
-    graceMs: intOr(vars.PRESENCE_GRACE_MS, PRESENCE_DEFAULTS.graceMs, 0, 300_000),
+    graceMs: intOr(vars.PRESENCE_GRACE_MS, PRESENCE_DEFAULTS.graceMs, 0, MAX_PRESENCE_GRACE_MS),
   };
 }
 

@@ -65,7 +65,9 @@ export async function forgetAwayPushes(env: Env, a: string, b: string) {
  * socket-ticket.server.ts). Closes their presence sockets, their channel's sockets and their
  * sockets in the conversations they recently opened, so that a page left open receives nothing
  * more. Pages still signed in reconnect. `conversations: false` leaves the conversation rooms to a
- * caller that closes every one of them anyway (account.server.ts `cutOffRealtime`).
+ * caller that closes every one of them anyway (account.server.ts `cutOffRealtime`). A session that
+ * ends by itself (its absolute expiry) takes the same steps from the member's hub, at its alarm
+ * (durable-objects/member-hub.ts `endExpiredSessions`).
  */
 export async function endMemberSockets(
   env: Env,
@@ -75,24 +77,38 @@ export async function endMemberSockets(
     sessions = "all",
   }: { conversations?: boolean; sessions?: EndedSessions } = {},
 ): Promise<void> {
-  const { shard, room } = presenceShardFor(env, userId);
   await Promise.all([
     // A browser's push subscription ends with the session it was made in (the foreign key):
     // the hub's copy of the member's browsers is read again.
     pushSettingsChanged(env, userId),
-    room
-      .closeMember(shard, userId)
-      .catch((error: unknown) => logFailure("close_presence_sockets_failed", error)),
+    closePresenceSockets(env, userId),
     (async () => {
       const conversations = await memberHub(env, userId).endSessions(sessions);
-      if (!closeRooms) return;
-      await Promise.all(
-        conversations.map((id) =>
-          conversationRoom(env, id)
-            .closeMember(userId)
-            .catch((error: unknown) => logFailure("close_member_sockets_failed", error)),
-        ),
-      );
+      if (closeRooms) await closeConversationSockets(env, userId, conversations);
     })().catch((error: unknown) => logFailure("end_member_sockets_failed", error)),
   ]);
+}
+
+/** Closes the member's presence sockets (their shard; they leave after the grace period). */
+export async function closePresenceSockets(env: Env, userId: string): Promise<void> {
+  const { shard, room } = presenceShardFor(env, userId);
+  await room
+    .closeMember(shard, userId)
+    .then(() => undefined)
+    .catch((error: unknown) => logFailure("close_presence_sockets_failed", error));
+}
+
+/** Closes the member's sockets in these conversations' rooms (those their hub noted). */
+export async function closeConversationSockets(
+  env: Env,
+  userId: string,
+  conversations: string[],
+): Promise<void> {
+  await Promise.all(
+    conversations.map((id) =>
+      conversationRoom(env, id)
+        .closeMember(userId)
+        .catch((error: unknown) => logFailure("close_member_sockets_failed", error)),
+    ),
+  );
 }

@@ -3,6 +3,7 @@ import { ageOn } from "~/lib/age";
 import { distanceKm, type LatLng } from "~/lib/distance";
 import type { MemberCardView, MemberProfileView } from "~/lib/members";
 import type { PhotoUrls } from "~/lib/photos";
+import { isOnline } from "~/lib/online";
 import type { Location } from "~/schemas/profile";
 import { promptsForCard } from "~/schemas/prompt-catalog";
 import { getDb, schema, type Db } from "./db.server";
@@ -11,9 +12,6 @@ import { searchOriginSql } from "./geo.server";
 import { notFound } from "./errors.server";
 import { mintPhotoUrls, profilePhoto } from "./photo-urls.server";
 import { canSee } from "./visibility.server";
-
-/** A member counts as online when seen within this window and not hiding it. */
-export const ONLINE_WINDOW_MS = 5 * 60_000;
 
 export type MemberCard = MemberCardView;
 
@@ -70,15 +68,6 @@ export function cardQuery(db: Db) {
     .innerJoin(schema.profiles, eq(schema.profiles.userId, schema.users.id));
 }
 
-export function isOnline(
-  member: { hideOnline: boolean; lastSeenAt: string | null },
-  now = Date.now(),
-): boolean {
-  if (member.hideOnline || !member.lastSeenAt) return false;
-  const seen = Date.parse(member.lastSeenAt);
-  return Number.isFinite(seen) && now - seen <= ONLINE_WINDOW_MS;
-}
-
 export function locationNames(location: Location | null | undefined) {
   return {
     country: location?.country?.name ?? null,
@@ -99,6 +88,7 @@ export function toMemberCard(row: CardRow, photos: PhotoUrlsById, now = Date.now
     location: locationNames(row.location),
     photo_url: urls?.[720] ?? null,
     photo_urls: urls,
+    // "Online" as app/lib/online.ts defines it, from last_seen_at.
     online: isOnline(row, now),
     verified: Boolean(row.verified),
     // A member who hides their online state hides when they were last seen too.

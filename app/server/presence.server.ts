@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { presenceConfig, shardName, shardOf } from "~/realtime/presence-shards";
 import { PRESENCE_WATCH_LIMIT } from "~/realtime/presence";
+import { HEARTBEAT_WRITE_AFTER_MS, LAST_SEEN_REFRESH_MS } from "~/lib/online";
 import { getDb, nowIso, schema } from "./db.server";
 import type { Env } from "./env.server";
 import { logFailure } from "./log.server";
@@ -125,13 +126,6 @@ export async function setPresenceHidden(env: Env, userId: string, hidden: boolea
   }
 }
 
-/**
- * How often each shard writes last_seen_at for the members it holds (one batch a shard), and how
- * old a member's last_seen_at must be for that write to touch their row. A member online keeps a
- * last_seen_at at most about 150 s old, well inside "online now" (ONLINE_WINDOW_MS, 5 min).
- */
-export const LAST_SEEN_EVERY_MS = 60_000;
-export const LAST_SEEN_REFRESH_MS = 90_000;
 /** Ids per statement of the bulk write (its JSON stays far below D1's statement size). */
 const LAST_SEEN_CHUNK = 1000;
 
@@ -164,15 +158,9 @@ export async function writeLastSeen(
 }
 
 /**
- * The heartbeat writes only when last_seen_at is older than this: a member with a presence socket
- * is kept fresher by their shard and costs no write; one without (no websockets) is written at
- * most every 3 minutes, which with a beat a minute keeps them inside "online now".
- */
-export const HEARTBEAT_WRITE_AFTER_MS = 180_000;
-
-/**
  * POST /me/heartbeat: the member is here. One conditional UPDATE by primary key that writes only
- * when last_seen_at is older than HEARTBEAT_WRITE_AFTER_MS (a burst of tabs costs one write).
+ * when last_seen_at is older than HEARTBEAT_WRITE_AFTER_MS (app/lib/online.ts; a burst of tabs
+ * costs one write, and a member with a presence socket, kept fresher by their shard, none).
  * Returns whether it wrote.
  */
 export async function recordHeartbeat(env: Env, userId: string, now = Date.now()) {

@@ -231,7 +231,14 @@ export interface MemberHubApi {
  * A checked socket ticket's session (socket-ticket.server.ts), as the Worker passes it on to the
  * member's hub; null when the socket came with its session read from D1.
  */
-export type TicketSession = { sid: string; iat: number } | null;
+export type TicketSession = {
+  sid: string;
+  iat: number;
+  /** The member. */
+  sub: string;
+  /** When the session ends by itself (ms since the epoch); null when the ticket does not say. */
+  ends: number | null;
+} | null;
 
 /** Which of a member's sessions ended (see `endMemberSockets`): one, all but one, or all. */
 export type EndedSessions = { only: string } | { allBut: string } | "all";

@@ -60,6 +60,11 @@ export interface ActiveSession {
   userId: string;
   remember: boolean;
   createdAt: string;
+  /**
+   * When the session ends at the latest (ISO; SESSION_POLICY's absolute lifetime from sign-in):
+   * the socket tickets it mints end with it (socket-ticket.server.ts).
+   */
+  expiresAt: string;
   passwordConfirmedAt: string | null;
 }
 
@@ -175,6 +180,7 @@ export async function readSessionById(
       userId: session.userId,
       remember: session.remember,
       createdAt: session.createdAt,
+      expiresAt: session.expiresAt,
       passwordConfirmedAt: session.passwordConfirmedAt,
     },
     user: {

@@ -22,9 +22,15 @@ export interface TicketClaims {
   sub: string;
   /** The session that minted it (its id hash). */
   sid: string;
-  /** Minted at, and good until (ms since the epoch). */
+  /** Minted at, and good until (ms since the epoch): never after its session's end. */
   iat: number;
   exp: number;
+  /**
+   * When the session ends by itself (its absolute expiry, ms since the epoch): the member's hub
+   * closes the sockets the ticket opened then. Absent from tickets minted before it was carried
+   * (accepted: they end within the hour).
+   */
+  sxp?: number;
 }
 
 const encoder = new TextEncoder();
@@ -33,16 +39,24 @@ const decoder = new TextDecoder();
 /** The HMAC message of a ticket: its own prefix, so no other signature of APP_KEY passes as one. */
 const signed = (payload: string) => `socket-ticket:v1:${payload}`;
 
+/**
+ * A ticket for the session: good for SOCKET_TICKET_TTL_MS, or until the session's absolute
+ * expiry if that comes first (a ticket never outlives its session). Its idle expiry cannot come
+ * first: reading the session to mint the ticket made it active at most SESSION_POLICY.touchEveryMs
+ * ago, and the shortest idle lifetime is longer than that plus a ticket's.
+ */
 export async function mintSocketTicket(
   env: Env,
-  session: { userId: string; idHash: string },
+  session: { userId: string; idHash: string; expiresAt: string },
   now = Date.now(),
 ): Promise<{ ticket: string; expiresAt: number }> {
+  const ends = Date.parse(session.expiresAt);
   const claims: TicketClaims = {
     sub: session.userId,
     sid: session.idHash,
     iat: now,
-    exp: now + SOCKET_TICKET_TTL_MS,
+    exp: Math.min(now + SOCKET_TICKET_TTL_MS, ends),
+    sxp: ends,
   };
   const payload = toBase64Url(encoder.encode(JSON.stringify(claims)));
   return {
@@ -67,10 +81,12 @@ export async function verifySocketTicket(
   } catch {
     return null;
   }
-  const { sub, sid, iat, exp } = claims;
+  const { sub, sid, iat, exp, sxp } = claims;
   if (typeof sub !== "string" || typeof sid !== "string") return null;
   if (typeof iat !== "number" || typeof exp !== "number" || exp <= now) return null;
-  return { sub, sid, iat, exp };
+  if (sxp === undefined) return { sub, sid, iat, exp };
+  if (typeof sxp !== "number" || sxp <= now) return null;
+  return { sub, sid, iat, exp, sxp };
 }
 
 /**
@@ -90,7 +106,7 @@ export const NO_REVOCATIONS: TicketRevocations = { validFrom: 0, kept: null, end
 /** Whether a ticket's session may still open sockets. */
 export function ticketAdmitted(
   revocations: TicketRevocations,
-  ticket: NonNullable<TicketSession>,
+  ticket: Pick<NonNullable<TicketSession>, "sid" | "iat">,
 ): boolean {
   if (revocations.ended[ticket.sid] !== undefined) return false;
   return ticket.iat >= revocations.validFrom || ticket.sid === revocations.kept;

@@ -113,6 +113,7 @@ export function watchUnion(
  * Whether a member shows as online: the presence room's word while connected and the member is in
  * the set the last `here` answered for; otherwise what the server said when the page was rendered
  * (`fallback`, the member card's `online`), as for a page just opened whose `here` is on its way.
+ * Both halves are app/lib/online.ts's definition: live, and stored (which lags it, ONLINE_LAG_MS).
  */
 export function isOnlineIn(
   state: PresenceState,

@@ -61,6 +61,7 @@ import {
   ROOT,
   startWorker,
 } from "../lib/worker";
+import { presenceConfig } from "../../app/realtime/presence-shards";
 import { buildRef } from "../lib/ref";
 import type { Command, Event, Protocol, Report } from "./client";
 import { sleep } from "../../scripts/lib/wait";
@@ -237,7 +238,8 @@ async function runOnce(options: Options, design: Design, sockets: number) {
   const nextPage = pages(members, random);
   const config = await state.prepareWorker();
   const vars = config.vars ?? {};
-  const graceMs = Number(vars.PRESENCE_GRACE_MS ?? 5000);
+  // The grace the shards will use (configured, or app/lib/online.ts's).
+  const { graceMs } = presenceConfig(vars);
   const workerVars: Record<string, string> = { APP_ENV: "development" };
   for (const [k, v] of Object.entries(vars)) {
     if (k.startsWith("PRESENCE_")) workerVars[k] = String(v);

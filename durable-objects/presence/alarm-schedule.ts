@@ -1,5 +1,5 @@
 import { livenessTickMs, type PresenceConfig } from "~/realtime/presence-shards";
-import { LAST_SEEN_EVERY_MS } from "~/server/presence.server";
+import { LAST_SEEN_EVERY_MS } from "~/lib/online";
 import { ONLINE_COUNT_EVERY_MS } from "./online-count";
 
 /**

@@ -36,6 +36,7 @@ describe("readSessionById", () => {
         userId: user!.id,
         remember: Boolean(row!.remember),
         createdAt: row!.created_at,
+        expiresAt: row!.expires_at,
         passwordConfirmedAt: row!.password_confirmed_at,
       },
       user: {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { issueChannelToken } from "~/server/broadcasting.server";
 import { sessionRowOf } from "../helpers/auth";
-import { HEARTBEAT_WRITE_AFTER_MS } from "~/server/presence.server";
+import { HEARTBEAT_WRITE_AFTER_MS } from "~/lib/online";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
 import { openSocket } from "../helpers/sockets";

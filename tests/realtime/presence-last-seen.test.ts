@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { LAST_SEEN_REFRESH_MS, presenceShardFor } from "~/server/presence.server";
+import { LAST_SEEN_REFRESH_MS } from "~/lib/online";
+import { presenceShardFor } from "~/server/presence.server";
 import { foundIds, searcher, setUser } from "../discovery/fixtures";
 import { joinPresence, SETTLE_MS } from "./presence-helpers";
 import { sleep } from "../../scripts/lib/wait";

@@ -1,11 +1,13 @@
-import { env } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import { mintSocketTicket, SOCKET_TICKET_TTL_MS } from "~/server/socket-ticket.server";
-import { signInAs } from "../helpers/auth";
+import type { MemberHub } from "../../durable-objects/member-hub";
+import { sessionRowOf, signInAs } from "../helpers/auth";
 import { d1Statements } from "../helpers/d1-count";
 import { TestClient } from "../helpers/client";
 import { verifiedMember } from "../helpers/members";
+import { restartObject } from "../helpers/restart";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 import { conversationPair, sent } from "../chat/helpers";
 import { onlineOf, until, watch } from "./presence-helpers";
@@ -26,6 +28,27 @@ async function ticketOf(client: TestClient): Promise<string> {
   expect(res.body.expires_at).toBeGreaterThan(Date.now() + SOCKET_TICKET_TTL_MS - 60_000);
   return res.body.ticket;
 }
+
+const HOUR = 3_600_000;
+
+const hubOf = (userId: string) => env.MEMBER_HUB.get(env.MEMBER_HUB.idFromName(userId));
+
+/** The hub's alarm (null: none set). */
+const hubAlarm = (userId: string) =>
+  runInDurableObject(hubOf(userId), (_hub: MemberHub, state) => state.storage.getAlarm());
+
+/** Makes the client's session end by itself `ms` from now (its absolute expiry); answers when. */
+async function sessionEndsIn(client: TestClient, ms: number): Promise<number> {
+  const row = await sessionRowOf(client);
+  const at = Date.now() + ms;
+  await env.DB.prepare("UPDATE sessions SET expires_at = ?1 WHERE id_hash = ?2")
+    .bind(new Date(at).toISOString(), row!.id_hash)
+    .run();
+  return at;
+}
+
+const sleepUntil = (at: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 
 /** A browser without the session cookie: only the ticket can open anything. */
 const cookieless = () => new TestClient();
@@ -116,7 +139,11 @@ describe("socket tickets", () => {
     const othersPayload = (await ticketOf(other.client)).split(".")[0];
     const { ticket: expired } = await mintSocketTicket(
       env,
-      { userId: member.id, idHash: "0".repeat(64) },
+      {
+        userId: member.id,
+        idHash: "0".repeat(64),
+        expiresAt: new Date(Date.now() + HOUR).toISOString(),
+      },
       Date.now() - SOCKET_TICKET_TTL_MS - 1,
     );
     for (const bad of [
@@ -225,5 +252,94 @@ describe("socket tickets", () => {
     await until(after, (online) => online.has(target.id));
     after.close();
     targetSocket.socket?.close();
+  });
+
+  it("a ticket never outlives its session: minted near the session's end, it is refused after", async () => {
+    const member = await verifiedMember();
+    const ends = await sessionEndsIn(member.client, 2500);
+    const res = await member.client.json<Ticket>("POST", "/my/socket-ticket");
+    expect(res.status).toBe(200);
+    expect(res.body.expires_at).toBe(ends);
+    expect(await outcome("/ws/me", res.body.ticket)).toBe("open");
+
+    await sleepUntil(ends + 50);
+    for (const path of ["/ws/me", "/ws/presence"]) {
+      expect(await outcome(path, res.body.ticket), path).toBe(SESSION_ENDED_CLOSE);
+    }
+  });
+
+  it("a session's end closes its member, presence and conversation sockets, as a sign-out of it does", async () => {
+    const { alice, bob, id } = await conversationPair();
+    const { client: phone } = await signInAs(alice.details.email, alice.details.password);
+    const phoneTicket = await ticketOf(phone);
+    const bobPresence = await opened("/ws/presence", await ticketOf(bob.client));
+    await bobPresence.next((f) => f.type === "here");
+    await watch(bobPresence, [alice.id]);
+
+    const ends = await sessionEndsIn(alice.client, 4000);
+    const laptop = await alice.client.json<Ticket>("POST", "/my/socket-ticket");
+    expect(laptop.body.expires_at).toBe(ends);
+    const me = await opened("/ws/me", laptop.body.ticket);
+    const presence = await opened("/ws/presence", laptop.body.ticket);
+    await presence.next((f) => f.type === "here");
+    const chat = await opened(`/ws/chat/${id}`, laptop.body.ticket);
+    await until(bobPresence, (online) => online.has(alice.id));
+    expect(Date.now()).toBeLessThan(ends);
+    // The hub that admitted the ticket rings at the session's end.
+    expect(await hubAlarm(alice.id)).toBe(ends);
+
+    const closes = [me, presence, chat].map((s) => closeOf(s.ws, 8000));
+    await sleepUntil(ends + 50);
+    // The alarm rings by itself at `ends`; run it here in case it has not yet.
+    await runDurableObjectAlarm(hubOf(alice.id));
+    const [meEnd, presenceEnd, chatEnd] = await Promise.all(closes);
+    expect(meEnd).toEqual({ code: SESSION_ENDED_CLOSE, reason: "Session expired." });
+    expect(presenceEnd).toMatchObject({ code: SESSION_ENDED_CLOSE });
+    expect(chatEnd).toMatchObject({ code: SESSION_ENDED_CLOSE });
+    // Alice leaves Bob's presence once her grace period is over (nothing reconnected for her).
+    await until(bobPresence, (online) => !online.has(alice.id), "Alice left", 5000);
+
+    // Nothing of the ended session gets back in; the phone's session does, with its ticket.
+    expect((await openSocket(alice.client, "/ws/me")).status).toBe(401);
+    for (const path of ["/ws/me", "/ws/presence", `/ws/chat/${id}`]) {
+      expect(await outcome(path, laptop.body.ticket), path).toBe(SESSION_ENDED_CLOSE);
+      expect(await outcome(path, phoneTicket), path).toBe("open");
+    }
+    bobPresence.close();
+  }, 20_000);
+
+  it("a session's end and the away pushes share the hub's alarm without losing either", async () => {
+    const member = await verifiedMember();
+    const ends = await sessionEndsIn(member.client, 2 * HOUR);
+    const res = await member.client.json<Ticket>("POST", "/my/socket-ticket");
+    (await opened("/ws/me", res.body.ticket)).close();
+    expect(await hubAlarm(member.id)).toBe(ends);
+
+    // The digest falls due first and is handled: the alarm goes back to the session's end.
+    await runInDurableObject(hubOf(member.id), async (_hub: MemberHub, state) => {
+      await state.storage.put("away:digest", { due: Date.now() - 1, last: null });
+      // Far enough not to ring by itself: run below.
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    expect(await runDurableObjectAlarm(hubOf(member.id))).toBe(true);
+    expect(await hubAlarm(member.id)).toBe(ends);
+
+    // A digest due later than the session's end waits for it, and rings after it.
+    const digestDue = ends + HOUR;
+    await runInDurableObject(hubOf(member.id), async (_hub: MemberHub, state) => {
+      await state.storage.put("away:digest", { due: digestDue, last: null });
+      const held = await state.storage.get<{ member: string; ends: Record<string, number> }>(
+        "session-ends",
+      );
+      const sid = Object.keys(held!.ends)[0]!;
+      await state.storage.put("session-ends", { ...held, ends: { [sid]: Date.now() - 1 } });
+      // Far enough not to ring by itself: run below.
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    // A restart (a deploy) in between: the hub finds the session's end in its storage.
+    await restartObject(hubOf(member.id));
+    expect(await runDurableObjectAlarm(hubOf(member.id))).toBe(true);
+    expect(await hubAlarm(member.id)).toBe(digestDue);
+    expect(await outcome("/ws/me", res.body.ticket)).toBe(SESSION_ENDED_CLOSE);
   });
 });

@@ -9,8 +9,8 @@ import {
   type LatLng,
   type UnitPoint,
 } from "~/lib/distance";
+import { ONLINE_WINDOW_MS, onlineSince } from "~/lib/online";
 import { SEARCH_AGE, type SearchFilters, type SearchSort } from "~/schemas/search";
-import { ONLINE_WINDOW_MS } from "../members.server";
 import { blockedWith } from "../visibility.server";
 
 /**
@@ -239,6 +239,7 @@ export interface Resolved {
   ageTo: number;
 }
 
+/** Valid while ONLINE_WINDOW_MS is under an hour (tests/unit/online.test.ts). */
 const onlineFloorKey = (asOf: number) =>
   Math.floor((asOf - ONLINE_WINDOW_MS) / 3_600_000) * 4 * KEY_RANGE;
 
@@ -280,7 +281,7 @@ export function queryOf(
     gender: filters.gender,
     ...place,
     withPhoto: filters.with_photo,
-    onlineSince: filters.online_only ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : null,
+    onlineSince: filters.online_only ? onlineSince() : null,
     match: matchExpression(keywords, filters.interests, place, filters.gender, near, verified),
     textMatch: matchExpression(keywords, filters.interests, place, filters.gender, null, verified),
     interestsMatch: matchExpression("", filters.interests, {}, undefined, null, verified),
@@ -315,9 +316,9 @@ export function resolve(query: SearchQuery, searcher: Searcher, asOf: number): R
 }
 
 /**
- * Whether the member of `users u` is online now: seen since `onlineSince` and not hiding it. The
- * one reading of "online now" in search (with the partial index users_online on last_seen_at),
- * whoever writes last_seen_at.
+ * Whether the member of `users u` is online now: seen since `onlineSince` and not hiding it, as
+ * `isOnline` of app/lib/online.ts says of a card. The one reading of "online now" in search (with
+ * the partial index users_online on last_seen_at), whoever writes last_seen_at.
  */
 export const onlineNow = (c: SearchContext) =>
   sql`u.last_seen_at >= ${c.onlineSince} AND u.hide_online = 0`;
