@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { CHAT_CLOSE_FORBIDDEN, CHAT_CLOSED_REASON } from "~/realtime/chat";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import { channelForPath, verifyChannelToken } from "~/server/broadcasting.server";
 import { HttpError, unauthenticated } from "~/server/errors.server";
@@ -56,16 +57,42 @@ export function forwardUpgrade(c: Context<AppBindings>, member: SocketMember): R
 }
 
 /**
- * The answer to an upgrade whose ticket opens nothing (forged, expired, or of a session that
- * ended): a socket closed at once with 4401, as sockets are when a session ends, since a browser
- * sees no HTTP status on a failed upgrade. The page asks for a fresh ticket before it reconnects
- * (app/realtime/ticket.ts).
+ * A socket accepted by the Worker itself (no object behind it) and closed at once with `code`: a
+ * browser sees no HTTP status on a failed upgrade, only a failed connection, but it does read the
+ * code a socket closes with. Nothing is sent on it.
  */
-export function refusedSocket(): Response {
+function closedSocket(code: number, reason: string): Response {
   const pair = new WebSocketPair();
   pair[1].accept();
-  pair[1].close(SESSION_ENDED_CLOSE, "Ticket refused.");
+  pair[1].close(code, reason);
   return new Response(null, { status: 101, webSocket: pair[0] });
+}
+
+/**
+ * The answer to an upgrade whose ticket opens nothing (forged, expired, or of a session that
+ * ended): a socket closed at once with 4401, as sockets are when a session ends. The page asks
+ * for a fresh ticket before it reconnects (app/realtime/ticket.ts).
+ */
+export function refusedSocket(): Response {
+  return closedSocket(SESSION_ENDED_CLOSE, "Ticket refused.");
+}
+
+/**
+ * Whether the upgrade is a websocket client's handshake: every one (a browser's always) carries
+ * `Sec-WebSocket-Key` (RFC 6455). A request that only asks for an upgrade is an HTTP client's,
+ * which reads a refusal's status as API.md "Realtime" gives it (401 or 403).
+ */
+export function isHandshake(c: Context<AppBindings>): boolean {
+  return Boolean(c.req.header("Sec-WebSocket-Key"));
+}
+
+/**
+ * A conversation's socket refused to a handshake (unknown, not the member's, ended by an unmatch,
+ * across a block): a socket closed at once with the room's own code, 4403, which the page reads as
+ * the conversation closed to it for good (no reconnect, the composer disabled).
+ */
+export function refusedConversationSocket(): Response {
+  return closedSocket(CHAT_CLOSE_FORBIDDEN, CHAT_CLOSED_REASON);
 }
 
 /**

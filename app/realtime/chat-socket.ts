@@ -24,6 +24,11 @@ export interface ConversationSocketEvents {
   open(): void;
   /** The socket dropped; it reconnects by itself (unless forbidden). */
   down(): void;
+  /**
+   * An attempt to connect ended before the socket opened: a browser reads no status from a
+   * refused upgrade (nor from a network that is down), so the page asks over HTTP after a few.
+   */
+  failed(): void;
   frame(frame: ChatServerFrame): void;
   /** The room closed the conversation (a block): the socket will not come back. */
   forbidden(): void;
@@ -83,6 +88,10 @@ export function connectConversation(
     () => socket.reconnect(4000, "keepalive timeout"),
   );
   const closeOpen = conversationOpened(conversationId);
+  // Whether the current connection opened (a close without it is a failed attempt), and whether
+  // the page closed the socket.
+  let opened = false;
+  let closed = false;
   let lastTyping = 0;
   const waiting = new Map<
     string,
@@ -119,6 +128,7 @@ export function connectConversation(
   };
 
   socket.addEventListener("open", () => {
+    opened = true;
     retries.attempts = 0;
     retries.hintMs = 0;
     keepalive.activity();
@@ -153,7 +163,10 @@ export function connectConversation(
       settleReaction(messageId)?.reject(new Error("The chat connection closed."));
     }
     events.down();
+    const failedAttempt = !opened;
+    opened = false;
     if (event.code === CHAT_CLOSE_FORBIDDEN) events.forbidden();
+    else if (failedAttempt && !closed) events.failed();
   });
 
   return {
@@ -209,6 +222,8 @@ export function connectConversation(
       return true;
     },
     close() {
+      if (closed) return;
+      closed = true;
       keepalive.stop();
       closeOpen();
       socket.close(1000, "conversation closed");

@@ -226,9 +226,12 @@ export type ChatClientFrame = z.infer<typeof chatClientFrame>;
 
 /**
  * The room closes every socket with this code when the conversation may no longer be used (one
- * member blocked the other); a client must not reconnect after it.
+ * member blocked the other, an unmatch, a suspension), and the Worker closes a browser's socket it
+ * refused with it (docs/realtime.md "Authentication"); a client must not reconnect after it.
  */
 export const CHAT_CLOSE_FORBIDDEN = 4403;
+/** The reason a conversation's socket is closed with (CHAT_CLOSE_FORBIDDEN): what the page says. */
+export const CHAT_CLOSED_REASON = "This conversation is no longer available.";
 
 /** A member's typing frames reach the other member at most this often. */
 export const TYPING_THROTTLE_MS = 2000;

@@ -19,6 +19,11 @@ import {
   giftsLoaded,
   initialChatState,
   catchUpFrom,
+  conversationClosed,
+  conversationRefused,
+  roomNeedsCheck,
+  roomOpened,
+  roomOpenFailed,
   roomSyncChanged,
   messageRemoved,
   messagesLoaded,
@@ -101,10 +106,8 @@ export const openConversationAtom = atom(null, async (get, set, id: string | nul
     void set(flushOutgoingAtom);
   } catch (error) {
     if (get(chatStateAtom).activeConversationId !== id) return;
-    set(
-      chatStateAtom,
-      chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.messages)),
-    );
+    const failed = chatFailed(get(chatStateAtom), chatErrorMessage(error, CHAT_ERRORS.messages));
+    set(chatStateAtom, conversationRefused(failed, id, error));
   }
 });
 
@@ -145,31 +148,56 @@ export const catchUpAtom = atom(null, async (get, set): Promise<boolean> => {
 });
 
 /**
- * What the open conversation's socket opening and going down do to the chat store, for the chat
- * page (app/components/chat/conversation-room.ts) and anything else that holds the socket:
- * on each opening, what was missed (the catch-up), the connection marked caught up if it still is
- * the open one, then what this device still has to send (the server may have stored some of it
- * before the connection dropped: the catch-up shows which); on going down, the next catch-up
- * starts where the socket last kept up.
+ * What the open conversation's socket opening, going down, failing to open and being closed do to
+ * the chat store, for the chat page (app/components/chat/conversation-room.ts) and anything else
+ * that holds the socket: on each opening, what was missed (the catch-up), the connection marked
+ * caught up if it still is the open one, then what this device still has to send (the server may
+ * have stored some of it before the connection dropped: the catch-up shows which); on going down,
+ * the next catch-up starts where the socket last kept up. The conversation is closed to the member
+ * when its room says so (4403), and when the server answers a catch-up with 403 or 404: one runs
+ * at each opening, after a few failed openings in a row (a browser reads no status from a refused
+ * upgrade), and when the browser is online again (`check`).
  */
 export function conversationRoomSync(store: Store, conversationId: string) {
   let connection = 0;
+  const refused = (error: unknown) =>
+    store.set(chatStateAtom, (s) => conversationRefused(s, conversationId, error));
+  const catchUp = async (): Promise<boolean> => {
+    if (store.get(chatStateAtom).activeConversationId !== conversationId) return false;
+    try {
+      return await store.set(catchUpAtom);
+    } catch (error) {
+      // A 403 or 404 closes the conversation; anything else is tried again at the next opening.
+      refused(error);
+      return false;
+    }
+  };
   return {
     async opened(): Promise<void> {
       const opened = ++connection;
-      try {
-        const whole = await store.set(catchUpAtom);
-        if (whole && opened === connection) {
-          store.set(chatStateAtom, (s) => roomSyncChanged(s, conversationId, true));
-        }
-      } catch {
-        // The catch-up runs again at the next opening; what waits is still sent.
+      store.set(chatStateAtom, (s) => roomOpened(s, conversationId));
+      const whole = await catchUp();
+      if (whole && opened === connection) {
+        store.set(chatStateAtom, (s) => roomSyncChanged(s, conversationId, true));
       }
       await store.set(flushOutgoingAtom);
     },
     down() {
       connection += 1;
       store.set(chatStateAtom, (s) => roomSyncChanged(s, conversationId, false));
+    },
+    /** The socket failed to open once more: after a few in a row, HTTP says whether it may. */
+    async failed(): Promise<void> {
+      store.set(chatStateAtom, (s) => roomOpenFailed(s, conversationId));
+      if (roomNeedsCheck(store.get(chatStateAtom))) await catchUp();
+    },
+    /** The room closed the conversation (4403): the socket will not come back. */
+    forbidden() {
+      store.set(chatStateAtom, (s) => conversationClosed(s, conversationId));
+    },
+    /** Whether the conversation is still open to the member, asked over HTTP (a catch-up). */
+    async check(): Promise<void> {
+      await catchUp();
     },
   };
 }
@@ -254,6 +282,8 @@ export const sendMessageAtom = atom(
       }
       // The server decided: it is no longer this device's to send by itself.
       void forgetOutgoing(clientId);
+      // A 403 or 404: the conversation is closed to the member (a block, an unmatch), as on 4403.
+      set(chatStateAtom, conversationRefused(get(chatStateAtom), id, error));
       // "Are you sure?" (message safety): the message waits for the member to confirm or discard.
       const askedToConfirm = error.status === 409 && !input.confirm;
       set(

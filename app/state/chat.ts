@@ -59,6 +59,18 @@ export interface ChatState {
   /** The conversation's socket is open and its catch-up done: its frames arrive in order, none missed. */
   roomSynced: boolean;
   /**
+   * The open conversation may no longer be used by this member (a block either way, an unmatch,
+   * a suspension, not theirs): its room closed its socket with 4403, or the server answered a
+   * send or a catch-up of it with 403 or 404. The composer is disabled; the socket stays closed.
+   */
+  roomClosed: boolean;
+  /**
+   * How many times in a row the conversation's socket failed to open. A browser reads no status
+   * from a refused upgrade, so after ROOM_FAILED_OPENS_CHECK of them the page asks over HTTP
+   * (`roomNeedsCheck`), whose 403 or 404 closes the conversation.
+   */
+  failedOpens: number;
+  /**
    * The cursor of the next older page (docs/domain.md "Client state"), and whether there is one.
    */
   cursor: string | null;
@@ -81,6 +93,8 @@ export const initialChatState: ChatState = {
   messages: [],
   syncedSeq: 0,
   roomSynced: false,
+  roomClosed: false,
+  failedOpens: 0,
   cursor: null,
   hasMore: false,
   isLoadingMessages: false,
@@ -239,6 +253,8 @@ export function selectConversation(s: ChatState, id: string | null): ChatState {
     messages: [],
     syncedSeq: 0,
     roomSynced: false,
+    roomClosed: false,
+    failedOpens: 0,
     cursor: null,
     hasMore: false,
     isLoadingMessages: false,
@@ -696,7 +712,6 @@ export const creditsSpent = (s: ChatState, amount: number): ChatState => ({
   userCredits: Math.max(0, s.userCredits - amount),
 });
 
-/** Applies one frame of the open conversation's room. */
 /**
  * The conversation's socket caught up after opening (`synced`), or went down: while it is caught
  * up, the messages it brings are in order with none missed, and move `syncedSeq`.
@@ -706,6 +721,49 @@ export const roomSyncChanged = (s: ChatState, conversationId: string, synced: bo
     ? s
     : { ...s, roomSynced: synced };
 
+/** After this many failed opens in a row, the page asks over HTTP whether the conversation is still open to it. */
+export const ROOM_FAILED_OPENS_CHECK = 3;
+
+/**
+ * The open conversation was closed to this member (its room's 4403, or a 403 or 404 about it): for
+ * good, until the member opens it again.
+ */
+export function conversationClosed(s: ChatState, conversationId: string): ChatState {
+  if (conversationId !== s.activeConversationId || s.roomClosed) return s;
+  return { ...s, roomClosed: true, roomSynced: false };
+}
+
+/**
+ * Whether the server's answer about a conversation (a send, a catch-up) says it is closed to the
+ * member: 403 (a block either way, an unmatch, a suspension, not theirs) or 404 (unknown). A
+ * network failure, a limit or a "Are you sure?" says nothing of the kind.
+ */
+export const closesConversation = (error: unknown): boolean =>
+  error instanceof ApiError && (error.status === 403 || error.status === 404);
+
+/** A send or a catch-up of the conversation failed: closed when the answer says so (as 4403). */
+export const conversationRefused = (s: ChatState, conversationId: string, error: unknown) =>
+  closesConversation(error) ? conversationClosed(s, conversationId) : s;
+
+/** The conversation's socket opened: no failed opens in a row any more. */
+export const roomOpened = (s: ChatState, conversationId: string): ChatState =>
+  conversationId !== s.activeConversationId || s.failedOpens === 0 ? s : { ...s, failedOpens: 0 };
+
+/** The conversation's socket failed to open (the browser reads no status): one more in a row. */
+export const roomOpenFailed = (s: ChatState, conversationId: string): ChatState =>
+  conversationId !== s.activeConversationId || s.roomClosed
+    ? s
+    : { ...s, failedOpens: s.failedOpens + 1 };
+
+/**
+ * Whether the open conversation is to be checked over HTTP: its socket failed to open
+ * ROOM_FAILED_OPENS_CHECK times in a row (and each time after), and it is not closed already.
+ * A network that is down fails the check too, and closes nothing.
+ */
+export const roomNeedsCheck = (s: ChatState): boolean =>
+  !s.roomClosed && s.failedOpens >= ROOM_FAILED_OPENS_CHECK;
+
+/** Applies one frame of the open conversation's room. */
 export function roomFrameReceived(s: ChatState, frame: ChatServerFrame, me: string): ChatState {
   switch (frame.type) {
     case "message": {

@@ -80,6 +80,7 @@ function roomSync(store: ReturnType<typeof createStore>, conversationId: string)
         .catch(() => {})
         .then(() => store.set(flushOutgoingAtom)),
     down: () => {},
+    failed: () => Promise.resolve(),
   };
 }
 
@@ -137,6 +138,7 @@ export async function openTab(options: TabOptions, events: TabEvents): Promise<T
         );
       },
       down: () => sync.down(),
+      failed: () => void sync.failed().catch(() => {}),
       frame: (frame) => {
         if (frame.type === "call" || frame.type === "call_error" || frame.type === "typing") return;
         if (

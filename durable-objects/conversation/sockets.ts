@@ -1,4 +1,4 @@
-import { CHAT_CLOSE_FORBIDDEN, type ChatServerFrame } from "~/realtime/chat";
+import { CHAT_CLOSE_FORBIDDEN, CHAT_CLOSED_REASON, type ChatServerFrame } from "~/realtime/chat";
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import type { RateLimitSpec } from "~/server/room-api.server";
 import { log } from "~/server/log.server";
@@ -94,7 +94,7 @@ export class RoomSockets {
   }
 
   /** Closes every socket: the conversation may no longer be used; clients must not reconnect. */
-  closeAll(reason = "This conversation is no longer available."): number {
+  closeAll(reason = CHAT_CLOSED_REASON): number {
     return this.close(this.ctx.getWebSockets(), CHAT_CLOSE_FORBIDDEN, reason);
   }
 

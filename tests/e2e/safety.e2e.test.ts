@@ -4,7 +4,7 @@
  * members vanish from each other's search, and the profiles are gone. Then the block is lifted
  * from Settings › Blocked members and the profile comes back, and one reports the other from it.
  */
-import type { Page } from "playwright-core";
+import type { Page, WebSocketRoute } from "playwright-core";
 import { describe, expect, test } from "vitest";
 import { REPORTED_MESSAGE } from "../../app/schemas/report";
 import {
@@ -52,6 +52,39 @@ async function findsInSearch(page: Page, username: string): Promise<boolean> {
   return (await page.getByRole("article", { name: new RegExp(`^${username}, \\d+$`) }).count()) > 0;
 }
 
+/**
+ * Opens the conversation's socket from `page` as the chat page does (a browser's own handshake,
+ * with its cookie) and says how it ended: its close code and reason, and what it received.
+ */
+async function conversationSocketEnd(page: Page, conversationId: string) {
+  return page.evaluate(
+    (id) =>
+      new Promise<{ code: number; reason: string; frames: unknown[] }>((resolve) => {
+        const frames: unknown[] = [];
+        const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws/chat/${id}`);
+        ws.onmessage = (event) => frames.push(event.data);
+        ws.onclose = (event) => resolve({ code: event.code, reason: event.reason, frames });
+      }),
+    conversationId,
+  );
+}
+
+/** Bob writes to Alice from her profile; his chat page opens on the conversation. */
+async function bobWritesToAlice(bob: { page: Page }, alice: { member: { username: string } }) {
+  await visit(bob.page, `/members/${alice.member.username}`);
+  await bob.page.getByRole("button", { name: /^Message / }).click();
+  await waitForPath(bob.page, "/chat");
+  const composer = bob.page.getByLabel("Message", { exact: true });
+  await composer.fill("Hi Alice, fancy a coffee?");
+  await composer.press("Enter");
+  await expect
+    .poll(() => bob.page.getByTestId("message").count(), { timeout: ACTION_TIMEOUT_MS })
+    .toBe(1);
+  const conversation = new URL(bob.page.url()).searchParams.get("conversation");
+  expect(conversation).toBeTruthy();
+  return conversation!;
+}
+
 describe("blocking in Chromium", () => {
   const browser = useBrowser();
 
@@ -63,17 +96,8 @@ describe("blocking in Chromium", () => {
     expect(await findsInSearch(alice.page, bob.member.username)).toBe(true);
 
     // Bob writes to Alice from her profile.
-    await visit(bob.page, `/members/${alice.member.username}`);
-    await bob.page.getByRole("button", { name: /^Message / }).click();
-    await waitForPath(bob.page, "/chat");
+    const conversation = await bobWritesToAlice(bob, alice);
     const bobComposer = bob.page.getByLabel("Message", { exact: true });
-    await bobComposer.fill("Hi Alice, fancy a coffee?");
-    await bobComposer.press("Enter");
-    await expect
-      .poll(() => bob.page.getByTestId("message").count(), { timeout: ACTION_TIMEOUT_MS })
-      .toBe(1);
-    const conversation = new URL(bob.page.url()).searchParams.get("conversation");
-    expect(conversation).toBeTruthy();
 
     // Alice opens the conversation and sees the message.
     await visit(alice.page, `/chat?conversation=${conversation}`);
@@ -150,5 +174,70 @@ describe("blocking in Chromium", () => {
     await report.getByLabel("Details (optional)").fill("Kept writing after I said no.");
     await report.getByRole("button", { name: "Send report" }).click();
     await report.getByText(REPORTED_MESSAGE).waitFor();
+  });
+
+  test("a block while the blocked member's conversation socket is down closes his conversation once he is back", async () => {
+    const alice = await registerVerifiedMember(browser(), "alice");
+    const bob = await registerVerifiedMember(browser(), "bob");
+
+    // Bob's conversation sockets go through a switch the test holds (the browser's offline mode
+    // stops new connections, not a socket already open); each is the browser's own handshake.
+    const attempts: WebSocketRoute[] = [];
+    await bob.page.routeWebSocket(/\/ws\/chat\//, (ws) => {
+      attempts.push(ws);
+      ws.connectToServer();
+    });
+    const conversation = await bobWritesToAlice(bob, alice);
+    const thread = bob.page.locator("section.thread");
+    await bob.page.locator('section.thread[data-connected="true"]').waitFor();
+    const bobComposer = bob.page.getByLabel("Message", { exact: true });
+
+    // Bob's conversation socket drops (a keepalive timeout) while his network is gone: it keeps
+    // trying, and every try fails before it opens.
+    const context = bob.page.context();
+    await context.setOffline(true);
+    const cutAt = attempts.length;
+    for (const ws of attempts) await ws.close({ code: 4000, reason: "keepalive timeout" });
+    await bob.page.locator('section.thread[data-connected="false"]').waitFor();
+
+    // Meanwhile Alice blocks him from her side of the conversation.
+    await visit(alice.page, `/chat?conversation=${conversation}`);
+    await alice.page.getByRole("button", { name: "More actions" }).click();
+    await alice.page.getByRole("menuitem", { name: /^Block / }).click();
+    const dialog = alice.page.getByRole("dialog");
+    await dialog.getByLabel("Reason").selectOption("harassment");
+    await dialog.getByRole("button", { name: "Block", exact: true }).click();
+    await dialog.getByText("User has been blocked successfully.").waitFor();
+
+    // Bob's page tries again and again, offline: a network that is down closes nothing, not even
+    // once the tries that failed in a row have his page ask over HTTP (ROOM_FAILED_OPENS_CHECK, 3;
+    // waited for until a try made after the block, the third or later since the cut, has failed:
+    // the next one has begun). The tries back off (windows of up to 15 s).
+    const triedBefore = attempts.length;
+    const enough = Math.max(triedBefore, cutAt + 2) + 2;
+    await expect.poll(() => attempts.length, { timeout: 45_000 }).toBeGreaterThanOrEqual(enough);
+    expect(await bobComposer.isEnabled()).toBe(true);
+    expect(await thread.getAttribute("data-connected")).toBe("false");
+
+    // His network returns: within a few seconds the conversation is closed to him, as on 4403.
+    await context.setOffline(false);
+    await expect.poll(() => bobComposer.isDisabled(), { timeout: 5_000 }).toBe(true);
+    expect(await bobComposer.getAttribute("placeholder")).toBe(
+      "You can no longer message this member",
+    );
+    await thread.getByText("This conversation is no longer available.").waitFor();
+
+    // A browser's socket to the conversation is now answered with the room's 4403
+    // (CHAT_CLOSE_FORBIDDEN) and nothing else, for either member: the refusal a browser can read
+    // (it sees no HTTP status).
+    const bobElsewhere = await context.newPage();
+    await visit(bobElsewhere, "/chat");
+    for (const page of [bobElsewhere, alice.page]) {
+      expect(await conversationSocketEnd(page, conversation)).toEqual({
+        code: 4403,
+        reason: "This conversation is no longer available.",
+        frames: [],
+      });
+    }
   });
 });

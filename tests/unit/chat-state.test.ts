@@ -8,7 +8,10 @@ import {
   catchUpFrom,
   chatErrorMessage,
   conversationArchived,
+  conversationClosed,
   conversationOpened,
+  conversationRefused,
+  closesConversation,
   conversationsLoaded,
   conversationStarted,
   conversationUnarchived,
@@ -34,7 +37,11 @@ import {
   readReceipt,
   retryQueued,
   roomFrameReceived,
+  roomNeedsCheck,
+  roomOpened,
+  roomOpenFailed,
   roomSyncChanged,
+  ROOM_FAILED_OPENS_CHECK,
   selectConversation,
   sendFailed,
   sendQueued,
@@ -343,6 +350,85 @@ describe("sending (optimistic)", () => {
     const s = sendQueued(openState([message(1)]), local("a"));
     const next = mergeMessages(s.messages, [message(5), message(3)]);
     expect(next.map((m) => m.id)).toEqual(["m1", "m3", "m5", "local-a"]);
+  });
+});
+
+describe("a conversation closed to the member (docs/realtime.md: Close codes)", () => {
+  const local = (clientId: string): ChatMessage => ({
+    ...message(0, { sender_id: ME, client_id: clientId, id: `local-${clientId}` }),
+    status: "pending",
+  });
+
+  it("the room's 4403 closes the open conversation, for good until it is opened again", () => {
+    const s = openState([message(1)], { roomSynced: true });
+    const closed = conversationClosed(s, "c1");
+    expect(closed).toMatchObject({ roomClosed: true, roomSynced: false });
+    expect(closed.messages).toBe(s.messages);
+    expect(conversationClosed(closed, "c1")).toBe(closed);
+    // The socket of a conversation no longer open closes nothing.
+    expect(conversationClosed(s, "c2")).toBe(s);
+    // Another conversation opens as usual, and so does this one when opened again.
+    expect(selectConversation(closed, "c2").roomClosed).toBe(false);
+    expect(selectConversation(selectConversation(closed, null), "c1").roomClosed).toBe(false);
+  });
+
+  it("a send answered 403 closes it as 4403 does: the message failed, the composer is disabled", () => {
+    const queued = sendQueued(openState([message(1)]), local("a"));
+    const refusal = new ApiError(403, "You can no longer message this member");
+    const s = conversationRefused(sendFailed(queued, "a", failureReason(refusal)), "c1", refusal);
+    expect(s.roomClosed).toBe(true);
+    expect(s.messages.at(-1)).toMatchObject({
+      status: "failed",
+      failureReason: "You can no longer message this member",
+    });
+  });
+
+  it("a catch-up answered 403 or 404 closes it; a network failure, a limit or a question does not", () => {
+    const s = openState([message(1)]);
+    expect(conversationRefused(s, "c1", new ApiError(403, "Forbidden")).roomClosed).toBe(true);
+    expect(conversationRefused(s, "c1", new ApiError(404, "Not found")).roomClosed).toBe(true);
+    for (const other of [
+      new ApiError(409, "Are you sure?"),
+      new ApiError(429, "Too many requests"),
+      new ApiError(402, "Not enough credits"),
+      new ApiError(401, "Unauthenticated"),
+      new ApiError(500, "Server Error"),
+      new TypeError("Failed to fetch"),
+    ]) {
+      expect(closesConversation(other), String(other)).toBe(false);
+      expect(conversationRefused(s, "c1", other)).toBe(s);
+    }
+    // About a conversation that is no longer the open one: nothing.
+    expect(conversationRefused(s, "c2", new ApiError(403, "Forbidden"))).toBe(s);
+  });
+
+  it(`after ${ROOM_FAILED_OPENS_CHECK} failed opens in a row the page asks over HTTP, whose 403 closes it`, () => {
+    let s = openState([message(1)]);
+    for (let i = 1; i < ROOM_FAILED_OPENS_CHECK; i++) {
+      s = roomOpenFailed(s, "c1");
+      expect(roomNeedsCheck(s)).toBe(false);
+    }
+    s = roomOpenFailed(s, "c1");
+    expect(roomNeedsCheck(s)).toBe(true);
+    // Offline, the check fails as the socket did: still open, asked again at the next failure.
+    expect(conversationRefused(s, "c1", new TypeError("Failed to fetch")).roomClosed).toBe(false);
+    s = roomOpenFailed(s, "c1");
+    expect(roomNeedsCheck(s)).toBe(true);
+    const closed = conversationRefused(s, "c1", new ApiError(403, "Forbidden"));
+    expect(closed.roomClosed).toBe(true);
+    expect(roomNeedsCheck(closed)).toBe(false);
+    expect(roomOpenFailed(closed, "c1")).toBe(closed);
+  });
+
+  it("a socket that opens ends the run of failures; another conversation's socket counts nothing", () => {
+    let s = openState([message(1)]);
+    for (let i = 0; i < ROOM_FAILED_OPENS_CHECK; i++) s = roomOpenFailed(s, "c1");
+    const reopened = roomOpened(s, "c1");
+    expect(reopened.failedOpens).toBe(0);
+    expect(roomNeedsCheck(roomOpenFailed(reopened, "c1"))).toBe(false);
+    expect(roomOpened(reopened, "c1")).toBe(reopened);
+    expect(roomOpenFailed(s, "c2")).toBe(s);
+    expect(selectConversation(s, "c2").failedOpens).toBe(0);
   });
 });
 

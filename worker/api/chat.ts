@@ -14,6 +14,7 @@ import {
   sendAttachment,
 } from "~/server/chat-attachments.server";
 import { iceServersFor } from "~/server/calls.server";
+import { HttpError } from "~/server/errors.server";
 import { migrateConversations } from "~/server/chat-migration.server";
 import { conversationRoom } from "~/server/chat-rooms.server";
 import { requireModerator } from "~/server/reports.server";
@@ -21,7 +22,13 @@ import { readConfig } from "~/server/env.server";
 import { parseInput, readBody } from "~/server/validation.server";
 import { verifiedUser } from "../middleware/auth";
 import { wantsJson } from "../http";
-import { authorizeUpgrade, forwardUpgrade, refusedSocket } from "../realtime";
+import {
+  authorizeUpgrade,
+  forwardUpgrade,
+  isHandshake,
+  refusedConversationSocket,
+  refusedSocket,
+} from "../realtime";
 import type { AppBindings } from "../types";
 
 /**
@@ -169,17 +176,29 @@ chatApi.post("/admin/chat/migrate", async (c) => {
   return c.json(await migrateConversations(c.env, input));
 });
 
-/** A conversation's room: its two members only, checked before the upgrade reaches the room. */
+/**
+ * A conversation's room: its two members only, checked before the upgrade reaches the room. A
+ * refusal (404, or 403: by these checks, or by a room that heard of a block first) keeps its
+ * status for an HTTP client (API.md "Realtime"); a websocket handshake, whose client sees no
+ * status, gets a socket closed with 4403 instead.
+ */
 chatApi.get("/ws/chat/:conversationId", async (c) => {
   const member = authorizeUpgrade(c);
   const id = c.req.param("conversationId");
-  if (!(await chat.admitConversationSocket(c.env, member.id, id, member.ticket))) {
-    return refusedSocket();
+  const refused = (status: number) => (status === 403 || status === 404) && isHandshake(c);
+  let admitted: boolean;
+  try {
+    admitted = await chat.admitConversationSocket(c.env, member.id, id, member.ticket);
+  } catch (error) {
+    if (error instanceof HttpError && refused(error.status)) return refusedConversationSocket();
+    throw error;
   }
+  if (!admitted) return refusedSocket();
   const upgrade = forwardUpgrade(c, member);
   upgrade.headers.set("X-Conversation-Id", id);
   // The room counts sends over this socket against this Worker's configured limit.
   const { max, windowSeconds } = readConfig(c.env).rateLimits.chat_send_account;
   upgrade.headers.set("X-Send-Limit", `${max}/${windowSeconds}`);
-  return conversationRoom(c.env, id).fetch(upgrade);
+  const answer = await conversationRoom(c.env, id).fetch(upgrade);
+  return refused(answer.status) ? refusedConversationSocket() : answer;
 });

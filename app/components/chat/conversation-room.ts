@@ -31,29 +31,35 @@ export function useConversationRoom(
   const setTransport = useSetAtom(chatTransportAtom);
   const flush = useSetAtom(flushOutgoingAtom);
   const [typing, setTyping] = useState(false);
-  const [closed, setClosed] = useState(false);
   const [connected, setConnected] = useState(false);
+  // Closed to the member (app/state/chat.ts `roomClosed`): by the room's 4403, or by a 403 or 404
+  // to a send or a catch-up of it.
+  const chat = useAtomValue(chatStateAtom);
+  const closed = chat.activeConversationId === conversationId && chat.roomClosed;
   const socketRef = useRef<ConversationSocket | null>(null);
 
   useEffect(() => {
     setTyping(false);
-    setClosed(false);
     setConnected(false);
     let typingTimer: ReturnType<typeof setTimeout> | undefined;
     // The other member's live messages this device has yet to acknowledge: the first at once,
     // then at most one frame a second (app/realtime/received-batch.ts).
     const received = new ReceivedBatch((ids) => socketRef.current?.received(ids) ?? false);
     const sync = conversationRoomSync(store, conversationId);
+    let open = false;
     const socket = connectConversation(conversationId, {
       open: () => {
+        open = true;
         setConnected(true);
         received.flush();
         void sync.opened().catch(() => {});
       },
       down: () => {
+        open = false;
         setConnected(false);
         sync.down();
       },
+      failed: () => void sync.failed().catch(() => {}),
       frame: (frame) => {
         if (frame.type === "call" || frame.type === "call_error") {
           onCall?.current?.(frame);
@@ -77,7 +83,7 @@ export function useConversationRoom(
         }
         setState((s) => roomFrameReceived(s, frame, me));
       },
-      forbidden: () => setClosed(true),
+      forbidden: () => sync.forbidden(),
     });
     socketRef.current = socket;
     setTransport({
@@ -86,8 +92,13 @@ export function useConversationRoom(
       read: () => socket.read(),
       react: (messageId, emoji) => socket.react(messageId, emoji),
     });
-    // The browser is online again: the waiting messages go (by HTTP if the socket is still down).
-    const online = () => void flush();
+    // The browser is online again: the waiting messages go (by HTTP if the socket is still down),
+    // and a socket still down (it may wait a while to retry) does not keep a conversation closed
+    // meanwhile looking open: HTTP says at once.
+    const online = () => {
+      void flush();
+      if (!open) void sync.check().catch(() => {});
+    };
     window.addEventListener("online", online);
     return () => {
       window.removeEventListener("online", online);
@@ -98,6 +109,11 @@ export function useConversationRoom(
       socketRef.current = null;
     };
   }, [conversationId, otherId, me, setState, store, setTransport, flush, onCall]);
+
+  // A conversation closed to the member: its socket stays closed (after a 4403 it is already).
+  useEffect(() => {
+    if (closed) socketRef.current?.close();
+  }, [closed]);
 
   const sendTyping = useCallback(() => socketRef.current?.typing(), []);
   const sendCall = useCallback(
