@@ -97,7 +97,11 @@ describe("a refused conversation socket, to a browser", () => {
     const [payload, mac] = ticket.split(".");
     const { ticket: expired } = await mintSocketTicket(
       env,
-      { userId: alice.id, idHash: "0".repeat(64) },
+      {
+        userId: alice.id,
+        idHash: "0".repeat(64),
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      },
       Date.now() - SOCKET_TICKET_TTL_MS - 1,
     );
     for (const bad of [`${payload}.${mac!.slice(0, -2)}AA`, expired, "nonsense"]) {
