@@ -41,7 +41,8 @@
  *   --profile FILE a V8 CPU profile of Heartline's isolate during its first turn over the first
  *                  path of --via (`--via http --profile F` profiles the HTTP path), through
  *                  workerd's inspector (bench/chat/profile.ts), written to FILE with a summary;
- *                  the inspector slows the Worker: latencies of such a run are not figures
+ *                  `--profile-target NAME` profiles another target's first turn instead (e.g.
+ *                  "heartline+receipts socket"); the inspector slows the Worker: latencies of such a run are not figures
  *   --via-dev-proxy  send to Heartline through wrangler dev's reload proxy, not straight
  *   --trace FILE   write every measured delivery of the fixed rate to FILE as JSON, per target and
  *                  turn: `{from, deliveries}`, `from` when the turn's measuring began (ms since the
@@ -109,6 +110,7 @@ interface Options {
   viaDevProxy: boolean;
   json?: string;
   profile?: string;
+  profileTarget?: string;
   compareRef?: string;
   trace?: string;
 }
@@ -140,6 +142,7 @@ function parseArgs(argv: string[]): Options {
     viaDevProxy: flag("via-dev-proxy"),
     json: value("json"),
     profile: value("profile"),
+    profileTarget: value("profile-target"),
     compareRef: value("compare-ref"),
     trace: value("trace"),
   };
@@ -811,7 +814,10 @@ async function main() {
         `round ${r + 1}/${options.rounds}: ${order.map((t) => t.name).join(", ")} (${perRound} s each)`,
       );
       for (const target of order) {
-        const profiled = profiler && r === 0 && target.name === `heartline ${options.via[0]}`;
+        const profiled =
+          profiler &&
+          r === 0 &&
+          target.name === (options.profileTarget ?? `heartline ${options.via[0]}`);
         if (profiled) await profiler.start();
         const segment = await drive(target, fixedPairs, options.rate, options.warmup, perRound);
         segments.get(target.name)!.push(segment);

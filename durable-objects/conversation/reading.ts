@@ -144,9 +144,10 @@ export async function react(
       ? room.storage.unreact(row.seq, me)
       : room.storage.react(row.seq, me, emoji, nowIso());
   if (changed) {
-    // Both lists' previews show the reaction (or, taken back, what they showed before).
+    // Both lists' previews show the reaction (or, taken back, what they showed before), with the
+    // messages' next flush: a busy conversation's reactions cost its hubs no call of their own.
     room.outbox.queueBoth(null);
-    void room.outbox.flushSoon();
+    room.outbox.flushWithin();
     void room.sockets.publish({
       type: "reaction",
       conversation_id: conversationId,

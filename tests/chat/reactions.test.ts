@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChatMessageView } from "~/realtime/chat";
 import { REACTION_INVALID } from "~/schemas/chat";
+import { LIST_FLUSH_INTERVAL_MS } from "../../durable-objects/conversation/outbox";
 import { verifiedMember } from "../helpers/members";
 import { openSocket, type TestSocket } from "../helpers/sockets";
 import {
@@ -42,6 +43,8 @@ async function messageOn(member: Member, id: string, messageId: string) {
   const res = await page(member.client, id, "after=0");
   return res.body.messages.find((m) => m.id === messageId)!;
 }
+
+const LIST_FLUSH = { timeout: 3 * LIST_FLUSH_INTERVAL_MS };
 
 describe("reactions", () => {
   it("keeps one reaction per member, replaced and taken back, live on both sides", async () => {
@@ -91,17 +94,18 @@ describe("reactions", () => {
     const preview = async (member: Member) =>
       (await conversations(member.client)).body.conversations.find((c) => c.id === id)
         ?.last_message;
+    // A list's preview follows within the room's flush of list entries (at most one a second).
     await react(bob, hello.id, "❤️");
-    await expect.poll(() => preview(alice)).toBe("Reacted ❤️ to “hello there”");
-    await expect.poll(() => preview(bob)).toBe("You reacted ❤️ to “hello there”");
+    await expect.poll(() => preview(alice), LIST_FLUSH).toBe("Reacted ❤️ to “hello there”");
+    await expect.poll(() => preview(bob), LIST_FLUSH).toBe("You reacted ❤️ to “hello there”");
     // Taken back: the message again.
     await unreact(bob, hello.id);
-    await expect.poll(() => preview(alice)).toBe("hello there");
+    await expect.poll(() => preview(alice), LIST_FLUSH).toBe("hello there");
     await react(alice, hello.id, "🔥");
-    await expect.poll(() => preview(bob)).toBe("Reacted 🔥 to “hello there”");
+    await expect.poll(() => preview(bob), LIST_FLUSH).toBe("Reacted 🔥 to “hello there”");
     // A newer message comes first.
     await sent(bob.client, id, "a reply");
-    await expect.poll(() => preview(alice)).toBe("a reply");
+    await expect.poll(() => preview(alice), LIST_FLUSH).toBe("a reply");
     // The unread count is the messages' only.
     const entry = (await conversations(alice.client)).body.conversations.find((c) => c.id === id);
     expect(entry?.unread_count).toBe(1);
