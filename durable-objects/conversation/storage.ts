@@ -12,6 +12,15 @@ import { hasColumn, upgradeStorage, type StorageStep } from "../storage-version"
  * are constant text with `?` parameters (docs/decisions/014-room-and-search-modules.md).
  */
 
+/**
+ * The acknowledgement of several messages, by id (`+sender_id` keeps messages_sender_client out:
+ * SQLite would otherwise walk every message of the sender and test each against the list).
+ */
+export const STAMP_DELIVERED_LIST = `UPDATE messages SET delivered_at = ?
+  WHERE id IN (SELECT value FROM json_each(?)) AND +sender_id = ? AND delivered_at IS NULL
+    AND deleted_at IS NULL
+  RETURNING id`;
+
 export const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS messages (
      seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, sender_id TEXT NOT NULL, client_id TEXT,
@@ -592,15 +601,7 @@ export class ConversationStorage {
       return rowsWritten > 0 ? [ids[0]!] : [];
     }
     return this.sql
-      .exec<{ id: string }>(
-        `UPDATE messages SET delivered_at = ?
-         WHERE id IN (SELECT value FROM json_each(?)) AND sender_id = ? AND delivered_at IS NULL
-           AND deleted_at IS NULL
-         RETURNING id`,
-        at,
-        JSON.stringify(ids),
-        senderId,
-      )
+      .exec<{ id: string }>(STAMP_DELIVERED_LIST, at, JSON.stringify(ids), senderId)
       .toArray()
       .map((r) => r.id);
   }

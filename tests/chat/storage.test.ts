@@ -4,6 +4,7 @@ import { restartObject } from "../helpers/restart";
 import { describe, expect, it } from "vitest";
 import { giftMessageId, spendForGift } from "~/server/gifts.server";
 import type { ConversationRoom } from "../../durable-objects/conversation/room";
+import { STAMP_DELIVERED_LIST } from "../../durable-objects/conversation/storage";
 import { openSocket } from "../helpers/sockets";
 import {
   block,
@@ -118,6 +119,20 @@ describe("the room's own storage", () => {
       id,
       last_message: "two",
     });
+  });
+
+  it("acknowledges several messages by their ids, not by walking the sender's messages", async () => {
+    const { alice, id } = await conversationPair();
+    await sent(alice.client, id, "hello");
+    const plan = await runInDurableObject(roomOf(id), (_: ConversationRoom, state) =>
+      state.storage.sql
+        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${STAMP_DELIVERED_LIST}`, "t", "[]", "u")
+        .toArray()
+        .map((r) => r.detail)
+        .join("\n"),
+    );
+    expect(plan).toContain("USING INDEX sqlite_autoindex_messages_1 (id=?)");
+    expect(plan).not.toContain("messages_sender_client");
   });
 
   it("the lists follow the sends across an eviction of the room", async () => {
