@@ -15,23 +15,43 @@ export interface PresenceConfig {
    * MAX_PRESENCE_GRACE_MS (so that whoever presence shows online, cards and search do too).
    */
   graceMs: number;
+  /**
+   * How many sockets a shard joins a second before it asks the others to come back later
+   * (durable-objects/presence/join-gate.ts): what one shard was measured to hold at the join →
+   * seen p99 goal (docs/decisions/047, `bench/presence --shards 1`).
+   */
+  joinsPerSecond: number;
 }
 
-export const PRESENCE_DEFAULTS: PresenceConfig = { shards: 16, graceMs: PRESENCE_GRACE_MS };
+export const PRESENCE_DEFAULTS: PresenceConfig = {
+  shards: 16,
+  graceMs: PRESENCE_GRACE_MS,
+  joinsPerSecond: 100,
+};
 
 function intOr(value: unknown, fallback: number, min: number, max: number): number {
   const n = typeof value === "number" ? value : Number.parseInt(String(value ?? ""), 10);
   return Number.isFinite(n) && n >= min && n <= max ? Math.floor(n) : fallback;
 }
 
-/** Reads the room's configuration from the Worker's vars (PRESENCE_SHARDS, PRESENCE_GRACE_MS). */
+/**
+ * Reads the room's configuration from the Worker's vars (PRESENCE_SHARDS, PRESENCE_GRACE_MS,
+ * PRESENCE_JOINS_PER_SECOND).
+ */
 export function presenceConfig(vars: {
   PRESENCE_SHARDS?: unknown;
   PRESENCE_GRACE_MS?: unknown;
+  PRESENCE_JOINS_PER_SECOND?: unknown;
 }): PresenceConfig {
   return {
     shards: intOr(vars.PRESENCE_SHARDS, PRESENCE_DEFAULTS.shards, 1, 1024),
     graceMs: intOr(vars.PRESENCE_GRACE_MS, PRESENCE_DEFAULTS.graceMs, 0, MAX_PRESENCE_GRACE_MS),
+    joinsPerSecond: intOr(
+      vars.PRESENCE_JOINS_PER_SECOND,
+      PRESENCE_DEFAULTS.joinsPerSecond,
+      1,
+      100_000,
+    ),
   };
 }
 

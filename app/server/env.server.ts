@@ -35,6 +35,8 @@ export interface Env {
   /** The presence room's shards and leave grace (app/realtime/presence-shards.ts). */
   PRESENCE_SHARDS?: string;
   PRESENCE_GRACE_MS?: string;
+  /** Sockets a presence shard joins a second before it asks the rest to retry (default 100). */
+  PRESENCE_JOINS_PER_SECOND?: string;
   /** "1": send the database time of a search back as a Server-Timing header (benchmarks). */
   SERVER_TIMING?: string;
   /** Workers Analytics Engine: the counters of app/server/metrics.server.ts. */
