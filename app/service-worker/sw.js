@@ -172,8 +172,10 @@ function pagePath(value) {
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
-  event.waitUntil(closeEndedRings());
-  const opening = openPage(pagePath(event.notification.data?.url));
+  const opening = Promise.all([
+    openPage(pagePath(event.notification.data?.url)),
+    closeEndedRings(),
+  ]);
   // A click the browser reports keeps the worker alive until the page is open; an event made by a
   // script is not trusted with that, and the page opens all the same.
   if (event.isTrusted) event.waitUntil(opening);

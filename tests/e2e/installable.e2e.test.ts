@@ -70,6 +70,26 @@ async function registrationId(cdp: CDPSession): Promise<string> {
   return found;
 }
 
+/**
+ * The page's service worker, and a push delivered to it as a push service would (through the
+ * DevTools protocol: the plaintext the worker reads).
+ */
+async function pushesTo(
+  page: Page,
+): Promise<{ sw: Worker; push: (payload: object) => Promise<void> }> {
+  const sw = await serviceWorkerOf(page);
+  const cdp = await page.context().newCDPSession(page);
+  const registration = await registrationId(cdp);
+  const push = async (payload: object) => {
+    await cdp.send("ServiceWorker.deliverPushMessage", {
+      origin: baseUrl(),
+      registrationId: registration,
+      data: JSON.stringify(payload),
+    });
+  };
+  return { sw, push };
+}
+
 async function notifications(
   sw: Worker,
 ): Promise<{ title: string; body: string; tag: string; url: string }[]> {
@@ -147,15 +167,7 @@ describe("installable", () => {
     const id = (started?.conversation as { id: string }).id;
 
     await visit(page, "/dashboard");
-    const sw = await serviceWorkerOf(page);
-    const cdp = await page.context().newCDPSession(page);
-    const registration = await registrationId(cdp);
-    const push = (payload: object) =>
-      cdp.send("ServiceWorker.deliverPushMessage", {
-        origin: baseUrl(),
-        registrationId: registration,
-        data: JSON.stringify(payload),
-      });
+    const { sw, push } = await pushesTo(page);
     const tag = `conversation:${id}`;
     await push({
       type: "message",
@@ -207,15 +219,7 @@ describe("installable", () => {
     const { page } = await registerVerifiedMember(browser(), "rung");
     await page.context().grantPermissions(["notifications"], { origin: baseUrl() });
     await visit(page, "/dashboard");
-    const sw = await serviceWorkerOf(page);
-    const cdp = await page.context().newCDPSession(page);
-    const registration = await registrationId(cdp);
-    const push = (payload: object) =>
-      cdp.send("ServiceWorker.deliverPushMessage", {
-        origin: baseUrl(),
-        registrationId: registration,
-        data: JSON.stringify(payload),
-      });
+    const { sw, push } = await pushesTo(page);
     const ring = (tag: string, endsAt: number) =>
       push({
         type: "call",
