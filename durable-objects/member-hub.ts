@@ -31,20 +31,25 @@ import { notificationActor } from "~/lib/notifications";
 import { displayName } from "~/lib/members";
 import { AWAY_SCHEMA, AwayPushes } from "./away-pushes";
 import { CLIENT_ID_SCHEMA, ClientIdClaims } from "./client-id-claims";
-import { closeNormally } from "./close-socket";
-import { FrameRate } from "./frame-rate";
 import { SendBudget } from "./send-budget";
 import { SocketAdmission } from "./socket-admission";
+import {
+  closeNormally,
+  isUpgrade,
+  notAnUpgrade,
+  refuseSocket,
+  SocketLayer,
+  type SocketAttachment,
+} from "./socket-layer";
 import { upgradeStorage, type StorageStep } from "./storage-version";
 import type { EndedSessions, TicketSession } from "~/server/socket-ticket.server";
 import { reportFailuresToTracker } from "~/server/error-tracker.server";
 
 /**
- * What a hub socket carries: whether the hub ended it (the session ended): an ended socket
- * receives nothing more, whatever its client does with the close frame.
+ * What a hub socket carries; `ended`: the hub ended it (the session ended), and it receives
+ * nothing more, whatever its client does with the close frame.
  */
-interface HubAttachment {
-  ended?: true;
+interface HubAttachment extends SocketAttachment {
   /** The member whose socket it is (their acknowledgements are theirs). */
   userId?: string;
 }
@@ -92,7 +97,8 @@ const STEPS: readonly StorageStep[] = [
 export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   private readonly clientIds: ClientIdClaims;
   private readonly away: AwayPushes;
-  private readonly frames = new FrameRate();
+  /** The member's sockets, on every page (docs/decisions/051). */
+  private readonly sockets: SocketLayer<HubAttachment>;
   private readonly admission: SocketAdmission;
   /** How many times the member's bell changed (app/realtime/bell.ts), kept across restarts. */
   private bell = 0;
@@ -102,9 +108,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     reportFailuresToTracker(env);
-    this.ctx.setWebSocketAutoResponse(
-      new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'),
-    );
+    this.sockets = new SocketLayer(ctx);
     upgradeStorage(this.ctx.storage.sql, "member_hub", STEPS);
     this.clientIds = new ClientIdClaims(this.ctx.storage.sql, env);
     this.admission = new SocketAdmission(this.ctx.storage, env);
@@ -321,22 +325,16 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   }
 
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get("Upgrade") !== "websocket") {
-      return new Response("Expected a websocket upgrade", { status: 426 });
-    }
-    const pair = new WebSocketPair();
+    if (!isUpgrade(request)) return notAnUpgrade();
     if (!(await this.admission.admits(ticketOf(request)))) {
       // A ticket of a session that ended: told so in the close, as a socket the session's end
       // closed is, so that a page still signed in asks for a fresh ticket.
-      pair[1].accept();
-      pair[1].close(SESSION_ENDED_CLOSE, TICKET_REFUSED);
-      return new Response(null, { status: 101, webSocket: pair[0] });
+      return refuseSocket(SESSION_ENDED_CLOSE, TICKET_REFUSED);
     }
-    this.ctx.acceptWebSocket(pair[1]);
     const userId = request.headers.get("X-Member-Id") ?? undefined;
-    pair[1].serializeAttachment({ userId } satisfies HubAttachment);
+    const { socket, response } = this.sockets.accept({ userId });
     // First, before anything can be published to it: how often the bell changed so far.
-    pair[1].send(JSON.stringify({ type: "hello", bell: this.bell } satisfies MemberServerFrame));
+    socket.send(JSON.stringify({ type: "hello", bell: this.bell } satisfies MemberServerFrame));
     // The member is here: what waited to be pushed is theirs to see on the page.
     await this.away.here();
     await this.away.rememberOrigin(new URL(request.url).origin);
@@ -347,7 +345,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       user_id: request.headers.get("X-Member-Id") ?? undefined,
       channel: "member",
     });
-    return new Response(null, { status: 101, webSocket: pair[0] });
+    return response;
   }
 
   /**
@@ -361,17 +359,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
       // Not awaited: the output gate holds the frames below until the count is stored.
       void this.ctx.storage.put(BELL_KEY, this.bell);
     }
-    const text = JSON.stringify(frame);
-    let delivered = 0;
-    for (const socket of this.ctx.getWebSockets()) {
-      if (ended(socket)) continue;
-      try {
-        socket.send(text);
-        delivered += 1;
-      } catch {
-        // A socket closing while we send: its close handler tidies up.
-      }
-    }
+    const delivered = this.sockets.broadcast(JSON.stringify(frame));
     if (frame.type === "notification") {
       // A new match is a contact: the next presence socket reads the member's contacts again.
       if (frame.notification.type === "match") await this.admission.presenceChanged();
@@ -492,14 +480,7 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
 
   /** Closes every socket here; answers the conversations whose rooms may hold one of the member's. */
   private async closeSessionSockets(reason: string): Promise<string[]> {
-    for (const socket of this.ctx.getWebSockets()) {
-      markEnded(socket);
-      try {
-        socket.close(SESSION_ENDED_CLOSE, reason);
-      } catch {
-        // Already closed.
-      }
-    }
+    this.sockets.close(this.sockets.sockets(), SESSION_ENDED_CLOSE, reason);
     const noted = await this.ctx.storage.list<number>({ prefix: CONVERSATION_PREFIX });
     return [...noted.keys()].map((key) => key.slice(CONVERSATION_PREFIX.length));
   }
@@ -523,16 +504,12 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
   }
 
   async connectionCount(): Promise<number> {
-    return this.ctx.getWebSockets().length;
+    return this.sockets.count();
   }
 
   /** Sockets of the member that are open and were not ended by the hub (`except` is closing). */
   private openSockets(except?: WebSocket): number {
-    let open = 0;
-    for (const socket of this.ctx.getWebSockets()) {
-      if (socket !== except && socket.readyState === WebSocket.OPEN && !ended(socket)) open += 1;
-    }
-    return open;
+    return this.sockets.openCount(except);
   }
 
   /**
@@ -551,13 +528,13 @@ export class MemberHub extends DurableObject<Env> implements MemberHubApi {
     // Pings are answered by the auto-response; a socket the hub ended is not heard (nothing a
     // client sends there acts). A socket past its frame rate is closed (FRAME_FLOOD_CLOSE) and
     // receives nothing more.
-    if (ended(socket)) return;
-    if (!this.frames.allow(socket)) return markEnded(socket);
+    if (!this.sockets.live(socket)) return;
+    if (!this.sockets.withinRate(socket)) return;
     const frame = parseFrame(memberClientFrame, typeof raw === "string" ? raw : null);
     if (frame?.type !== "received") return;
     // The member's device received these messages while their conversation was not open: the
     // room checks that the conversation is theirs and that the messages are the other member's.
-    const userId = attachmentOf(socket)?.userId;
+    const userId = this.sockets.attachment(socket)?.userId;
     if (!userId) return;
     await conversationRoom(this.env, frame.conversation_id).received(
       frame.conversation_id,
@@ -595,29 +572,4 @@ function ticketOf(request: Request): TicketSession {
     : null;
   if (!sid || !sub || !Number.isFinite(iat)) return null;
   return { sid, iat, sub, ends: ends !== null && Number.isFinite(ends) ? ends : null };
-}
-
-function attachmentOf(socket: WebSocket): HubAttachment | null {
-  try {
-    return socket.deserializeAttachment() as HubAttachment | null;
-  } catch {
-    return null;
-  }
-}
-
-function markEnded(socket: WebSocket) {
-  try {
-    const a = (socket.deserializeAttachment() as HubAttachment | null) ?? {};
-    socket.serializeAttachment({ ...a, ended: true } satisfies HubAttachment);
-  } catch {
-    // The socket is gone already.
-  }
-}
-
-function ended(socket: WebSocket): boolean {
-  try {
-    return (socket.deserializeAttachment() as HubAttachment | null)?.ended === true;
-  } catch {
-    return true;
-  }
 }

@@ -157,20 +157,13 @@ export class RoomCalls {
     frame: { call_id: string; action: CallAction; data?: unknown },
   ) {
     const out: ChatServerFrame = { type: "call", user_id: me, ...frame };
-    const text = JSON.stringify(out);
     const toOwnTabs =
       frame.action === "accept" || frame.action === "decline" || frame.action === "end";
-    for (const socket of this.room.ctx.getWebSockets()) {
-      if (socket === from) continue;
-      const a = this.room.sockets.attachment(socket);
-      if (!a || a.ended) continue;
-      if (a.userId !== other && !(toOwnTabs && a.userId === me)) continue;
-      try {
-        socket.send(text);
-      } catch {
-        // Closing: its close handler tidies up.
-      }
-    }
+    this.room.sockets.sendTo(
+      out,
+      (a) => a.userId === other || (toOwnTabs && a.userId === me),
+      from,
+    );
   }
 
   /**
@@ -187,14 +180,8 @@ export class RoomCalls {
       user_id: call.caller_id,
       data: { video: call.video === 1 },
     };
-    const text = JSON.stringify(frame);
-    for (const socket of this.room.ctx.getWebSockets(userId)) {
-      try {
-        socket.send(text);
-      } catch {
-        // Closing.
-      }
-    }
+    const sockets = this.room.sockets.layer.sockets(userId);
+    this.room.sockets.sendTo(frame, () => true, undefined, sockets);
   }
 
   /**
@@ -224,13 +211,7 @@ export class RoomCalls {
   /** A ring past its time, or a call neither of whose members has a socket open here any more. */
   private stale(call: CallRow): boolean {
     if (call.state === "ringing") return Date.now() - Date.parse(call.rang_at) > RING_TIMEOUT_MS;
-    const present = new Set(
-      this.room.ctx
-        .getWebSockets()
-        .map((s) => this.room.sockets.attachment(s))
-        .filter((a) => a && !a.ended)
-        .map((a) => a!.userId),
-    );
+    const present = this.room.sockets.present();
     return !present.has(call.caller_id) && !present.has(call.callee_id);
   }
 
@@ -241,11 +222,7 @@ export class RoomCalls {
   memberLeft(conversationId: string, userId: string) {
     const call = this.room.storage.openCall();
     if (!call || (call.caller_id !== userId && call.callee_id !== userId)) return;
-    const stillHere = this.room.ctx.getWebSockets().some((s) => {
-      const a = this.room.sockets.attachment(s);
-      return a && !a.ended && a.userId === userId && s.readyState === WebSocket.OPEN;
-    });
-    if (stillHere) return;
+    if (this.room.sockets.present(true).has(userId)) return;
     this.finish(conversationId, call, nowIso());
     this.room.sockets.fanOut(
       { type: "call", call_id: call.call_id, action: "end", user_id: userId },

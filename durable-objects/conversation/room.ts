@@ -20,8 +20,7 @@ import { SendLeases } from "./send-leases";
 import { send, sendFromSocket } from "./sending";
 import { RoomSockets } from "./sockets";
 import { ConversationStorage, messageView, storedMessage } from "./storage";
-import { closeNormally } from "../close-socket";
-import { FrameRate } from "../frame-rate";
+import { closeNormally } from "../socket-layer";
 import { reportFailuresToTracker } from "~/server/error-tracker.server";
 
 /**
@@ -50,15 +49,11 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
   private readonly room: RoomParts;
   private readonly calls: RoomCalls;
   private lastTyping = new Map<string, number>();
-  private readonly frames = new FrameRate();
   private importing: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     reportFailuresToTracker(env);
-    this.ctx.setWebSocketAutoResponse(
-      new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'),
-    );
     const storage = new ConversationStorage(ctx.storage.sql);
     storage.create();
     const rules = new RoomRulesCache(env, storage, (id) => this.importLegacy(id));
@@ -125,7 +120,7 @@ export class ConversationRoom extends DurableObject<Env> implements Conversation
     // its client ignored the close frame and keeps sending: its frames are not even parsed.
     if (!attachment || attachment.ended) return;
     // A socket past its frame rate is closed (FRAME_FLOOD_CLOSE) and heard no more.
-    if (!this.frames.allow(socket)) return this.room.sockets.markEnded(socket);
+    if (!this.room.sockets.layer.withinRate(socket)) return;
     const frame = parseChatClientFrame(typeof raw === "string" ? raw : null);
     if (!frame) return;
     if (frame.type === "send") return sendFromSocket(this.room, socket, attachment, frame);

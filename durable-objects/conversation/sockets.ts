@@ -2,16 +2,15 @@ import { CHAT_CLOSE_FORBIDDEN, CHAT_CLOSED_REASON, type ChatServerFrame } from "
 import { SESSION_ENDED_CLOSE } from "~/realtime/member";
 import type { RateLimitSpec } from "~/server/room-api.server";
 import { log } from "~/server/log.server";
+import { isUpgrade, notAnUpgrade, SocketLayer, type SocketAttachment } from "../socket-layer";
 
-/** What a conversation socket carries across hibernation (tagged with the member id). */
-export interface Attachment {
+/**
+ * What a conversation socket carries across hibernation (tagged with the member id); `ended`: the
+ * room closed it (its session ended, a block, a suspension).
+ */
+export interface Attachment extends SocketAttachment {
   userId: string;
   conversationId: string;
-  /**
-   * The room closed the socket (its session ended, a block, a suspension): from then on nothing
-   * it sends acts and nothing reaches it, whatever the client does with the close frame.
-   */
-  ended?: true;
   /**
    * The send limit of the Worker that accepted the socket (its configuration, docs/api.md "Rate
    * limits").
@@ -27,34 +26,31 @@ type MessageFrame = Extract<ChatServerFrame, { type: "message" }>;
 export const REORDER_HOLD_MS = 250;
 
 /**
- * The room's sockets: accepting one for a member, fanning frames out to them (message frames in
- * sequence order), answering one socket, closing them.
+ * The room's sockets (on the shared socket layer, docs/decisions/051): accepting one for a
+ * member, fanning frames out to them (message frames in sequence order), answering one socket,
+ * closing them.
  */
 export class RoomSockets {
   private nextSeq: number | null = null;
   private held = new Map<number, { frame: MessageFrame; done: (members: string[]) => void }>();
   private holdTimer: ReturnType<typeof setTimeout> | null = null;
-  /**
-   * Each socket's attachment, deserialized once (it never changes after `accept`): a fan-out
-   * reads it for every socket. Sockets woken from hibernation are new objects, read again.
-   */
-  private attachments = new WeakMap<WebSocket, Attachment | null>();
+  /** The sockets, each with its attachment (read once per socket object: it never changes). */
+  readonly layer: SocketLayer<Attachment>;
 
-  constructor(private readonly ctx: DurableObjectState) {}
+  constructor(ctx: DurableObjectState) {
+    this.layer = new SocketLayer(ctx);
+  }
 
   /** Accepts the socket of an upgrade request the Worker checked (member and conversation). */
   accept(request: Request): Response {
-    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
-      return new Response("Expected a websocket upgrade", { status: 426 });
-    }
+    if (!isUpgrade(request)) return notAnUpgrade();
     const userId = request.headers.get("X-Member-Id");
     const conversationId = request.headers.get("X-Conversation-Id");
     if (!userId || !conversationId) return new Response("Missing member", { status: 400 });
     const limit = parseLimit(request.headers.get("X-Send-Limit"));
-    const pair = new WebSocketPair();
-    this.ctx.acceptWebSocket(pair[1], [userId]);
     const requestId = request.headers.get("X-Request-Id") ?? undefined;
     const attachment: Attachment = { userId, conversationId, limit, requestId };
+    const { response } = this.layer.accept(attachment, [userId]);
     log({
       event: "socket_opened",
       level: "info",
@@ -63,9 +59,7 @@ export class RoomSockets {
       conversation_id: conversationId,
       channel: "chat",
     });
-    pair[1].serializeAttachment(attachment);
-    this.attachments.set(pair[1], attachment);
-    return new Response(null, { status: 101, webSocket: pair[0] });
+    return response;
   }
 
   /**
@@ -90,34 +84,58 @@ export class RoomSockets {
 
   /** Closes one member's sockets (their sessions ended); they may reconnect if still signed in. */
   closeMember(userId: string): number {
-    return this.close(this.ctx.getWebSockets(userId), SESSION_ENDED_CLOSE, "Signed out.");
+    return this.layer.close(this.layer.sockets(userId), SESSION_ENDED_CLOSE, "Signed out.");
   }
 
   /** Closes every socket: the conversation may no longer be used; clients must not reconnect. */
   closeAll(reason = CHAT_CLOSED_REASON): number {
-    return this.close(this.ctx.getWebSockets(), CHAT_CLOSE_FORBIDDEN, reason);
+    return this.layer.close(this.layer.sockets(), CHAT_CLOSE_FORBIDDEN, reason);
   }
 
   count(): number {
-    return this.ctx.getWebSockets().length;
+    return this.layer.count();
   }
 
+  /** Answers one socket (closed meanwhile: the client retries over HTTP with the same id). */
   reply(socket: WebSocket, frame: ChatServerFrame) {
-    try {
-      socket.send(JSON.stringify(frame));
-    } catch {
-      // The socket closed meanwhile; the client retries over HTTP with the same client id.
-    }
+    this.layer.send(socket, JSON.stringify(frame));
   }
 
   /** What `socket` carries (its member, conversation and send limit). */
   attachment(socket: WebSocket): Attachment | null {
-    let attachment = this.attachments.get(socket);
-    if (attachment === undefined) {
-      attachment = socket.deserializeAttachment() as Attachment | null;
-      this.attachments.set(socket, attachment);
+    return this.layer.attachment(socket);
+  }
+
+  /**
+   * Sends a frame to the live sockets that `to` picks (never `except`, the one it came from);
+   * answers how many received it.
+   */
+  sendTo(
+    frame: ChatServerFrame,
+    to: (a: Attachment) => boolean,
+    except?: WebSocket,
+    sockets = this.layer.sockets(),
+  ): number {
+    const text = JSON.stringify(frame);
+    let delivered = 0;
+    for (const socket of sockets) {
+      if (socket === except) continue;
+      const a = this.layer.attachment(socket);
+      if (!a || a.ended || !to(a)) continue;
+      if (this.layer.send(socket, text)) delivered += 1;
     }
-    return attachment;
+    return delivered;
+  }
+
+  /** The members with a live socket here (`open`: only sockets still open). */
+  present(open = false): Set<string> {
+    const members = new Set<string>();
+    for (const socket of this.layer.sockets()) {
+      const a = this.layer.attachment(socket);
+      if (!a || a.ended || (open && socket.readyState !== WebSocket.OPEN)) continue;
+      members.add(a.userId);
+    }
+    return members;
   }
 
   /** Sends a frame to every socket (but those of `exceptUserId`); returns who received it. */
@@ -132,46 +150,15 @@ export class RoomSockets {
       senderText = JSON.stringify({ ...frame, message: plain });
     }
     const members = new Set<string>();
-    for (const socket of this.ctx.getWebSockets()) {
-      const a = this.attachment(socket);
+    for (const socket of this.layer.sockets()) {
+      const a = this.layer.attachment(socket);
       if (a?.ended || (exceptUserId && a?.userId === exceptUserId)) continue;
-      try {
-        socket.send(a?.userId === sender ? senderText : text);
-        if (a) members.add(a.userId);
-      } catch {
-        // A socket closing while we send: its close handler tidies up.
+      // A socket closing while we send: its close handler tidies up.
+      if (this.layer.send(socket, a?.userId === sender ? senderText : text) && a) {
+        members.add(a.userId);
       }
     }
     return [...members];
-  }
-
-  /** Marks a socket ended (on the socket too): nothing it sends acts, nothing reaches it. */
-  markEnded(socket: WebSocket) {
-    const a = this.attachment(socket);
-    if (!a || a.ended) return;
-    const ended: Attachment = { ...a, ended: true };
-    try {
-      socket.serializeAttachment(ended);
-    } catch {
-      // The socket is gone already.
-    }
-    this.attachments.set(socket, ended);
-  }
-
-  /**
-   * Closes sockets, marking each one ended first (on the socket, so that a wake from hibernation
-   * knows it too): a client that ignores the close frame and keeps sending is not heard.
-   */
-  private close(sockets: WebSocket[], code: number, reason: string): number {
-    for (const socket of sockets) {
-      this.markEnded(socket);
-      try {
-        socket.close(code, reason);
-      } catch {
-        // Already closed.
-      }
-    }
-    return sockets.length;
   }
 
   /** Sends held messages that are now next in sequence. */

@@ -1,7 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import {
   parsePresenceClientFrame,
-  PING_FRAME,
   PONG_FRAME,
   type PresenceServerFrame,
 } from "~/realtime/presence";
@@ -33,8 +32,7 @@ import {
   type StoredWatch,
 } from "./storage";
 import { WatchIndex } from "./watch-index";
-import { closeNormally } from "../close-socket";
-import { FrameRate } from "../frame-rate";
+import { closeNormally, isUpgrade, notAnUpgrade } from "../socket-layer";
 import { reportFailuresToTracker } from "~/server/error-tracker.server";
 
 /**
@@ -65,7 +63,6 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
 
   /** The open sockets by id, with their attachments. */
   private readonly sockets: ShardSockets;
-  private readonly frames = new FrameRate();
   /** This shard's members who count as online to others (visible; with a socket or in grace). */
   private readonly local = new Set<string>();
   /** When each member in their grace period leaves (mirrors the `leave:` storage keys). */
@@ -96,7 +93,6 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     this.lastSeen = new LastSeen(env);
     this.blocks = new MemberBlocks(ctx.storage);
     this.schedule = new AlarmSchedule(ctx.storage, this.config);
-    this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
     this.relays = new Relays((to, changes) =>
       this.call(to, (room) => room.changes(to, this.shard, changes)),
     );
@@ -107,9 +103,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
   // Sockets
 
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get("Upgrade") !== "websocket") {
-      return new Response("Expected a websocket upgrade", { status: 426 });
-    }
+    if (!isUpgrade(request)) return notAnUpgrade();
     const userId = request.headers.get("X-Member-Id");
     if (!userId) return new Response("Missing member", { status: 400 });
     const hidden = request.headers.get("X-Member-Hidden") === "1";
@@ -119,8 +113,6 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     await this.learnShard(Number(request.headers.get("X-Presence-Shard") ?? 0));
     await this.setBlocks(userId, blocks);
 
-    const pair = new WebSocketPair();
-    const ws = pair[1];
     const a: Attachment = {
       sid: crypto.randomUUID(),
       userId,
@@ -128,7 +120,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
       hasBlocks: blocks.length > 0,
     };
     const first = this.sockets.of(userId).length === 0 && !this.leaveAt.has(userId);
-    this.sockets.accept(ws, a);
+    const { response } = this.sockets.accept(a);
     log({
       event: "socket_opened",
       level: "info",
@@ -145,16 +137,15 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     // The contacts are the watch set until the page sends its own; `here` and the count follow.
     this.queueWatch(a.sid, contacts, true);
     await this.scheduleAlarm();
-    return new Response(null, { status: 101, webSocket: pair[0] });
+    return response;
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    const a = ws.deserializeAttachment() as Attachment | null;
+    const a = this.sockets.attachment(ws);
     // A socket the shard closed is not heard, even if its client ignored the close frame.
     if (!a || a.ended || !this.sockets.has(a.sid)) return;
     // A socket past its frame rate is closed (FRAME_FLOOD_CLOSE) and heard no more.
-    if (!this.frames.allow(ws)) {
-      this.sockets.save(ws, { ...a, ended: true });
+    if (!this.sockets.layer.withinRate(ws)) {
       await this.socketGone(ws);
       return;
     }
@@ -180,7 +171,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
   }
 
   private async socketGone(ws: WebSocket) {
-    const a = ws.deserializeAttachment() as Attachment | null;
+    const a = this.sockets.attachment(ws);
     if (!a || !this.sockets.has(a.sid)) return;
     this.sockets.delete(a.sid);
     this.watches.drop(a.sid);
@@ -325,7 +316,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
   private applyHidden(userId: string, hidden: boolean) {
     let changed = false;
     for (const ws of this.sockets.of(userId)) {
-      const a = ws.deserializeAttachment() as Attachment;
+      const a = this.sockets.attachment(ws)!;
       if (a.hidden === hidden) continue;
       this.sockets.save(ws, { ...a, hidden });
       changed = true;
@@ -481,7 +472,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     await this.setBlocks(userId, [...next]);
     const watching: WebSocket[] = [];
     for (const ws of sockets) {
-      const a = { ...(ws.deserializeAttachment() as Attachment), hasBlocks: next.size > 0 };
+      const a = { ...this.sockets.attachment(ws)!, hasBlocks: next.size > 0 };
       this.sockets.save(ws, a);
       if (this.watches.watchedBy(a.sid).has(otherId)) watching.push(ws);
     }
@@ -511,13 +502,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     await this.learnShard(shard);
     const sockets = this.sockets.of(userId);
     for (const ws of sockets) {
-      const a = ws.deserializeAttachment() as Attachment | null;
-      if (a) this.sockets.save(ws, { ...a, ended: true });
-      try {
-        ws.close(SESSION_ENDED_CLOSE, "Signed out.");
-      } catch {
-        // Already closed.
-      }
+      this.sockets.layer.close([ws], SESSION_ENDED_CLOSE, "Signed out.");
       await this.socketGone(ws);
     }
     return sockets.length;
@@ -603,9 +588,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
 
   /** A connected member's blocks (MemberBlocks). */
   private async setBlocks(userId: string, blocks: string[]) {
-    const stored = this.sockets
-      .of(userId)
-      .some((s) => (s.deserializeAttachment() as Attachment).hasBlocks);
+    const stored = this.sockets.of(userId).some((s) => this.sockets.attachment(s)!.hasBlocks);
     await this.blocks.set(userId, blocks, stored);
   }
 
