@@ -20,7 +20,8 @@ export type Counter =
   | "push_sent"
   | "push_failed"
   | "push_removed"
-  | "push_withheld";
+  | "push_withheld"
+  | "presence_turned_away";
 
 export function count(env: Pick<Env, "METRICS">, counter: Counter, n = 1): void {
   try {

@@ -3,12 +3,14 @@ import { parsePresenceClientFrame, PONG_FRAME } from "~/realtime/presence";
 import { presenceConfig } from "~/realtime/presence-shards";
 import type { Env } from "~/server/env.server";
 import { loggedAlarm } from "~/server/log.server";
+import { count } from "~/server/metrics.server";
 import type { Change, PresenceRoomApi } from "~/server/room-api.server";
 import { reportFailuresToTracker } from "~/server/error-tracker.server";
 import { ShardAlarm } from "./alarm";
 import { MemberBlocks } from "./blocks";
 import { ShardConnections } from "./connections";
 import { FanOut } from "./fan-out";
+import { JoinGate, PRESENCE_TRY_AGAIN_CLOSE, tryAgainReason } from "./join-gate";
 import { ShardCalls, ShardNumber, type ShardParts } from "./parts";
 import { RemoteMembers } from "./remote";
 import { restoreShard } from "./restore";
@@ -17,7 +19,7 @@ import { ShardSockets } from "./sockets";
 import { ShardVisibility } from "./visibility";
 import { WatchIndex } from "./watch-index";
 import { WatchQueue } from "./watching";
-import { closeNormally, isUpgrade, notAnUpgrade } from "../socket-layer";
+import { closeNormally, isUpgrade, notAnUpgrade, refuseSocket } from "../socket-layer";
 
 /**
  * One shard of the presence room (docs/realtime.md "Presence room", docs/decisions/011).
@@ -55,6 +57,8 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
   private readonly visibility: ShardVisibility;
   private readonly alarms: ShardAlarm;
   private readonly connections: ShardConnections;
+  /** How many sockets a second this shard joins (docs/decisions/047); the rest retry later. */
+  private readonly gate: JoinGate;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,6 +75,7 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
       blocks: new MemberBlocks(ctx.storage),
       calls: new ShardCalls(env, config),
     };
+    this.gate = new JoinGate(config.joinsPerSecond);
     this.fanOut = new FanOut(this.parts);
     this.remote = new RemoteMembers(this.parts, this.fanOut);
     this.count = new ShardCount(this.parts);
@@ -97,6 +102,12 @@ export class PresenceRoom extends DurableObject<Env> implements PresenceRoomApi 
     const blocks = idList(request.headers.get("X-Member-Blocks"));
     const contacts = idList(request.headers.get("X-Member-Contacts"));
     if (!blocks || !contacts) return new Response("Bad member header", { status: 400 });
+    // Past what the shard joins a second (a deploy's wave): told when to come back, at once.
+    const retrySeconds = this.gate.admit();
+    if (retrySeconds > 0) {
+      count(this.env, "presence_turned_away");
+      return refuseSocket(PRESENCE_TRY_AGAIN_CLOSE, tryAgainReason(retrySeconds));
+    }
     await this.parts.shard.learn(Number(request.headers.get("X-Presence-Shard") ?? 0));
     const requestId = request.headers.get("X-Request-Id") ?? undefined;
     return this.connections.open({ userId, hidden, blocks, contacts, requestId });
