@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ONLINE_WINDOW_MS } from "~/lib/online";
 import { memberCards } from "~/server/members.server";
 import { TestClient } from "../helpers/client";
 import { registerMember, verifiedMember } from "../helpers/members";
@@ -98,18 +99,18 @@ describe("GET /members/{username}", () => {
     expect(res.status).toBe(200);
   });
 
-  it("is online when seen within 5 minutes and not hiding it", async () => {
+  it("is online when seen within the online window (app/lib/online.ts) and not hiding it", async () => {
     const target = await memberWithProfile();
     const viewer = await verifiedMember();
     const fetchCard = async () =>
       (await viewer.client.json<{ member: Card }>("GET", `/members/${target.details.username}`))
         .body.member;
 
-    const recent = new Date(Date.now() - 4 * 60_000).toISOString();
+    const recent = new Date(Date.now() - ONLINE_WINDOW_MS + 60_000).toISOString();
     await setLastSeen(target.id, recent);
     expect(await fetchCard()).toMatchObject({ online: true, last_seen_at: recent });
 
-    const stale = new Date(Date.now() - 6 * 60_000).toISOString();
+    const stale = new Date(Date.now() - ONLINE_WINDOW_MS - 60_000).toISOString();
     await setLastSeen(target.id, stale);
     expect(await fetchCard()).toMatchObject({ online: false, last_seen_at: stale });
 
