@@ -263,11 +263,9 @@ export class AwayPushes {
   /** Whether a browser was shown this call's ring (a page opened since keeps it: `here`). */
   ringPushed(conversationId: string, callId: string): boolean {
     const row = this.row(callTag(conversationId));
-    if (!row || row.sent_at === null) return false;
+    if (!row) return false;
     const held = JSON.parse(row.fold) as AwayFold;
-    return (
-      held.kind === "call" && held.call_id === callId && row.sent_at >= (held.rang_at ?? Infinity)
-    );
+    return held.kind === "call" && held.call_id === callId && ringShown(row, held);
   }
 
   /**
@@ -486,8 +484,12 @@ export class AwayPushes {
  */
 function pushWithheld(row: FoldRow, held: AwayFold, context: PushContext, now: number) {
   if (held.kind === "call_answered") {
-    const ringShown = row.sent_at !== null && row.sent_at >= (held.rang_at ?? Infinity);
-    return ringShown ? null : "not_rung";
+    return ringShown(row, held) ? null : "not_rung";
   }
   return withheld(context.settings, held.kind, new Date(now));
+}
+
+/** Whether a browser was shown the ring this fold tells of (or replaced): pushed since it rang. */
+function ringShown(row: FoldRow, held: AwayFold): boolean {
+  return row.sent_at !== null && row.sent_at >= (held.rang_at ?? Infinity);
 }
